@@ -1,0 +1,14 @@
+# Convenience targets; each one calls scripts/dev.py, which sets up .venv itself.
+.PHONY: run test bench conformance clean
+
+run:  ## the example bot, offline
+	python3 scripts/dev.py run
+
+test:  ## ruff, mypy and the whole test suite
+	python3 scripts/dev.py test
+
+bench:  ## benchmarks: ratios against baselines measured in the same run
+	python3 scripts/dev.py bench
+
+clean:
+	rm -rf .venv .mypy_cache .ruff_cache .pytest_cache .hypothesis

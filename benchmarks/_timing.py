@@ -1,0 +1,93 @@
+"""Timing helpers: the best of several runs (the least disturbed by a noisy machine), printed as ratios."""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def best_of(fn: Callable[[], Any], *, repeat: int = 7, number: int = 1) -> float:
+    """The fastest of ``repeat`` runs of ``number`` calls, in seconds per call; GC off while timing."""
+    fn()  # warm up: first-call imports and caches are not what is measured
+    best = float("inf")
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best = min(best, (time.perf_counter() - start) / number)
+    finally:
+        if enabled:
+            gc.enable()
+    return best
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], *, repeat: int = 7) -> dict[str, float]:
+    """The best time of each function, measured in rounds that run every function once.
+
+    Interleaving spreads slow spells of a noisy machine over all candidates instead of one of them, so
+    that the ratios between them hold even when absolute times drift.
+    """
+    for fn in fns.values():
+        fn()  # warm up
+    best = dict.fromkeys(fns, float("inf"))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            for name, fn in fns.items():
+                start = time.perf_counter()
+                fn()
+                best[name] = min(best[name], time.perf_counter() - start)
+    finally:
+        if enabled:
+            gc.enable()
+    return best
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:8.2f} s "
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:8.2f} ms"
+    return f"{seconds * 1e6:8.2f} us"
+
+
+@dataclass
+class Table:
+    """Rows of (what, time) printed with each time's ratio to a baseline row."""
+
+    title: str
+    rows: list[tuple[str, float]] = field(default_factory=list)
+
+    def add(self, name: str, seconds: float) -> float:
+        self.rows.append((name, seconds))
+        return seconds
+
+    def measure(self, fns: dict[str, Callable[[], Any]], *, repeat: int = 7) -> dict[str, float]:
+        """Time ``fns`` interleaved (see ``interleaved``) and add a row for each."""
+        times = interleaved(fns, repeat=repeat)
+        for name, seconds in times.items():
+            self.add(name, seconds)
+        return times
+
+    def show(self, baseline: str, *, notes: list[str] | None = None) -> None:
+        base = dict(self.rows)[baseline]
+        width = max(len(name) for name, _ in self.rows)
+        print(f"\n== {self.title}")
+        for name, seconds in self.rows:
+            print(f"  {name:<{width}}  {fmt_time(seconds)}  {seconds / base:6.2f}x  (vs {baseline})")
+        for note in notes or []:
+            print(f"  {note}")
+
+
+def verdict(label: str, ratio: float, target: float, *, below: bool = True) -> str:
+    """One line saying whether a ratio meets its target."""
+    ok = ratio <= target if below else ratio >= target
+    sign = "<=" if below else ">="
+    return f"{label}: {ratio:.2f}x (target {sign} {target}x) {'OK' if ok else 'MISSED'}"

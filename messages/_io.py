@@ -1,0 +1,73 @@
+"""Whole conversations to and from the wire: ``load_messages`` and ``dump_messages``.
+
+``load_messages`` is one call into pydantic-core for the whole list; ``dump_messages`` uses each class's
+compiled dumper (``messages._wire``), which gives the same dicts as ``model_dump()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ConfigDict, TypeAdapter
+
+from messages._wire import DUMPERS
+from messages.models import Message
+from messages.protocol import check_types, validate_conversation
+
+if TYPE_CHECKING:
+    from messages.profiles import Profile
+
+__all__ = ["MESSAGE_LIST", "dump_messages", "load_messages"]
+
+MESSAGE_LIST: TypeAdapter[list[Message]] = TypeAdapter(list[Message], config=ConfigDict(defer_build=True))
+"""Validates and serializes whole conversations (built on first use, not at import)."""
+
+
+def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[Message]:
+    """Read a conversation: a JSON string (or bytes) of a list, or a list of OpenAI-shape dicts.
+
+    Raises ``pydantic.ValidationError`` naming the message index and field of every problem (an unknown
+    role, a tool message without ``tool_call_id``, content of the wrong type, ...).
+    """
+    if isinstance(data, (str, bytes, bytearray)):
+        return MESSAGE_LIST.validate_json(data)
+    return MESSAGE_LIST.validate_python(data if isinstance(data, list) else _as_list(data))
+
+
+def _as_list(data: Any) -> Any:
+    # A dict is iterable (over its keys) but is one message, not a list of them: let validation say so.
+    if isinstance(data, Iterable) and not isinstance(data, dict):
+        return list(data)
+    return data
+
+
+def dump_messages(
+    messages: Iterable[Message],
+    model: str | None = None,
+    *,
+    profile: Profile | str | None = None,
+    validate: bool = True,
+) -> list[dict[str, Any]]:
+    """The conversation as a list of OpenAI-shape dicts, ready for ``litellm.completion(messages=...)``.
+
+    With ``validate`` (the default) the tool-call protocol is checked first (``validate_conversation``).
+    With ``model`` (a litellm model string such as ``"gemini/gemini-2.5-flash"``) or ``profile`` (a
+    ``Profile`` or a provider name), the provider profile adjusts the list for that provider.
+    """
+    conversation = list(messages)
+    if validate:
+        validate_conversation(conversation)
+    try:
+        dumped = [DUMPERS[m.__class__](m) for m in conversation]
+    except KeyError:
+        check_types(conversation)
+        raise
+    if profile is None and model is None:
+        return dumped
+    from messages.profiles import Profile, get_profile
+
+    resolved = (
+        profile if isinstance(profile, Profile) else get_profile(profile if profile is not None else model)
+    )
+    return resolved.apply(dumped)

@@ -1,0 +1,238 @@
+"""The base of every wire-shaped model: frozen values whose dump is the OpenAI Chat Completions shape.
+
+Field names are the wire keys and nested models mirror the wire nesting. Two serializers produce the
+same dicts:
+
+* pydantic-core, for ``model_dump(**options)`` and ``model_dump_json()``, with ``exclude_none=True`` as
+  the default so that unset keys are omitted;
+* a dumper compiled once per class from its fields (``wire_dump``), for ``model_dump()`` without options
+  and for ``dump_messages``: plain dict and list literals, as fast as building the dicts by hand, where
+  pydantic-core pays for union dispatch and a check of every unset field (benchmarks/bench_core.py).
+
+Property tests hold the two to the same output for every message the strategies generate.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, Union
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["DUMPERS", "WireModel", "copy_json", "flat_init", "nest_flat", "short_repr", "wire_dump"]
+
+_REPR_LIMIT = 72
+
+Dumper = Callable[[Any], dict[str, Any]]
+
+
+def short_repr(value: str) -> str:
+    """Shorten long payloads (base64 data URLs, audio) so that reprs stay readable."""
+    if len(value) <= _REPR_LIMIT:
+        return value
+    return f"{value[:48]}...[{len(value)} chars]"
+
+
+def nest_flat(data: dict[str, Any], key: str, flat: tuple[str, ...], owner: str) -> dict[str, Any]:
+    """Turn flat constructor keywords (``url=``, ``detail=``) into the wire nesting (``image_url={...}``)."""
+    if not any(name in data for name in flat):
+        return data
+    if key in data:
+        raise ValueError(f"{owner} takes either {'=/'.join(flat)}= or {key}=, not both")
+    rest = {k: v for k, v in data.items() if k not in flat}
+    rest[key] = {name: data[name] for name in flat if name in data}
+    return rest
+
+
+def flat_init(key: str, flat: tuple[str, ...], owner: str) -> Callable[..., None]:
+    """An ``__init__`` that accepts flat keywords as well as the wire nesting.
+
+    It is marked as pydantic's own base ``__init__``, so that validating wire dicts (``model_validate``,
+    ``load_messages``) goes straight to pydantic-core and never through Python: only construction by
+    keywords pays for the conversion.
+    """
+
+    def __init__(self: BaseModel, /, **data: Any) -> None:  # noqa: N807 - it becomes the class's __init__
+        BaseModel.__init__(self, **nest_flat(data, key, flat, owner))
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+    return __init__
+
+
+def copy_json(value: Any) -> Any:
+    """A copy of JSON-like data (dicts and lists copied, leaves shared): a dump never aliases a message."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
+
+
+class WireModel(BaseModel):
+    """A frozen Pydantic model whose ``model_dump()`` omits unset (``None``) keys."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        # Parts and calls are validated once, when the message is built; revalidating a nested model
+        # that was already built would only cost time.
+        revalidate_instances="never",
+        # Validators and serializers are built on first use, not at `import messages` (DESIGN: the
+        # import stays light; benchmarks/bench_core.py measures it).
+        defer_build=True,
+    )
+
+    __wire_keep_none__: ClassVar[frozenset[str]] = frozenset()
+    """Fields dumped even when ``None`` (an assistant's ``content``)."""
+
+    def __repr_args__(self) -> Any:
+        # Unset fields add nothing to a repr but noise.
+        for name, value in super().__repr_args__():
+            if value is not None and value != []:
+                yield name, value
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """The wire dict; keys whose value is ``None`` are omitted unless ``exclude_none=False``."""
+        if not kwargs:
+            return DUMPERS[type(self)](self)
+        kwargs.setdefault("exclude_none", True)
+        return super().model_dump(**kwargs)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """The wire JSON; keys whose value is ``None`` are omitted unless ``exclude_none=False``."""
+        kwargs.setdefault("exclude_none", True)
+        return super().model_dump_json(**kwargs)
+
+
+def wire_dump(message: WireModel) -> dict[str, Any]:
+    """The wire dict of ``message``, by its class's compiled dumper."""
+    return DUMPERS[type(message)](message)
+
+
+class _Dumpers(dict[type, Dumper]):
+    """Compiled dumpers by class, compiled on first use."""
+
+    def __missing__(self, cls: type) -> Dumper:
+        if not (isinstance(cls, type) and issubclass(cls, WireModel)):
+            raise KeyError(cls)
+        dumper = _compile(cls)
+        self[cls] = dumper
+        return dumper
+
+
+DUMPERS = _Dumpers()
+
+
+def _strip_annotated(tp: Any) -> Any:
+    while typing.get_origin(tp) is typing.Annotated:
+        tp = typing.get_args(tp)[0]
+    return tp
+
+
+def _union_args(tp: Any) -> tuple[Any, ...] | None:
+    return typing.get_args(tp) if typing.get_origin(tp) in (Union, types.UnionType) else None
+
+
+def _is_models(tp: Any) -> bool:
+    """A wire model, or a union of them (a discriminated part union)."""
+    tp = _strip_annotated(tp)
+    members = _union_args(tp)
+    if members is not None:
+        return all(_is_models(member) for member in members)
+    return _is_model_class(tp)
+
+
+def _is_model_class(tp: Any) -> bool:
+    # `list[X]` passes isinstance(..., type) on Python 3.11: rule generic aliases out first.
+    return typing.get_origin(tp) is None and isinstance(tp, type) and issubclass(tp, WireModel)
+
+
+def _value_code(tp: Any, names: dict[str, Any], v: str = "v") -> str:
+    """Python code for the dump of a (non-None) value named ``v`` of type ``tp``; ``names`` collects the
+    dumpers the code calls."""
+    tp = _strip_annotated(tp)
+    members = _union_args(tp)
+    if members is not None and _is_models(tp):
+        return f"_D[{v}.__class__]({v})"  # a part union: dispatch on the class
+    if members is not None:
+        kinds = [m for m in members if m is not type(None)]
+        if len(kinds) == 1:
+            return _value_code(kinds[0], names, v)
+        # `str | list[parts]`: the text as is, parts by their own dumpers.
+        others = [m for m in kinds if m is not str]
+        if str in kinds and len(others) == 1 and typing.get_origin(others[0]) is list:
+            return f"{v} if {v}.__class__ is str else ({_value_code(others[0], names, v)})"
+        return f"_json({v})"
+    if _is_model_class(tp):
+        inline = _inline_literal(tp, v)
+        if inline is not None:
+            return inline
+        # One known class: call its dumper by name, no dispatch.
+        name = f"_dump_{tp.__name__}"
+        names[name] = DUMPERS[tp]
+        return f"{name}({v})"
+    if typing.get_origin(tp) is list and _is_models(typing.get_args(tp)[0]):
+        item = f"x{len(v)}"
+        return f"[{_value_code(typing.get_args(tp)[0], names, item)} for {item} in {v}]"
+    if tp in (str, int, float, bool) or typing.get_origin(tp) is Literal:
+        return v
+    return f"_json({v})"  # dicts, lists and Any: copied, so that a dump never aliases the message
+
+
+def _inline_literal(cls: type[WireModel], v: str) -> str | None:
+    """A dict literal for a model whose keys are always present and hold plain values (``FunctionCall``,
+    ``TextPart``), so that the enclosing dumper builds it without a call; ``None`` for other models."""
+    entries = []
+    for name, info in cls.model_fields.items():
+        fixed, value = _constant(info.annotation)
+        if fixed:
+            entries.append(f"{name!r}: {value!r}")
+        elif _strip_annotated(info.annotation) in (str, int, float, bool):
+            entries.append(f"{name!r}: {v}.{name}")
+        else:
+            return None
+    return "{" + ", ".join(entries) + "}"
+
+
+def _constant(tp: Any) -> tuple[bool, Any]:
+    """Whether ``tp`` allows a single value (``Literal["assistant"]``), and that value."""
+    tp = _strip_annotated(tp)
+    if typing.get_origin(tp) is Literal and len(typing.get_args(tp)) == 1:
+        return True, typing.get_args(tp)[0]
+    return False, None
+
+
+def _compile(cls: type[WireModel]) -> Dumper:
+    names: dict[str, Any] = {"_D": DUMPERS, "_json": copy_json}
+    prepare: list[str] = []  # statements computing the values of keys that are always present
+    always: list[str] = []  # entries of the dict literal, in field order
+    optional: list[str] = []  # statements adding keys that may be unset
+    for index, (name, info) in enumerate(cls.model_fields.items()):
+        annotation = _strip_annotated(info.annotation)
+        fixed, value = _constant(annotation)
+        if fixed:
+            always.append(f"{name!r}: {value!r}")
+            continue
+        members = _union_args(annotation)
+        nullable = members is not None and type(None) in members
+        var = f"a{index}"
+        code = _value_code(annotation, names, var)
+        if info.default_factory is list:  # an empty list is an unset list
+            optional.append(f"    {var} = s[{name!r}]\n    if {var}: d[{name!r}] = {code}")
+        elif nullable and name not in cls.__wire_keep_none__:
+            optional.append(f"    {var} = s[{name!r}]\n    if {var} is not None: d[{name!r}] = {code}")
+        else:
+            prepare.append(f"    {var} = s[{name!r}]")
+            if code != var:
+                guarded = f"None if {var} is None else ({code})" if nullable else code
+                prepare.append(f"    {var} = {guarded}")
+            always.append(f"{name!r}: {var}")
+    lines = ["def dump(m):", "    s = m.__dict__", *prepare, f"    d = {{{', '.join(always)}}}"]
+    lines.extend(optional)
+    lines.append("    return d")
+    source = "\n".join(lines)
+    exec(compile(source, f"<wire dumper of {cls.__qualname__}>", "exec"), names)
+    dumper: Dumper = names["dump"]
+    return dumper

@@ -1,0 +1,131 @@
+"""The exceptions this package raises.
+
+Every error is a ``MessagesError``; the leaves also subclass the builtin that generic handlers expect
+(``ValueError``, ``KeyError``, ``TypeError``), so ``except ValueError`` keeps working. Each message says what
+is wrong, where (message index, tool-call id, field) and what to do about it.
+
+Validation problems inside a model are raised as plain ``ValueError`` from validators, so that Pydantic
+turns them into a ``ValidationError`` that carries the field location (``[3].tool_calls.0.id``).
+
+::
+
+    MessagesError
+      MessageTypeError (TypeError)             a dict or other object where a Message was expected
+      ReplyError (ValueError)                  a provider reply that cannot be read as an AIMessage
+      ToolArgumentsError (ValueError)          tool-call arguments that are not a JSON object
+      ConversationError (ValueError)           the tool-call protocol is broken
+        EmptyConversationError                   no messages at all
+        OrphanToolResultError                    a tool result without a matching earlier call
+        UnansweredToolCallError                  a call without a result before the next non-tool message
+        DuplicateToolCallIdError                 one id used by two calls, or answered twice
+      ProfileError                             a provider profile cannot be resolved or applied
+        UnknownProfileError (KeyError)           no profile registered under that name
+      StoreError                               a thread store failed
+        ThreadNotFoundError (KeyError)           no thread with that id
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConversationError",
+    "DuplicateToolCallIdError",
+    "EmptyConversationError",
+    "MessageTypeError",
+    "MessagesError",
+    "OrphanToolResultError",
+    "ProfileError",
+    "ReplyError",
+    "StoreError",
+    "ThreadNotFoundError",
+    "ToolArgumentsError",
+    "UnansweredToolCallError",
+    "UnknownProfileError",
+]
+
+
+class MessagesError(Exception):
+    """The base of every error this package raises."""
+
+
+class MessageTypeError(MessagesError, TypeError):
+    """An object that is not a ``Message`` where one was expected."""
+
+
+class ReplyError(MessagesError, ValueError):
+    """A provider reply that cannot be read as an ``AIMessage`` (no choices, a stream chunk, ...)."""
+
+
+class ToolArgumentsError(MessagesError, ValueError):
+    """Tool-call arguments that do not decode to a JSON object.
+
+    ``raw`` holds the exact text the model produced, so a bot can echo it back in a tool result that asks
+    the model to try again.
+    """
+
+    def __init__(self, message: str, *, raw: str, tool_call_id: str | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+        """The arguments exactly as the model produced them."""
+        self.tool_call_id = tool_call_id
+        """The id of the tool call whose arguments failed, when known."""
+
+
+class ConversationError(MessagesError, ValueError):
+    """A conversation that breaks the tool-call protocol.
+
+    ``index`` is the position of the offending message (``None`` when the problem is the whole list) and
+    ``tool_call_ids`` the ids involved.
+    """
+
+    def __init__(
+        self, message: str, *, index: int | None = None, tool_call_ids: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.index = index
+        """Position of the offending message in the list, or ``None``."""
+        self.tool_call_ids = tool_call_ids
+        """The tool-call ids involved."""
+
+
+class EmptyConversationError(ConversationError):
+    """A conversation with no messages: every provider rejects an empty ``messages`` array."""
+
+
+class OrphanToolResultError(ConversationError):
+    """A tool result whose ``tool_call_id`` matches no call of the assistant turn it follows."""
+
+
+class UnansweredToolCallError(ConversationError):
+    """A tool call that has no tool result before the next non-tool message (or the end)."""
+
+
+class DuplicateToolCallIdError(ConversationError):
+    """A tool-call id used by two calls, or answered by two tool results."""
+
+
+class ProfileError(MessagesError):
+    """A provider profile that cannot be resolved or applied."""
+
+
+class UnknownProfileError(ProfileError, KeyError):
+    """No profile is registered under the name asked for."""
+
+    def __str__(self) -> str:
+        # KeyError's str() wraps the message in quotes; the message is a sentence, not a key.
+        return str(self.args[0]) if self.args else ""
+
+
+class StoreError(MessagesError):
+    """A thread store operation that failed."""
+
+
+class ThreadNotFoundError(StoreError, KeyError):
+    """No thread with the given id exists in the store."""
+
+    def __init__(self, thread_id: str, message: str | None = None) -> None:
+        super().__init__(message or f"no thread with id {thread_id!r} in this store; create it first")
+        self.thread_id = thread_id
+        """The id that was asked for."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

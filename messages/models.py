@@ -1,0 +1,297 @@
+"""The message classes: ``SystemMessage``, ``UserMessage``, ``AIMessage``, ``ToolMessage``, and ``ToolCall``.
+
+Messages are frozen values. Their ``model_dump()`` and ``model_dump_json()`` emit the OpenAI Chat Completions
+shape that ``litellm.completion(messages=...)`` takes as is, and nothing else:
+
+* assistant: ``{"role": "assistant", "content": ..., "tool_calls": [{"id", "type": "function",
+  "function": {"name", "arguments": <JSON string>}}]}``; ``content`` is ``null`` on a tool-call-only turn;
+* tool: ``{"role": "tool", "tool_call_id": ..., "content": ...}``;
+* keys whose value is unset are omitted (never ``"name": null``, never ``"tool_calls": []``).
+
+The dump is lossless: ``Message`` validation of a dump gives back an equal message. Fields that not every
+provider accepts (``name``, ``reasoning_content``, ``thinking_blocks``, ``provider_specific_fields``) are
+dumped under the keys litellm itself uses; the provider profiles (``messages.profiles``) remove what a
+given provider rejects. Ids, timestamps and storage metadata are not message fields: a thread store keeps
+them in its envelope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+
+import pydantic_core
+from pydantic import Field
+
+from messages._wire import WireModel, nest_flat
+from messages.errors import ToolArgumentsError
+from messages.parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
+
+__all__ = [
+    "AIMessage",
+    "FunctionCall",
+    "Message",
+    "SystemMessage",
+    "ToolCall",
+    "ToolMessage",
+    "UserMessage",
+]
+
+_PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart)
+
+
+def encode_arguments(arguments: Mapping[str, Any]) -> str:
+    """Serialize tool-call arguments given as a mapping, once, as compact JSON (as OpenAI models emit it)."""
+    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+
+
+class FunctionCall(WireModel):
+    """The function half of a tool call: a name and the arguments exactly as the model produced them."""
+
+    name: str = Field(min_length=1)
+    """The tool's name."""
+    arguments: str = ""
+    """The arguments as a JSON string, byte-exact (for prompt caching, and so that invalid JSON can be
+    echoed back). ``""`` means no arguments. On the wire it must be a string (provider-quirks.md row 6);
+    ``ToolCall(arguments={...})`` serializes a mapping once."""
+
+
+class ToolCall(WireModel):
+    """One call of a tool by the model.
+
+    Build it with flat keywords, ``ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})``;
+    the attributes ``.id``, ``.name`` and ``.arguments`` (always a string) read it back.
+    """
+
+    id: str = Field(min_length=1)
+    """The provider's id for this call; the tool result answers it by ``tool_call_id``."""
+    type: Literal["function"] = "function"
+    """Always ``"function"``."""
+    function: FunctionCall
+    """The name and arguments, nested as on the wire."""
+    provider_specific_fields: dict[str, Any] | None = None
+    """Opaque per-call provider data that must be sent back to the same provider (Gemini's
+    ``thought_signature``); the profiles strip it for other providers."""
+
+    if TYPE_CHECKING:  # the flat keywords, for type checkers
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            name: str | None = None,
+            arguments: str | Mapping[str, Any] | None = None,
+            provider_specific_fields: Mapping[str, Any] | None = None,
+            function: FunctionCall | Mapping[str, Any] | None = None,
+            type: Literal["function"] = "function",
+        ) -> None: ...
+
+    else:
+
+        def __init__(self, /, **data: Any) -> None:
+            arguments = data.get("arguments")
+            if arguments is None:
+                data.pop("arguments", None)
+            elif isinstance(arguments, Mapping):
+                try:
+                    data["arguments"] = encode_arguments(arguments)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(
+                        f"arguments given as a mapping must be JSON-serializable: {exc}"
+                    ) from None
+            super().__init__(**nest_flat(data, "function", ("name", "arguments"), "ToolCall"))
+
+        # Marked as pydantic's base __init__: validating wire dicts never comes here (see _wire.flat_init).
+        __init__.__pydantic_base_init__ = True
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self.function.name
+
+    @property
+    def arguments(self) -> str:
+        """The arguments as the exact JSON string the model produced (``""`` for none)."""
+        return self.function.arguments
+
+    def parse_arguments(self) -> dict[str, Any]:
+        """The arguments decoded into a dict; ``""`` (or whitespace) means no arguments.
+
+        Raises ``ToolArgumentsError``, carrying the raw text, when they are not a JSON object.
+        """
+        raw = self.function.arguments
+        if not raw.strip():
+            return {}
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ToolArgumentsError(
+                f"arguments of tool call {self.id!r} ({self.name}) are not valid JSON: {exc.msg} at "
+                f"position {exc.pos}; the raw text is kept in .raw",
+                raw=raw,
+                tool_call_id=self.id,
+            ) from None
+        if not isinstance(value, dict):
+            raise ToolArgumentsError(
+                f"arguments of tool call {self.id!r} ({self.name}) decode to {type(value).__name__}, "
+                "not a JSON object",
+                raw=raw,
+                tool_call_id=self.id,
+            )
+        return value
+
+    def __repr_args__(self) -> Any:
+        yield "id", self.id
+        yield "name", self.name
+        yield "arguments", self.arguments
+        if self.provider_specific_fields is not None:
+            yield "provider_specific_fields", self.provider_specific_fields
+
+
+class SystemMessage(WireModel):
+    """Instructions for the model: ``role`` ``"system"``, or ``"developer"`` as newer OpenAI models say."""
+
+    role: Literal["system", "developer"] = "system"
+    """``"system"``; ``"developer"`` is kept as given (the profiles pick what each provider wants)."""
+    content: str | list[TextPart]
+    """The instructions, as a string or text parts."""
+    name: str | None = None
+    """An optional participant name."""
+
+
+class UserMessage(WireModel):
+    """What the user said: text, or a list of text, image, audio and file parts."""
+
+    role: Literal["user"] = "user"
+    """Always ``"user"``."""
+    content: str | list[ContentPart]
+    """A string, or content parts (``TextPart``, ``ImagePart``, ``AudioPart``, ``FilePart``)."""
+    name: str | None = None
+    """An optional participant name."""
+
+
+def _dump_assistant(dumped: dict[str, Any]) -> dict[str, Any]:
+    """Put back what ``exclude_none`` removes from an assistant dump, and drop an empty ``tool_calls``."""
+    if not dumped.get("tool_calls", True):
+        del dumped["tool_calls"]
+    if "content" not in dumped:
+        # role, content, then the rest: the order OpenAI documents and users expect to read.
+        role = dumped.pop("role")
+        rest = dumped.copy()
+        dumped.clear()
+        dumped["role"] = role
+        dumped["content"] = None
+        dumped.update(rest)
+    return dumped
+
+
+class AIMessage(WireModel):
+    """A reply of the model: text, tool calls, or both; with the reasoning payloads needed to continue."""
+
+    __wire_keep_none__ = frozenset({"content"})
+
+    role: Literal["assistant"] = "assistant"
+    """Always ``"assistant"``."""
+    content: str | list[TextPart] | None = None
+    """The reply text; ``None`` on a turn that only calls tools (dumped as ``null``)."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """The tools the model asked to call, in order; empty when it answered in text."""
+    name: str | None = None
+    """An optional participant name."""
+    refusal: str | None = None
+    """The model's refusal message, when it refused."""
+    reasoning_content: str | None = None
+    """The model's reasoning text (DeepSeek, and litellm's summary of Anthropic/Gemini thinking); DeepSeek
+    thinking models need it sent back on tool-call turns."""
+    thinking_blocks: list[dict[str, Any]] | None = None
+    """Signed thinking blocks, opaque and byte-exact (Anthropic extended thinking); they must go back to the
+    provider that signed them, and only there."""
+    provider_specific_fields: dict[str, Any] | None = None
+    """Opaque message-level provider data kept to send back to the same provider (for example Gemini text
+    thought signatures)."""
+    provider: str | None = None
+    """The litellm provider (``"anthropic"``, ``"gemini"``, ...) that produced the provider-bound payloads of
+    this message (``thinking_blocks``, provider fields); set by ``from_litellm`` only when such payloads
+    exist. Profiles send those payloads back to this provider only."""
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """The wire dict: ``content`` is always present (``null`` on a tool-call-only turn)."""
+        dumped = super().model_dump(**kwargs)
+        if kwargs and _plain_dump(kwargs):
+            _dump_assistant(dumped)
+        return dumped
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """The wire JSON: ``content`` is always present (``null`` on a tool-call-only turn)."""
+        if not _plain_dump(kwargs) or (self.content is not None and self.tool_calls):
+            return super().model_dump_json(**kwargs)
+        indent = kwargs.pop("indent", None)
+        ensure_ascii = kwargs.pop("ensure_ascii", False)
+        dumped = self.model_dump(mode="json", **kwargs)
+        return pydantic_core.to_json(dumped, indent=indent, ensure_ascii=ensure_ascii).decode()
+
+    @classmethod
+    def from_litellm(cls, obj: Any, *, choice: int = 0, provider: str | None = None) -> Self:
+        """Read a reply: a litellm ``ModelResponse``, ``Choices`` or ``Message``, or an OpenAI-shape dict.
+
+        Built field by field, never by copying litellm's own dump (it carries keys that strict providers
+        reject). Empty text beside tool calls becomes ``None``. ``provider`` names who produced the
+        reply when ``obj`` does not say (a ``ModelResponse`` does).
+        """
+        from messages._from_litellm import assistant_fields
+
+        return cls.model_validate(assistant_fields(obj, choice=choice, provider=provider))
+
+    @classmethod
+    def from_stream(cls, chunks: Iterable[Any]) -> Self:
+        """Assemble a streamed reply from litellm stream chunks (see ``StreamAccumulator``)."""
+        from messages.streaming import StreamAccumulator
+
+        accumulator = StreamAccumulator()
+        for chunk in chunks:
+            accumulator.add(chunk)
+        message = accumulator.message()
+        return message if isinstance(message, cls) else cls.model_validate(message.model_dump())
+
+
+def _plain_dump(kwargs: Mapping[str, Any]) -> bool:
+    """Whether a dump call asked for the wire shape (no include/exclude, ``None`` values omitted)."""
+    return (
+        kwargs.get("exclude_none", True) and kwargs.get("include") is None and kwargs.get("exclude") is None
+    )
+
+
+class ToolMessage(WireModel):
+    """The result of one tool call, linked to it by ``tool_call_id``."""
+
+    role: Literal["tool"] = "tool"
+    """Always ``"tool"``."""
+    tool_call_id: str = Field(min_length=1)
+    """The ``id`` of the ``ToolCall`` this answers."""
+    content: str | list[ContentPart]
+    """The result: a string (JSON for structured results) or content parts."""
+    name: str | None = None
+    """The tool's name; not dumped to OpenAI (which rejects it), used by providers that match results by
+    name. ``for_call`` leaves it unset: the call's name is found through ``tool_call_id``."""
+
+    @classmethod
+    def for_call(cls, call: ToolCall, content: Any) -> Self:
+        """The result of ``call``: a string as is, content parts as is, anything else JSON-encoded."""
+        if isinstance(content, str):
+            text: str | list[Any] = content
+        elif isinstance(content, list) and content and all(isinstance(p, _PART_TYPES) for p in content):
+            text = content
+        else:
+            try:
+                text = pydantic_core.to_json(content).decode()
+            except pydantic_core.PydanticSerializationError as exc:
+                raise ValueError(
+                    f"the result of tool call {call.id!r} ({call.name}) is a {type(content).__name__} that "
+                    f"cannot be encoded as JSON ({exc}); convert it to a string first"
+                ) from None
+        return cls(tool_call_id=call.id, content=text)
+
+
+Message = Annotated[SystemMessage | UserMessage | AIMessage | ToolMessage, Field(discriminator="role")]
+"""Any message, told apart by its ``role``: ``TypeAdapter(list[Message])`` reads OpenAI-shape dicts."""

@@ -1,0 +1,267 @@
+"""Content parts of a message, mirroring OpenAI's Chat Completions content parts.
+
+==============  =============================================================================
+class           wire shape
+==============  =============================================================================
+``TextPart``    ``{"type": "text", "text": ...}``
+``ImagePart``   ``{"type": "image_url", "image_url": {"url": ..., "detail": ...}}``
+``AudioPart``   ``{"type": "input_audio", "input_audio": {"data": <base64>, "format": ...}}``
+``FilePart``    ``{"type": "file", "file": {"file_data": <data URL>, "file_id": ..., "filename": ...}}``
+==============  =============================================================================
+
+Each part is built with flat keywords (``ImagePart(url=..., detail="high")``) and read back from the wire
+shape with ``model_validate``. Reprs never print whole base64 payloads.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+
+from pydantic import Field, model_validator
+
+from messages._wire import WireModel, flat_init, short_repr
+
+__all__ = [
+    "AudioPart",
+    "ContentPart",
+    "FilePart",
+    "FileRef",
+    "ImageDetail",
+    "ImagePart",
+    "ImageURL",
+    "InputAudio",
+    "TextPart",
+]
+
+ImageDetail = Literal["auto", "low", "high"]
+"""How closely the model looks at an image (OpenAI's ``detail``)."""
+
+
+def _data_url(data: bytes, media_type: str) -> str:
+    return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _guess_media_type(path: Path, default: str) -> str:
+    guessed, _ = mimetypes.guess_type(path.name)
+    return guessed or default
+
+
+class TextPart(WireModel):
+    """A piece of text."""
+
+    type: Literal["text"] = "text"
+    """Always ``"text"``."""
+    text: str
+    """The text; may be empty (provider profiles decide what an empty text becomes)."""
+
+
+class ImageURL(WireModel):
+    """Where an image is: an http(s) URL or a base64 ``data:`` URL."""
+
+    url: str = Field(min_length=1)
+    """An ``https://`` URL or a ``data:image/...;base64,...`` URL."""
+    detail: ImageDetail | None = None
+    """``"auto"``, ``"low"`` or ``"high"``; unset means the provider's default."""
+
+    def __repr_args__(self) -> Any:
+        yield "url", short_repr(self.url)
+        if self.detail is not None:
+            yield "detail", self.detail
+
+
+class ImagePart(WireModel):
+    """An image, by URL or inline as a base64 data URL."""
+
+    type: Literal["image_url"] = "image_url"
+    """Always ``"image_url"``."""
+    image_url: ImageURL
+    """The URL and detail level, nested as on the wire."""
+
+    if TYPE_CHECKING:  # the flat keywords, for type checkers
+
+        def __init__(
+            self,
+            *,
+            url: str | None = None,
+            detail: ImageDetail | None = None,
+            image_url: ImageURL | Mapping[str, Any] | None = None,
+            type: Literal["image_url"] = "image_url",
+        ) -> None: ...
+
+    else:
+        __init__ = flat_init("image_url", ("url", "detail"), "ImagePart")
+
+    @property
+    def url(self) -> str:
+        """The image URL (``https://...`` or ``data:...``)."""
+        return self.image_url.url
+
+    @property
+    def detail(self) -> ImageDetail | None:
+        """The detail level, if set."""
+        return self.image_url.detail
+
+    @classmethod
+    def from_bytes(
+        cls, data: bytes, media_type: str = "image/png", *, detail: ImageDetail | None = None
+    ) -> Self:
+        """An inline image from raw bytes (base64-encoded into a data URL)."""
+        return cls(url=_data_url(data, media_type), detail=detail)
+
+    @classmethod
+    def from_path(cls, path: str | Path, *, detail: ImageDetail | None = None) -> Self:
+        """An inline image read from a file; the media type is guessed from the file name."""
+        path = Path(path)
+        return cls.from_bytes(path.read_bytes(), _guess_media_type(path, "image/png"), detail=detail)
+
+    def __repr_args__(self) -> Any:
+        yield "url", short_repr(self.url)
+        if self.detail is not None:
+            yield "detail", self.detail
+
+
+class InputAudio(WireModel):
+    """Base64 audio and its format."""
+
+    data: str
+    """Base64-encoded audio bytes (no ``data:`` prefix)."""
+    format: str = Field(min_length=1)
+    """The audio format; OpenAI accepts ``"wav"`` and ``"mp3"``, other providers more."""
+
+    def __repr_args__(self) -> Any:
+        yield "data", short_repr(self.data)
+        yield "format", self.format
+
+
+class AudioPart(WireModel):
+    """Inline audio input."""
+
+    type: Literal["input_audio"] = "input_audio"
+    """Always ``"input_audio"``."""
+    input_audio: InputAudio
+    """The data and format, nested as on the wire."""
+
+    if TYPE_CHECKING:  # the flat keywords, for type checkers
+
+        def __init__(
+            self,
+            *,
+            data: str | None = None,
+            format: str | None = None,
+            input_audio: InputAudio | Mapping[str, Any] | None = None,
+            type: Literal["input_audio"] = "input_audio",
+        ) -> None: ...
+
+    else:
+        __init__ = flat_init("input_audio", ("data", "format"), "AudioPart")
+
+    @property
+    def data(self) -> str:
+        """Base64-encoded audio."""
+        return self.input_audio.data
+
+    @property
+    def format(self) -> str:
+        """The audio format (``"wav"``, ``"mp3"``, ...)."""
+        return self.input_audio.format
+
+    @classmethod
+    def from_bytes(cls, data: bytes, format: str = "wav") -> Self:
+        """Inline audio from raw bytes."""
+        return cls(data=base64.b64encode(data).decode("ascii"), format=format)
+
+    def __repr_args__(self) -> Any:
+        yield "data", short_repr(self.data)
+        yield "format", self.format
+
+
+class FileRef(WireModel):
+    """A file given inline (``file_data``, a base64 data URL) or by an uploaded ``file_id``."""
+
+    file_data: str | None = None
+    """A ``data:<media type>;base64,...`` URL holding the whole file."""
+    file_id: str | None = None
+    """The id of a file uploaded to the provider beforehand."""
+    filename: str | None = None
+    """The file name; required with ``file_data`` (OpenAI rejects inline files without one)."""
+
+    @model_validator(mode="after")
+    def _check_source(self) -> Self:
+        if self.file_data is None and self.file_id is None:
+            raise ValueError("a file part needs file_data (a base64 data URL) or file_id; it has neither")
+        if self.file_data is not None and not self.filename:
+            # provider-quirks.md row 11: OpenAI answers "Missing required parameter ... file_id" without it,
+            # and litellm silently invents "my_file.pdf" (litellm-notes.md, "Later finding").
+            raise ValueError("a file part with file_data needs a filename, e.g. filename='report.pdf'")
+        return self
+
+    def __repr_args__(self) -> Any:
+        if self.file_data is not None:
+            yield "file_data", short_repr(self.file_data)
+        if self.file_id is not None:
+            yield "file_id", self.file_id
+        if self.filename is not None:
+            yield "filename", self.filename
+
+
+class FilePart(WireModel):
+    """A document (PDF and the like), inline or by file id."""
+
+    type: Literal["file"] = "file"
+    """Always ``"file"``."""
+    file: FileRef
+    """The file reference, nested as on the wire."""
+
+    if TYPE_CHECKING:  # the flat keywords, for type checkers
+
+        def __init__(
+            self,
+            *,
+            file_data: str | None = None,
+            file_id: str | None = None,
+            filename: str | None = None,
+            file: FileRef | Mapping[str, Any] | None = None,
+            type: Literal["file"] = "file",
+        ) -> None: ...
+
+    else:
+        __init__ = flat_init("file", ("file_data", "file_id", "filename"), "FilePart")
+
+    @property
+    def file_data(self) -> str | None:
+        """The inline data URL, if any."""
+        return self.file.file_data
+
+    @property
+    def file_id(self) -> str | None:
+        """The uploaded file id, if any."""
+        return self.file.file_id
+
+    @property
+    def filename(self) -> str | None:
+        """The file name, if any."""
+        return self.file.filename
+
+    @classmethod
+    def from_bytes(cls, data: bytes, filename: str, media_type: str = "application/pdf") -> Self:
+        """An inline file from raw bytes."""
+        return cls(file_data=_data_url(data, media_type), filename=filename)
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> Self:
+        """An inline file read from disk; the media type is guessed from the file name."""
+        path = Path(path)
+        return cls.from_bytes(
+            path.read_bytes(), path.name, _guess_media_type(path, "application/octet-stream")
+        )
+
+    def __repr_args__(self) -> Any:
+        yield "file", self.file
+
+
+ContentPart = Annotated[TextPart | ImagePart | AudioPart | FilePart, Field(discriminator="type")]
+"""Any content part, told apart by its ``type``."""

@@ -1,0 +1,280 @@
+"""The tool-call protocol, checked and repaired before any provider sees a conversation.
+
+The rules every provider shares (provider-quirks.md rows 1, 2, 12, 16, 17):
+
+* the conversation is not empty;
+* every call of an assistant turn is answered by exactly one tool result, and all the results of a turn
+  come right after it: before the next message that is not a tool result (or the end);
+* a tool result answers a call of the assistant turn it follows, with only tool results in between;
+* a tool-call id is used by one call only, across the whole conversation.
+
+``validate_conversation`` raises the first problem it finds; ``protocol_errors`` lists them all, in the
+order of the messages. ``repair_conversation`` returns a new list that passes: each unanswered call gets a
+synthesized result (``MISSING_RESULT``) placed after the turn's other results, results that answer nothing
+(or answer a call a second time) are dropped, and a repeated call id is given a suffix on its later
+occurrence and that occurrence's results. Nothing else changes: every system, user and assistant message
+is kept, in order, as it was. All three are pure and deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from messages.errors import (
+    ConversationError,
+    DuplicateToolCallIdError,
+    EmptyConversationError,
+    MessageTypeError,
+    OrphanToolResultError,
+    UnansweredToolCallError,
+)
+from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
+
+__all__ = [
+    "MISSING_RESULT",
+    "is_synthesized_result",
+    "protocol_errors",
+    "repair_conversation",
+    "validate_conversation",
+]
+
+MISSING_RESULT = (
+    "Error: this tool call was not completed, so it has no result. Do not assume it ran; call it again "
+    "if it is still needed."
+)
+"""The content of a tool result that ``repair_conversation`` synthesized for an unanswered call."""
+
+
+_MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
+
+
+def is_synthesized_result(message: Message) -> bool:
+    """Whether ``message`` is a tool result that ``repair_conversation`` made up for an unanswered call."""
+    return isinstance(message, ToolMessage) and message.content == MISSING_RESULT
+
+
+@dataclass
+class _Turn:
+    """An assistant message with tool calls, and what has answered it so far."""
+
+    index: int
+    calls: tuple[str, ...]
+    answered: dict[str, int] = field(default_factory=dict)
+
+    def unanswered(self) -> tuple[str, ...]:
+        return tuple(call_id for call_id in self.calls if call_id not in self.answered)
+
+
+def _describe(message: Message) -> str:
+    if isinstance(message, AIMessage):
+        return "an assistant message with tool calls" if message.tool_calls else "an assistant message"
+    return f"a {message.role} message"
+
+
+def _unanswered_error(turn: _Turn, messages: Sequence[Message], next_index: int | None) -> ConversationError:
+    missing = turn.unanswered()
+    where = (
+        "before the end of the conversation"
+        if next_index is None
+        else f"before message {next_index} ({_describe(messages[next_index])})"
+    )
+    ids = ", ".join(repr(call_id) for call_id in missing)
+    return UnansweredToolCallError(
+        f"message {turn.index} (assistant) calls {ids} but no tool result answers "
+        f"{'it' if len(missing) == 1 else 'them'} {where}; add ToolMessage.for_call(call, result) for each "
+        "right after the call, or use repair_conversation()",
+        index=turn.index,
+        tool_call_ids=missing,
+    )
+
+
+def _scan(messages: Sequence[Message]) -> Iterator[ConversationError]:
+    if not messages:
+        yield EmptyConversationError(
+            'the conversation is empty; providers reject an empty messages array (OpenAI: "Invalid '
+            "'messages': empty array\"): add at least one message",
+        )
+        return
+    first_use: dict[str, int] = {}
+    turn: _Turn | None = None
+    previous: Message | None = None
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            call_id = message.tool_call_id
+            if turn is None:
+                after = "at the start" if previous is None else f"after {_describe(previous)}"
+                yield OrphanToolResultError(
+                    f"message {index} is a tool result for {call_id!r} {after}, not after an assistant "
+                    "message with tool_calls; OpenAI rejects it (\"messages with role 'tool' must be a "
+                    "response to a preceding message with 'tool_calls'\"): drop it, or use "
+                    "repair_conversation()",
+                    index=index,
+                    tool_call_ids=(call_id,),
+                )
+            elif call_id in turn.answered:
+                yield DuplicateToolCallIdError(
+                    f"message {index} answers tool call {call_id!r} a second time (message "
+                    f"{turn.answered[call_id]} answered it first); keep one result per call",
+                    index=index,
+                    tool_call_ids=(call_id,),
+                )
+            elif call_id not in turn.calls:
+                yield OrphanToolResultError(
+                    f"message {index} is a tool result for {call_id!r}, but the assistant turn it follows "
+                    f"(message {turn.index}) made no call with that id (it called "
+                    f"{', '.join(repr(c) for c in turn.calls)}); drop it, or use repair_conversation()",
+                    index=index,
+                    tool_call_ids=(call_id,),
+                )
+            else:
+                turn.answered[call_id] = index
+            previous = message
+            continue
+
+        if turn is not None:
+            if turn.unanswered():
+                yield _unanswered_error(turn, messages, index)
+            turn = None
+        if isinstance(message, AIMessage) and message.tool_calls:
+            ids: list[str] = []
+            for call in message.tool_calls:
+                if call.id in first_use:
+                    earlier = first_use[call.id]
+                    place = "earlier in the same message" if earlier == index else f"in message {earlier}"
+                    yield DuplicateToolCallIdError(
+                        f"message {index} reuses tool-call id {call.id!r}, already used by a call {place}; "
+                        "ids must be unique across the conversation (Anthropic rejects repeats): give each "
+                        "call its own id, or use repair_conversation()",
+                        index=index,
+                        tool_call_ids=(call.id,),
+                    )
+                else:
+                    first_use[call.id] = index
+                ids.append(call.id)
+            turn = _Turn(index=index, calls=tuple(ids))
+        previous = message
+    if turn is not None and turn.unanswered():
+        yield _unanswered_error(turn, messages, None)
+
+
+def protocol_errors(messages: Sequence[Message]) -> list[ConversationError]:
+    """Every protocol problem of ``messages``, in message order (empty when the conversation is valid)."""
+    if _is_valid(messages):
+        return []
+    check_types(messages)
+    return list(_scan(messages))
+
+
+def validate_conversation(messages: Sequence[Message]) -> None:
+    """Raise the first protocol problem of ``messages`` as a ``ConversationError`` subclass.
+
+    The error names the message index and the tool-call ids involved, and says how to fix it. An item
+    that is not a message raises ``MessageTypeError``.
+    """
+    if _is_valid(messages):
+        return
+    check_types(messages)
+    for error in _scan(messages):
+        raise error
+
+
+def check_types(messages: Sequence[Any]) -> None:
+    """Raise ``MessageTypeError`` for the first item of ``messages`` that is not a message."""
+    for index, message in enumerate(messages):
+        if not isinstance(message, _MESSAGE_TYPES):
+            raise MessageTypeError(
+                f"message {index} is a {type(message).__name__}, not a Message; read dicts with "
+                "load_messages() first"
+            )
+
+
+def _is_valid(messages: Sequence[Any]) -> bool:
+    """Whether ``messages`` passes, without building any error: the fast path of a valid conversation."""
+    if not messages:
+        return False
+    seen: set[str] = set()
+    pending: set[str] | None = None  # the open turn's unanswered calls; None when no turn is open
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            if pending is None or message.tool_call_id not in pending:
+                return False
+            pending.discard(message.tool_call_id)
+            continue
+        if pending:
+            return False
+        pending = None
+        if isinstance(message, AIMessage):
+            if message.tool_calls:
+                ids = [call.id for call in message.tool_calls]
+                pending = set(ids)
+                if len(pending) != len(ids) or not seen.isdisjoint(pending):
+                    return False
+                seen |= pending
+        elif not isinstance(message, _MESSAGE_TYPES):
+            return False
+    return not pending
+
+
+def _unique_id(call_id: str, taken: set[str]) -> str:
+    n = 2
+    while f"{call_id}_{n}" in taken:
+        n += 1
+    return f"{call_id}_{n}"
+
+
+def repair_conversation(messages: Sequence[Message]) -> list[Message]:
+    """A copy of ``messages`` that passes ``validate_conversation`` (the module docstring says what changes).
+
+    Raises ``EmptyConversationError`` for an empty list: there is nothing to repair.
+    """
+    if not messages:
+        raise EmptyConversationError("cannot repair an empty conversation: there is nothing to send")
+    taken = {call.id for message in messages if isinstance(message, AIMessage) for call in message.tool_calls}
+    seen: set[str] = set()
+    repaired: list[Message] = []
+    # The open turn: its calls in order, the ids results still refer to (for renamed duplicates, the
+    # original id maps to the new ones in call order), and the calls answered so far.
+    pending: list[str] = []
+    aliases: dict[str, list[str]] = {}
+    answered: set[str] = set()
+
+    def close_turn() -> None:
+        repaired.extend(
+            ToolMessage(tool_call_id=call_id, content=MISSING_RESULT)
+            for call_id in pending
+            if call_id not in answered
+        )
+        pending.clear()
+        aliases.clear()
+        answered.clear()
+
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            targets = [t for t in aliases.get(message.tool_call_id, []) if t not in answered]
+            if not targets:
+                continue  # an orphan, or a second answer to the same call: dropped
+            target = targets[0]
+            answered.add(target)
+            if target != message.tool_call_id:
+                message = message.model_copy(update={"tool_call_id": target})
+            repaired.append(message)
+            continue
+        close_turn()
+        if isinstance(message, AIMessage) and message.tool_calls:
+            calls: list[ToolCall] = []
+            for call in message.tool_calls:
+                original = call.id
+                if original in seen:
+                    call = call.model_copy(update={"id": _unique_id(original, taken)})
+                    taken.add(call.id)
+                seen.add(call.id)
+                pending.append(call.id)
+                aliases.setdefault(original, []).append(call.id)
+                calls.append(call)
+            if calls != message.tool_calls:
+                message = message.model_copy(update={"tool_calls": calls})
+        repaired.append(message)
+    close_turn()
+    return repaired

@@ -1,0 +1,338 @@
+"""Hypothesis strategies for every message kind, for property-testing bots built on this package.
+
+Install the extra (``pip install 'llm-messages[hypothesis]'``), then::
+
+    from hypothesis import given
+    from messages import strategies as ms
+
+    @given(ms.conversations())
+    def test_my_bot_keeps_the_protocol(conversation):
+        validate_conversation(my_bot.trim(conversation))
+
+``conversations()`` follows the tool-call protocol (every call answered right after its turn, ids unique),
+with parallel calls, results in any order, multimodal parts, unicode and empty strings, and tool-call ids
+in the shapes real providers mint (OpenAI, Anthropic, Gemini with thought signatures, Mistral, UUIDs,
+Kimi's ``functions.name:0``, and ids that are long or odd). ``extensions=False`` keeps to what the OpenAI
+Chat Completions API itself accepts: no ``reasoning_content``, ``thinking_blocks``, provider fields, tool
+``name`` or non-text tool results.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import string
+from typing import Any
+
+from hypothesis import strategies as st
+
+from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
+from messages.parts import AudioPart, FilePart, ImagePart, TextPart
+
+__all__ = [
+    "ai_messages",
+    "arguments",
+    "audio_parts",
+    "content_parts",
+    "conversations",
+    "file_parts",
+    "image_parts",
+    "messages",
+    "participant_names",
+    "system_messages",
+    "text_parts",
+    "texts",
+    "tool_call_ids",
+    "tool_calls",
+    "tool_messages",
+    "tool_names",
+    "user_messages",
+]
+
+_ALNUM = string.ascii_letters + string.digits
+_HEX = "0123456789abcdef"
+_B64 = string.ascii_letters + string.digits + "+/"
+
+
+def texts(*, min_size: int = 0, max_size: int = 200) -> st.SearchStrategy[str]:
+    """Text as users and models write it: unicode (emoji, CJK, RTL, combining marks), whitespace, empty."""
+    return st.one_of(
+        st.text(min_size=min_size, max_size=max_size),
+        st.sampled_from(
+            ["", " ", "\n", "Hello!", "¿Qué tal?", "東京の天気", "مرحبا", "e\u0301", "🙂👍🏽"]
+        ).filter(lambda s: min_size <= len(s) <= max_size),
+    )
+
+
+def participant_names() -> st.SearchStrategy[str]:
+    """``name`` values that OpenAI's strictest documented pattern accepts (provider-quirks.md row 4)."""
+    return st.text(alphabet=_ALNUM + "_-", min_size=1, max_size=64)
+
+
+def tool_names() -> st.SearchStrategy[str]:
+    """Function names as tool schemas declare them."""
+    return st.builds(
+        lambda head, tail: head + tail,
+        st.sampled_from(string.ascii_letters + "_"),
+        st.text(alphabet=_ALNUM + "_-", max_size=40),
+    )
+
+
+def _chars(alphabet: str, size: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet=alphabet, min_size=size, max_size=size)
+
+
+def tool_call_ids() -> st.SearchStrategy[str]:
+    """Tool-call ids in the shapes providers mint, and long or odd ones that break other providers' rules."""
+    return st.one_of(
+        _chars(_ALNUM, 24).map(lambda s: f"call_{s}"),  # OpenAI
+        _chars(_ALNUM, 24).map(lambda s: f"toolu_{s}"),  # Anthropic
+        _chars(_ALNUM, 22).map(lambda s: f"tooluse_{s}"),  # Bedrock converse
+        _chars(_HEX, 32).map(lambda s: f"call_{s}"),  # litellm's ids for Gemini (37 chars)
+        st.tuples(_chars(_HEX, 32), _chars(_B64, 40)).map(lambda t: f"call_{t[0]}__thought__{t[1]}="),
+        _chars(_ALNUM, 9),  # Mistral
+        st.uuids().map(str),  # Ollama
+        st.tuples(tool_names(), st.integers(0, 9)).map(lambda t: f"functions.{t[0]}:{t[1]}"),  # Kimi
+        st.text(alphabet=_ALNUM + "-_", min_size=41, max_size=200),  # longer than OpenAI's 40
+        st.text(min_size=1, max_size=30).filter(lambda s: s.strip() != ""),  # anything at all
+    )
+
+
+def arguments(*, valid_json: bool = True) -> st.SearchStrategy[str]:
+    """Tool-call argument strings: JSON objects (compact or spaced), ``""`` for none; with
+    ``valid_json=False`` also text that is not JSON, as models sometimes emit."""
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**12), 10**12),
+        st.floats(allow_nan=False, allow_infinity=False),
+        texts(max_size=30),
+    )
+    values = st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts(max_size=10), inner, max_size=3),
+        max_leaves=8,
+    )
+    objects = st.dictionaries(st.text(max_size=12), values, max_size=4)
+    encoded = st.one_of(
+        objects.map(lambda d: json.dumps(d, ensure_ascii=False, separators=(",", ":"))),
+        objects.map(lambda d: json.dumps(d)),
+        st.just(""),
+        st.just("{}"),
+    )
+    if valid_json:
+        return encoded
+    return st.one_of(encoded, st.sampled_from(['{"city": "Par', "{'a': 1}", "null", "[1, 2]", "not json"]))
+
+
+def _signature() -> st.SearchStrategy[str]:
+    return st.binary(min_size=8, max_size=48).map(lambda b: base64.b64encode(b).decode("ascii"))
+
+
+def tool_calls(
+    *,
+    extensions: bool = True,
+    ids: st.SearchStrategy[str] | None = None,
+    invalid_arguments: bool = False,
+) -> st.SearchStrategy[ToolCall]:
+    """One tool call; with ``extensions`` it may carry a Gemini thought signature in its provider fields,
+    with ``invalid_arguments`` its arguments may be text that is not a JSON object."""
+    fields = st.none()
+    if extensions:
+        fields = st.one_of(st.none(), _signature().map(lambda s: {"thought_signature": s}))
+    return st.builds(
+        lambda call_id, name, args, extra: ToolCall(
+            id=call_id, name=name, arguments=args, provider_specific_fields=extra
+        ),
+        ids if ids is not None else tool_call_ids(),
+        tool_names(),
+        arguments(valid_json=not invalid_arguments),
+        fields,
+    )
+
+
+def text_parts() -> st.SearchStrategy[TextPart]:
+    """A text part (possibly empty)."""
+    return st.builds(TextPart, text=texts())
+
+
+def image_parts() -> st.SearchStrategy[ImagePart]:
+    """An image by https URL or as a small base64 data URL, with or without ``detail``."""
+    urls = st.one_of(
+        st.text(alphabet=_ALNUM, min_size=1, max_size=20).map(lambda s: f"https://example.com/{s}.png"),
+        st.tuples(
+            st.sampled_from(["image/png", "image/jpeg", "image/webp", "image/gif"]), st.binary(max_size=64)
+        ).map(lambda t: f"data:{t[0]};base64,{base64.b64encode(t[1]).decode('ascii')}"),
+    )
+    return st.builds(
+        lambda url, detail: ImagePart(url=url, detail=detail),
+        urls,
+        st.one_of(st.none(), st.sampled_from(["auto", "low", "high"])),
+    )
+
+
+def audio_parts() -> st.SearchStrategy[AudioPart]:
+    """A short base64 audio clip in a format OpenAI accepts (wav or mp3)."""
+    return st.builds(
+        lambda data, fmt: AudioPart.from_bytes(data, format=fmt),
+        st.binary(max_size=64),
+        st.sampled_from(["wav", "mp3"]),
+    )
+
+
+def file_parts() -> st.SearchStrategy[FilePart]:
+    """A file, inline (a data URL with a filename) or by uploaded file id."""
+    inline = st.builds(
+        lambda data, name: FilePart.from_bytes(data, filename=f"{name}.pdf"),
+        st.binary(max_size=64),
+        st.text(alphabet=_ALNUM + "-_", min_size=1, max_size=20),
+    )
+    by_id = st.text(alphabet=_ALNUM, min_size=4, max_size=24).map(lambda s: FilePart(file_id=f"file-{s}"))
+    return st.one_of(inline, by_id)
+
+
+def content_parts() -> st.SearchStrategy[TextPart | ImagePart | AudioPart | FilePart]:
+    """Any content part, text most often."""
+    return st.one_of(text_parts(), text_parts(), image_parts(), audio_parts(), file_parts())
+
+
+def system_messages() -> st.SearchStrategy[SystemMessage]:
+    """A system (or developer) message, as a string or text parts, sometimes named."""
+    return st.builds(
+        SystemMessage,
+        role=st.sampled_from(["system", "system", "developer"]),
+        content=st.one_of(texts(), st.lists(text_parts(), min_size=1, max_size=3)),
+        name=st.one_of(st.none(), participant_names()),
+    )
+
+
+def user_messages() -> st.SearchStrategy[UserMessage]:
+    """A user message: text, or a list of text, image, audio and file parts; sometimes named."""
+    return st.builds(
+        UserMessage,
+        content=st.one_of(texts(), st.lists(content_parts(), min_size=1, max_size=4)),
+        name=st.one_of(st.none(), participant_names()),
+    )
+
+
+def _thinking_blocks() -> st.SearchStrategy[list[dict[str, Any]]]:
+    thinking = st.builds(
+        lambda text, sig: {"type": "thinking", "thinking": text, "signature": sig},
+        texts(min_size=1),
+        _signature(),
+    )
+    redacted = _signature().map(lambda data: {"type": "redacted_thinking", "data": data})
+    return st.lists(st.one_of(thinking, redacted), min_size=1, max_size=2)
+
+
+@st.composite
+def ai_messages(
+    draw: st.DrawFn, *, extensions: bool = True, calls: list[ToolCall] | None = None
+) -> AIMessage:
+    """An assistant message: text, tool calls (``calls`` if given, else drawn), or both; with
+    ``extensions``, reasoning text, signed thinking blocks and the provider that signed them."""
+    if calls is None:
+        calls = draw(st.lists(tool_calls(extensions=extensions), max_size=3, unique_by=lambda c: c.id))
+    text = st.one_of(texts(), st.lists(text_parts(), min_size=1, max_size=2))
+    content = draw(st.one_of(st.none(), st.just(""), text) if calls else st.one_of(text, st.none()))
+    fields: dict[str, Any] = {"content": content, "tool_calls": calls}
+    if content is None and not calls:
+        fields["refusal"] = draw(texts(min_size=1))
+    fields["name"] = draw(st.one_of(st.none(), participant_names()))
+    if extensions:
+        fields["reasoning_content"] = draw(st.one_of(st.none(), texts(min_size=1)))
+        blocks = draw(st.one_of(st.none(), _thinking_blocks()))
+        fields["thinking_blocks"] = blocks
+        bound = blocks is not None or any(c.provider_specific_fields for c in calls)
+        if bound:
+            fields["provider"] = draw(st.sampled_from(["anthropic", "gemini", "vertex_ai", "bedrock"]))
+    return AIMessage(**fields)
+
+
+def tool_messages(
+    *, extensions: bool = True, tool_call_id: str | None = None
+) -> st.SearchStrategy[ToolMessage]:
+    """A tool result: JSON, plain or empty text, text parts; with ``extensions`` also images and the tool's
+    ``name``."""
+    parts: st.SearchStrategy[Any] = text_parts()
+    if extensions:
+        parts = st.one_of(text_parts(), image_parts())
+    content = st.one_of(
+        texts(),
+        arguments().filter(bool),
+        st.lists(parts, min_size=1, max_size=3),
+    )
+    return st.builds(
+        ToolMessage,
+        tool_call_id=st.just(tool_call_id) if tool_call_id is not None else tool_call_ids(),
+        content=content,
+        name=st.one_of(st.none(), tool_names()) if extensions else st.none(),
+    )
+
+
+def messages(*, extensions: bool = True) -> st.SearchStrategy[Message]:
+    """Any single message (not necessarily a valid conversation on its own)."""
+    return st.one_of(
+        system_messages(),
+        user_messages(),
+        ai_messages(extensions=extensions),
+        tool_messages(extensions=extensions),
+    )
+
+
+@st.composite
+def _exchange(draw: st.DrawFn, ids: list[str], *, extensions: bool) -> list[Message]:
+    """An assistant turn calling ``ids`` (in parallel if several), and one result per call in any order."""
+    calls = [draw(tool_calls(extensions=extensions, ids=st.just(call_id))) for call_id in ids]
+    turn: list[Message] = [draw(ai_messages(extensions=extensions, calls=calls))]
+    for call_id in draw(st.permutations(ids)):
+        turn.append(draw(tool_messages(extensions=extensions, tool_call_id=call_id)))
+    return turn
+
+
+@st.composite
+def conversations(
+    draw: st.DrawFn,
+    *,
+    min_turns: int = 1,
+    max_turns: int = 8,
+    max_parallel_calls: int = 4,
+    extensions: bool = True,
+) -> list[Message]:
+    """A whole conversation that follows the tool-call protocol.
+
+    It may open with system messages, then has ``min_turns`` to ``max_turns`` turns: user messages,
+    assistant text, tool exchanges (an assistant turn with up to ``max_parallel_calls`` calls, answered
+    in any order), and now and then a system message mid-way or two turns of the same role in a row.
+    """
+    conversation: list[Message] = list(draw(st.lists(system_messages(), max_size=2)))
+    kinds = draw(
+        st.lists(
+            st.sampled_from(["user", "user", "assistant", "tools", "tools", "system"]),
+            min_size=min_turns,
+            max_size=max_turns,
+        )
+    )
+    used: set[str] = set()
+    for kind in kinds:
+        if kind == "user":
+            conversation.append(draw(user_messages()))
+        elif kind == "assistant":
+            conversation.append(draw(ai_messages(extensions=extensions, calls=[])))
+        elif kind == "system":
+            conversation.append(draw(system_messages()))
+        else:
+            count = draw(st.integers(1, max_parallel_calls))
+            ids = draw(
+                st.lists(
+                    tool_call_ids().filter(lambda i: i not in used),
+                    min_size=count,
+                    max_size=count,
+                    unique=True,
+                )
+            )
+            used.update(ids)
+            conversation.extend(draw(_exchange(ids, extensions=extensions)))
+    if not conversation:
+        conversation.append(draw(user_messages()))
+    return conversation

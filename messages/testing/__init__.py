@@ -1,0 +1,15 @@
+"""A loopback stand-in for a provider's HTTP API, for offline tests, demos and benchmarks.
+
+``StandInServer`` listens on 127.0.0.1, answers the routes litellm calls as the real provider would
+(status, JSON body, server-sent events when the request streams), and records every request body, so a
+test can read exactly what litellm put on the wire. What the "model" says is decided by a responder: a
+function from the request body to the ``AIMessage`` to send back.
+
+    with StandInServer(scripted(AIMessage(content="hi"))) as server:
+        litellm.completion(model="openai/gpt-4o-mini", api_base=server.url, api_key="x", messages=...)
+        server.last_body()["messages"]
+"""
+
+from messages.testing._server import Recorded, Responder, Route, StandInServer, scripted
+
+__all__ = ["Recorded", "Responder", "Route", "StandInServer", "scripted"]

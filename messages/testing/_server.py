@@ -1,0 +1,227 @@
+"""The stand-in server: a threaded HTTP server on loopback, routes per provider, a log of requests."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol, Self
+
+from messages.models import AIMessage
+
+__all__ = ["Recorded", "Reply", "Responder", "Route", "StandInServer", "scripted"]
+
+Responder = Callable[[dict[str, Any]], AIMessage]
+"""Decides the reply: takes the request body (parsed JSON), returns the assistant message to send."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a route sends back: a status, headers, and either one body or a stream of chunks."""
+
+    status: int
+    body: bytes | Iterable[bytes]
+    content_type: str = "application/json"
+
+
+class Route(Protocol):
+    """One provider API: which paths it answers and how it turns an ``AIMessage`` into that API's reply."""
+
+    @property
+    def name(self) -> str:
+        """A short name for the route (``"openai"``, ``"anthropic"``), recorded with each request."""
+        ...
+
+    def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path``."""
+        ...
+
+    def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The reply to a request whose JSON body is ``body``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request the server received."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: Any
+    """The parsed JSON body (or the raw text when it is not JSON)."""
+    route: str
+    """The name of the route that answered it."""
+
+
+def scripted(*replies: AIMessage | Callable[[dict[str, Any]], AIMessage]) -> Responder:
+    """A responder that answers with ``replies`` in order (a callable entry is called with the body).
+
+    Once the script is used up, every further request gets the last entry again.
+    """
+    if not replies:
+        raise ValueError("scripted() needs at least one reply")
+    lock = threading.Lock()
+    position = itertools.count()
+
+    def respond(body: dict[str, Any]) -> AIMessage:
+        with lock:
+            entry = replies[min(next(position), len(replies) - 1)]
+        return entry(body) if callable(entry) else entry
+
+    return respond
+
+
+def _default_routes() -> list[Route]:
+    from messages.testing._openai import OpenAIChatRoute
+
+    return [OpenAIChatRoute()]
+
+
+@dataclass
+class StandInServer:
+    """A provider on 127.0.0.1 for litellm to talk to, recording each request it gets.
+
+    Use it as a context manager; ``url`` is the ``api_base`` to give litellm.
+    """
+
+    responder: Responder = field(
+        default_factory=lambda: scripted(AIMessage(content="Hello from the stand-in."))
+    )
+    routes: Sequence[Route] = field(default_factory=_default_routes)
+    requests: list[Recorded] = field(default_factory=list, init=False)
+    _server: ThreadingHTTPServer | None = field(default=None, init=False, repr=False)
+    _thread: threading.Thread | None = field(default=None, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>``; valid once started."""
+        if self._server is None:
+            raise RuntimeError("the stand-in server is not running; use it in a `with` block or call start()")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> Self:
+        """Start listening on a free port, serving from a daemon thread."""
+        if self._server is not None:
+            return self
+        self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        # A short poll interval: shutdown() waits for the next poll, and tests start and stop many servers.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), name="stand-in-server", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def last_body(self) -> Any:
+        """The body of the most recent request."""
+        with self._lock:
+            if not self.requests:
+                raise LookupError("the stand-in server has received no request yet")
+            return self.requests[-1].body
+
+    def bodies(self) -> list[Any]:
+        """The bodies of every request so far, oldest first."""
+        with self._lock:
+            return [r.body for r in self.requests]
+
+    def _record(self, recorded: Recorded) -> None:
+        with self._lock:
+            self.requests.append(recorded)
+
+    def _route(self, method: str, path: str) -> Route | None:
+        return next((route for route in self.routes if route.matches(method, path)), None)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that closes a kept-alive connection is normal; anything else is still reported.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def _handler_for(server: StandInServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # Without it every call waits ~40 ms for delayed ACKs (litellm-notes.md TL;DR 10).
+        disable_nagle_algorithm = True
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # quiet: tests read `server.requests`, not stderr
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body: Any = json.loads(raw) if raw else {}
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            path = self.path.split("?", 1)[0]
+            route = server._route(self.command, path)
+            server._record(
+                Recorded(
+                    self.command, self.path, dict(self.headers.items()), body, route.name if route else ""
+                )
+            )
+            if route is None:
+                self._send(
+                    Reply(404, json.dumps({"error": {"message": f"no stand-in route for {path}"}}).encode())
+                )
+                return
+            try:
+                reply = route.respond(body if isinstance(body, dict) else {}, path, server.responder)
+            except Exception as exc:  # reported to the client as a provider would, not swallowed
+                message = f"stand-in route {route.name} failed: {type(exc).__name__}: {exc}"
+                reply = Reply(500, json.dumps({"error": {"message": message}}).encode())
+            self._send(reply)
+
+        def _send(self, reply: Reply) -> None:
+            self.send_response(reply.status)
+            self.send_header("Content-Type", reply.content_type)
+            if isinstance(reply.body, bytes):
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+                return
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            for chunk in _as_iterator(reply.body):
+                self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+
+        do_POST = _serve  # noqa: N815 - the stdlib's naming
+        do_GET = _serve  # noqa: N815
+
+    return Handler
+
+
+def _as_iterator(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    for chunk in chunks:
+        if chunk:
+            yield chunk

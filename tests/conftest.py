@@ -1,0 +1,52 @@
+"""Shared test set-up: offline litellm (imported once per session), hypothesis profiles, a stand-in server."""
+
+from __future__ import annotations
+
+import os
+
+# Before anything imports litellm: no cost-map download, no tokenizer download (litellm-notes.md).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from messages.testing import StandInServer
+
+settings.register_profile(
+    "ci",
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "thorough", max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck)
+)
+settings.register_profile("quick", max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def litellm() -> ModuleType:
+    """The real litellm, imported once for the whole session (the import costs about 2 s)."""
+    import litellm as module
+
+    module.disable_hf_tokenizer_download = True
+    module.suppress_debug_info = True
+    return module
+
+
+@pytest.fixture
+def stand_in() -> Iterator[StandInServer]:
+    """A fresh stand-in provider on loopback."""
+    with StandInServer() as server:
+        yield server
+
+
+def send_kwargs(server: StandInServer) -> dict[str, Any]:
+    """What `litellm.completion` needs to talk to the stand-in: no retries, a fake key."""
+    return {"api_base": server.url, "api_key": "test-key", "num_retries": 0, "timeout": 30}

@@ -1,0 +1,160 @@
+"""Bad input gets a ValidationError (or a MessagesError) that names the field and the valid choices."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from messages import MessagesError, MessageTypeError, UserMessage, dump_messages, load_messages
+
+
+def _error_of(data: object) -> ValidationError:
+    with pytest.raises(ValidationError) as info:
+        load_messages(data)  # type: ignore[arg-type]
+    return info.value
+
+
+def test_unknown_role_names_the_valid_roles():
+    error = _error_of([{"role": "user", "content": "hi"}, {"role": "bogus", "content": "x"}])
+    text = str(error)
+    assert "1" in [str(p) for p in error.errors()[0]["loc"]]
+    assert "'bogus'" in text
+    for role in ("'system'", "'developer'", "'user'", "'assistant'", "'tool'"):
+        assert role in text
+
+
+def test_missing_role_says_so():
+    error = _error_of([{"content": "hi"}])
+    assert "role" in str(error)
+
+
+def test_tool_message_without_tool_call_id_names_the_field():
+    error = _error_of([{"role": "tool", "content": "r"}])
+    (item,) = error.errors()
+    assert item["loc"] == (0, "tool", "tool_call_id")
+    assert item["type"] == "missing"
+
+
+@pytest.mark.parametrize("missing", ["id", "name"])
+def test_tool_call_without_id_or_name_names_the_field(missing):
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    if missing == "id":
+        del call["id"]
+    else:
+        del call["function"]["name"]  # type: ignore[attr-defined]
+    error = _error_of([{"role": "assistant", "content": None, "tool_calls": [call]}])
+    (item,) = error.errors()
+    assert item["loc"][-1] == missing
+    assert item["type"] == "missing"
+    assert item["loc"][:3] == (0, "assistant", "tool_calls")
+
+
+def test_empty_tool_call_id_is_rejected():
+    error = _error_of([{"role": "tool", "tool_call_id": "", "content": "r"}])
+    assert error.errors()[0]["loc"] == (0, "tool", "tool_call_id")
+
+
+def test_tool_call_of_another_type_names_the_valid_one():
+    error = _error_of(
+        [
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "c", "type": "custom", "function": {"name": "f", "arguments": ""}}],
+            }
+        ]
+    )
+    assert "'function'" in str(error)
+    assert error.errors()[0]["loc"][-1] == "type"
+
+
+def test_content_of_the_wrong_type_names_the_field_and_the_choices():
+    error = _error_of([{"role": "user", "content": 5}])
+    locations = {item["loc"] for item in error.errors()}
+    assert (0, "user", "content", "str") in locations
+    assert any(loc[:3] == (0, "user", "content") and "list" in str(loc[3]) for loc in locations)
+
+
+def test_unknown_part_type_names_the_valid_part_types():
+    error = _error_of([{"role": "user", "content": [{"type": "txt", "text": "hi"}]}])
+    text = str(error)
+    for tag in ("'text'", "'image_url'", "'input_audio'", "'file'"):
+        assert tag in text
+
+
+def test_extra_keys_are_rejected_by_name():
+    error = _error_of([{"role": "user", "content": "hi", "provider_specific_fields": None}])
+    item = error.errors()[0]
+    assert item["type"] == "extra_forbidden"
+    assert item["loc"] == (0, "user", "provider_specific_fields")
+
+
+def test_file_part_needs_a_source_and_a_filename_with_data():
+    error = _error_of([{"role": "user", "content": [{"type": "file", "file": {"filename": "a.pdf"}}]}])
+    assert "file_data" in str(error)
+    assert "file_id" in str(error)
+    error = _error_of([{"role": "user", "content": [{"type": "file", "file": {"file_data": "data:,x"}}]}])
+    assert "needs a filename" in str(error)
+
+
+def test_a_single_dict_is_not_a_conversation():
+    error = _error_of({"role": "user", "content": "hi"})
+    assert "list" in str(error)
+
+
+def test_truncated_json_is_a_validation_error():
+    error = _error_of('[{"role": "user", "content": "hi"')
+    assert error.errors()[0]["type"] == "json_invalid"
+
+
+def test_dump_messages_refuses_raw_dicts_by_index():
+    with pytest.raises(
+        MessageTypeError, match="message 1 is a dict, not a Message; read dicts with load_messages"
+    ):
+        dump_messages([UserMessage(content="hi"), {"role": "user", "content": "x"}])  # type: ignore[list-item]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=20,
+)
+roles = st.sampled_from(["system", "developer", "user", "assistant", "tool", "function", "bogus", ""])
+keys = st.sampled_from(
+    [
+        "role",
+        "content",
+        "name",
+        "tool_calls",
+        "tool_call_id",
+        "function",
+        "arguments",
+        "id",
+        "type",
+        "text",
+        "image_url",
+        "url",
+        "detail",
+        "input_audio",
+        "file",
+        "file_data",
+        "reasoning_content",
+        "thinking_blocks",
+    ]
+)
+message_like = st.recursive(
+    st.fixed_dictionaries({"role": roles}, optional={"content": json_values}),
+    lambda inner: st.dictionaries(keys, inner | json_values | roles, max_size=5),
+    max_leaves=12,
+)
+
+
+@given(st.one_of(json_values, st.lists(st.one_of(message_like, json_values), max_size=5)))
+def test_arbitrary_json_raises_only_validation_or_messages_errors(data):
+    for value in (data, json.dumps(data)):
+        with contextlib.suppress(ValidationError, MessagesError):
+            load_messages(value)

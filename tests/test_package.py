@@ -1,0 +1,69 @@
+"""The package as a user meets it: what `import messages` costs and pulls in, and its public names."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import messages
+
+DESIGN_NAMES = {
+    "SystemMessage",
+    "UserMessage",
+    "AIMessage",
+    "ToolMessage",
+    "ToolCall",
+    "Message",
+    "TextPart",
+    "ImagePart",
+    "AudioPart",
+    "FilePart",
+    "load_messages",
+    "dump_messages",
+    "validate_conversation",
+    "repair_conversation",
+    "MessagesError",
+    "ToolArgumentsError",
+    "ConversationError",
+    "OrphanToolResultError",
+    "UnansweredToolCallError",
+    "DuplicateToolCallIdError",
+    "EmptyConversationError",
+    "ProfileError",
+    "UnknownProfileError",
+    "StoreError",
+    "ThreadNotFoundError",
+}
+
+
+def test_import_messages_does_not_import_litellm():
+    code = (
+        "import sys, json, messages; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('litellm', 'openai', 'hypothesis', 'httpx'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []
+
+
+def test_public_names_are_exported_once_and_sorted():
+    assert messages.__all__ == sorted(messages.__all__)
+    assert len(messages.__all__) == len(set(messages.__all__))
+    for name in messages.__all__:
+        assert getattr(messages, name) is not None
+
+
+def test_every_name_design_fixes_is_public():
+    assert set(messages.__all__) >= DESIGN_NAMES
+
+
+def test_errors_subclass_the_matching_builtins():
+    assert issubclass(messages.ToolArgumentsError, ValueError)
+    assert issubclass(messages.ConversationError, ValueError)
+    assert issubclass(messages.UnknownProfileError, KeyError)
+    assert issubclass(messages.ThreadNotFoundError, KeyError)
+    assert issubclass(messages.MessageTypeError, TypeError)
+    for name in messages.__all__:
+        value = getattr(messages, name)
+        if isinstance(value, type) and issubclass(value, Exception):
+            assert issubclass(value, messages.MessagesError), name

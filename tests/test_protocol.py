@@ -1,0 +1,164 @@
+"""Named cases for the tool-call protocol check and its repair (provider-quirks.md rows 1, 2, 12, 16, 17)."""
+
+from __future__ import annotations
+
+import pytest
+
+from messages import (
+    AIMessage,
+    DuplicateToolCallIdError,
+    EmptyConversationError,
+    OrphanToolResultError,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UnansweredToolCallError,
+    UserMessage,
+    dump_messages,
+    protocol_errors,
+    repair_conversation,
+    validate_conversation,
+)
+from messages.protocol import MISSING_RESULT, is_synthesized_result
+
+
+def call(call_id: str, name: str = "f") -> ToolCall:
+    return ToolCall(id=call_id, name=name, arguments="{}")
+
+
+def result(call_id: str, content: str = "ok") -> ToolMessage:
+    return ToolMessage(tool_call_id=call_id, content=content)
+
+
+def calls(*ids: str) -> AIMessage:
+    return AIMessage(tool_calls=[call(i) for i in ids])
+
+
+USER = UserMessage(content="hi")
+
+
+def test_valid_parallel_exchange_in_any_result_order_passes():
+    validate_conversation([USER, calls("a", "b"), result("b"), result("a"), AIMessage(content="done")])
+
+
+def test_empty_conversation_is_rejected():
+    # provider-quirks.md row 12: "Invalid 'messages': empty array".
+    with pytest.raises(EmptyConversationError, match="empty"):
+        validate_conversation([])
+
+
+def test_orphan_result_after_a_user_message():
+    # provider-quirks.md row 2: "messages with role 'tool' must be a response to a preceding message with
+    # 'tool_calls'" (LangChain #33245: a last-n trim that starts with a tool message).
+    with pytest.raises(OrphanToolResultError) as info:
+        validate_conversation([USER, result("x")])
+    assert info.value.index == 1
+    assert info.value.tool_call_ids == ("x",)
+    assert "message 1 is a tool result for 'x' after a user message" in str(info.value)
+
+
+def test_orphan_result_at_the_start():
+    with pytest.raises(OrphanToolResultError, match="'x' at the start"):
+        validate_conversation([result("x"), USER])
+
+
+def test_result_for_a_call_of_another_turn_is_an_orphan():
+    conversation = [USER, calls("a"), result("a"), USER, calls("b"), result("a")]
+    errors = protocol_errors(conversation)
+    assert [type(e) for e in errors] == [OrphanToolResultError, UnansweredToolCallError]
+    assert "(message 4) made no call with that id (it called 'b')" in str(errors[0])
+
+
+def test_unanswered_call_before_a_user_message():
+    # provider-quirks.md row 1: "An assistant message with 'tool_calls' must be followed by tool messages
+    # responding to each 'tool_call_id'".
+    with pytest.raises(UnansweredToolCallError) as info:
+        validate_conversation([USER, calls("a", "b"), result("a"), USER])
+    assert info.value.index == 1
+    assert info.value.tool_call_ids == ("b",)
+    assert (
+        "message 1 (assistant) calls 'b' but no tool result answers it before message 3 (a user message)"
+        in (str(info.value))
+    )
+
+
+def test_unanswered_calls_at_the_end():
+    with pytest.raises(
+        UnansweredToolCallError, match="'a', 'b' but no tool result answers them before the end"
+    ):
+        validate_conversation([USER, calls("a", "b")])
+
+
+def test_duplicate_call_ids_within_and_across_turns():
+    # provider-quirks.md row 17: "`tool_use` ids must be unique".
+    with pytest.raises(DuplicateToolCallIdError, match="earlier in the same message"):
+        validate_conversation([USER, calls("a", "a"), result("a"), result("a")])
+    with pytest.raises(DuplicateToolCallIdError, match="already used by a call in message 1"):
+        validate_conversation([USER, calls("a"), result("a"), calls("a"), result("a")])
+
+
+def test_second_answer_to_one_call():
+    with pytest.raises(DuplicateToolCallIdError, match="answers tool call 'a' a second time"):
+        validate_conversation([USER, calls("a"), result("a"), result("a", "again")])
+
+
+def test_protocol_errors_lists_every_problem_in_order():
+    conversation = [result("x"), USER, calls("a"), USER, calls("a"), result("a")]
+    errors = protocol_errors(conversation)
+    assert [(type(e), e.index) for e in errors] == [
+        (OrphanToolResultError, 0),
+        (UnansweredToolCallError, 2),
+        (DuplicateToolCallIdError, 4),
+    ]
+
+
+def test_dump_messages_validates_by_default_and_can_skip_it():
+    broken = [USER, calls("a")]
+    with pytest.raises(UnansweredToolCallError):
+        dump_messages(broken)
+    assert len(dump_messages(broken, validate=False)) == 2
+
+
+def test_repair_synthesizes_missing_results_after_the_turns_own_results():
+    # An interrupted run: the second call never returned before the user spoke again.
+    conversation = [SystemMessage(content="s"), USER, calls("a", "b"), result("a"), USER]
+    repaired = repair_conversation(conversation)
+    validate_conversation(repaired)
+    assert repaired[:4] == conversation[:4]
+    assert repaired[4] == ToolMessage(tool_call_id="b", content=MISSING_RESULT)
+    assert is_synthesized_result(repaired[4])
+    assert not is_synthesized_result(repaired[3])
+    assert repaired[5] == USER
+
+
+def test_repair_drops_orphans_and_second_answers_only():
+    conversation = [result("x"), USER, calls("a"), result("a"), result("a", "again"), result("zz"), USER]
+    assert repair_conversation(conversation) == [USER, calls("a"), result("a"), USER]
+
+
+def test_repair_renames_a_repeated_id_on_its_later_occurrence_and_its_result():
+    conversation = [USER, calls("a"), result("a", "first"), USER, calls("a"), result("a", "second")]
+    repaired = repair_conversation(conversation)
+    validate_conversation(repaired)
+    assert repaired[:4] == conversation[:4]
+    assert isinstance(repaired[4], AIMessage)
+    assert repaired[4].tool_calls[0].id == "a_2"
+    assert repaired[5] == result("a_2", "second")
+
+
+def test_repair_pairs_results_with_repeated_ids_in_one_turn_by_position():
+    conversation = [USER, calls("a", "a"), result("a", "one"), result("a", "two")]
+    repaired = repair_conversation(conversation)
+    validate_conversation(repaired)
+    assert [c.id for c in repaired[1].tool_calls] == ["a", "a_2"]  # type: ignore[union-attr]
+    assert repaired[2:] == [result("a", "one"), result("a_2", "two")]
+
+
+def test_repair_of_a_valid_conversation_changes_nothing():
+    conversation = [USER, calls("a", "b"), result("b"), result("a"), AIMessage(content="done")]
+    assert repair_conversation(conversation) == conversation
+
+
+def test_repair_of_nothing_is_an_error():
+    with pytest.raises(EmptyConversationError):
+        repair_conversation([])
