@@ -16,6 +16,7 @@ results, exactly in the wire format OpenAI uses.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -116,12 +117,7 @@ def offline_model(body: dict[str, Any]) -> AIMessage:
     conversation = load_messages(body["messages"])
     last = conversation[-1]
     if isinstance(last, ToolMessage):
-        results = []
-        for message in reversed(conversation):
-            if not isinstance(message, ToolMessage):
-                break
-            results.append(message.content)
-        return AIMessage(content="Here is what I found: " + "; ".join(str(r) for r in reversed(results)))
+        return AIMessage(content=_answer_from_results(conversation))
     question = last.content if isinstance(last.content, str) else ""
     cities = [city for city in _WEATHER if re.search(rf"\b{city}\b", question, re.IGNORECASE)]
     calls = [
@@ -134,10 +130,25 @@ def offline_model(body: dict[str, Any]) -> AIMessage:
             for n, city in enumerate(cities)
         ]
     if not calls:
-        return AIMessage(
-            content="I can tell the weather and the time in " + ", ".join(c.title() for c in _WEATHER)
-        )
+        return AIMessage(content="I can tell the weather and the time in " + ", ".join(c.title() for c in _WEATHER))
     return AIMessage(content=None, tool_calls=calls)
+
+
+def _answer_from_results(conversation: list[Message]) -> str:
+    """One sentence per city, from the results of the last tool turn (matched to calls by tool_call_id)."""
+    turn = next(m for m in reversed(conversation) if isinstance(m, AIMessage) and m.tool_calls)
+    results = {m.tool_call_id: m.content for m in conversation if isinstance(m, ToolMessage)}
+    facts: dict[str, list[str]] = {}
+    for call in turn.tool_calls:
+        arguments = call.parse_arguments()
+        result = results.get(call.id, "")
+        if call.name == "get_weather":
+            weather = json.loads(str(result))
+            facts.setdefault(arguments["city"].lower(), []).append(f"{weather['sky']}, {weather['celsius']} °C")
+        elif call.name == "get_time":
+            city = next(c for c, zone in _ZONES.items() if zone == arguments["timezone"])
+            facts.setdefault(city, []).append(f"local time {result}")
+    return " ".join(f"{city.title()}: {'; '.join(parts)}." for city, parts in facts.items())
 
 
 def chat(question: str, *, model: str, **send: Any) -> list[Message]:
