@@ -130,7 +130,8 @@ def offline_model(body: dict[str, Any]) -> AIMessage:
             for n, city in enumerate(cities)
         ]
     if not calls:
-        return AIMessage(content="I can tell the weather and the time in " + ", ".join(c.title() for c in _WEATHER))
+        known = ", ".join(city.title() for city in _WEATHER)
+        return AIMessage(content=f"I can tell the weather and the time in {known}.")
     return AIMessage(content=None, tool_calls=calls)
 
 
@@ -144,7 +145,8 @@ def _answer_from_results(conversation: list[Message]) -> str:
         result = results.get(call.id, "")
         if call.name == "get_weather":
             weather = json.loads(str(result))
-            facts.setdefault(arguments["city"].lower(), []).append(f"{weather['sky']}, {weather['celsius']} °C")
+            summary = f"{weather['sky']}, {weather['celsius']} °C"
+            facts.setdefault(arguments["city"].lower(), []).append(summary)
         elif call.name == "get_time":
             city = next(c for c, zone in _ZONES.items() if zone == arguments["timezone"])
             facts.setdefault(city, []).append(f"local time {result}")
