@@ -204,7 +204,11 @@ class StreamAccumulator:
     # -- feeding -----------------------------------------------------------------------------------------
 
     def add(self, chunk: Any) -> StreamDelta:
-        """Take one stream chunk; return the text, reasoning and refusal it added."""
+        """Take one stream chunk; return the text, reasoning and refusal it added.
+
+        Raises ``ReplyError`` for a chunk that cannot be read; what the chunk held before the field at
+        fault stays added.
+        """
         position = self._chunks
         self._chunks += 1
         where = f"stream chunk {position}"
@@ -243,7 +247,8 @@ class StreamAccumulator:
         delta = _NO_DELTA
         for number, choice in enumerate(choices):
             index = _call_index(field(choice, "index"), f"{where}, choices[{number}]")
-            if (number if index is None else index) == self._choice:
+            index = number if index is None else index
+            if index == self._choice:
                 delta = self._take_choice(choice, f"{where}, choice {index}")
         return delta
 

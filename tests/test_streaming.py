@@ -89,7 +89,8 @@ def as_builder_reads(message: AIMessage) -> AIMessage:
 
     * a call streamed without argument fragments gets ``"{}"`` from the builder (``or "{}"`` in litellm's
       ``get_combined_tool_content``); the stream said nothing, which is ``""`` (no arguments);
-    * the builder never reads ``delta.refusal``, so a streamed refusal is lost there.
+    * the builder never reads ``delta.refusal``, so a streamed refusal is lost there (on litellm's own
+      streams refusals are lost earlier still, in its stream wrapper: see the test of that below).
     """
     calls = [
         c.model_copy(update={"function": c.function.model_copy(update={"arguments": c.arguments or "{}"})})
@@ -494,6 +495,19 @@ def test_a_refusal_streams_as_a_refusal():
         chunk(finish="stop"),
     ]
     assert accumulate(chunks).message() == AIMessage(content=None, refusal="I can't help with that.")
+
+
+@pytest.mark.litellm
+def test_litellm_drops_streamed_refusals_before_they_reach_us(litellm):
+    # A litellm quirk (1.106.2): CustomStreamWrapper judges a chunk whose delta holds only `refusal` empty
+    # and never yields it, so a streamed refusal is lost on the way; the same stream read directly keeps it.
+    reply = AIMessage(content=None, refusal="I can't help with that.")
+    with StandInServer(scripted(reply)) as server:
+        through_litellm = AIMessage.from_stream(
+            litellm.completion(model=MODELS["openai"], messages=USER, stream=True, **send_kwargs(server))
+        )
+    assert through_litellm == AIMessage(content="")
+    assert AIMessage.from_stream(openai_stream_chunks({}, reply)) == reply
 
 
 def test_n_choices_follow_one_choice():
