@@ -35,12 +35,14 @@ copying a provider's dump. The rules, each chosen to give the reply the provider
   redacted blocks are kept whole. Thinking text that never receives a signature makes no block (no
   provider accepts an unsigned block back); litellm streams that text as ``reasoning_content`` too, where
   it is kept. This is the rule ``stream_chunk_builder`` follows.
-* Usage is cumulative on every wire (each usage chunk restates the totals so far), so the last usage seen
-  wins; usage is never summed across chunks (LangChain #30429). The finish reason is the last one seen.
+* Usage chunks restate the totals so far (Anthropic at ``message_start`` and again at ``message_delta``,
+  Gemini on every chunk, OpenAI once at the end), so the last usage seen wins; usage is never summed
+  across chunks (LangChain #30429). The finish reason is the last one seen.
   Both are properties of the accumulator, not fields of the message. A stream that ended without a
   finish reason was cut off (or came from a provider that never sends one): ``finish_reason`` is ``None``.
 * With ``n > 1`` each chunk carries choices for several completions; the accumulator follows one choice,
-  ``choice=0`` unless told otherwise, found by each choice's ``index`` (its position when it has none).
+  ``choice=0`` unless told otherwise, found by each choice's ``index`` (its position when it has none);
+  ``message()`` says so when the stream never carried that choice.
 * What ``AIMessage`` has no field for (audio, images, annotations, logprobs) is not kept, as in
   ``AIMessage.from_litellm``. Legacy ``function_call`` deltas and custom (non-function) tool calls raise
   ``ReplyError``: an ``AIMessage`` cannot hold them, and dropping them would lose the reply.
@@ -157,6 +159,8 @@ class StreamAccumulator:
         self._usage: dict[str, Any] | None = None
         self._finish_reason: str | None = None
         self._partial: AIMessage | None = None
+        self._other_choices: set[int] = set()
+        self._followed_seen = False
 
     # -- reading results ---------------------------------------------------------------------------------
 
@@ -192,7 +196,13 @@ class StreamAccumulator:
         return self._partial
 
     def message(self) -> AIMessage:
-        """The assembled reply; raises ``ReplyError`` if a tool call never received its id or name."""
+        """The assembled reply; raises ``ReplyError`` if a tool call never received its id or name, or if
+        the stream carried choices but never the one followed."""
+        if self._other_choices and not self._followed_seen:
+            raise ReplyError(
+                f"the stream carried choices {sorted(self._other_choices)} but never choice {self._choice}; "
+                "pass choice= one of those"
+            )
         return self._build(strict=True)
 
     def __repr__(self) -> str:
@@ -249,7 +259,10 @@ class StreamAccumulator:
             index = _call_index(field(choice, "index"), f"{where}, choices[{number}]")
             index = number if index is None else index
             if index == self._choice:
+                self._followed_seen = True
                 delta = self._take_choice(choice, f"{where}, choice {index}")
+            else:
+                self._other_choices.add(index)
         return delta
 
     # -- internals ---------------------------------------------------------------------------------------

@@ -523,6 +523,8 @@ def test_n_choices_follow_one_choice():
     assert accumulate(chunks).message() == AIMessage(content="Yes!")
     assert accumulate(chunks, choice=1).message() == AIMessage(content="Nope")
     assert AIMessage.from_stream(chunks, choice=1) == AIMessage(content="Nope")
+    with pytest.raises(ReplyError, match=r"carried choices \[0, 1\] but never choice 2"):
+        AIMessage.from_stream(chunks, choice=2)
 
 
 def test_thinking_blocks_close_on_their_signature():
