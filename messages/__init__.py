@@ -25,6 +25,7 @@ from messages.errors import (
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from messages.parts import AudioPart, FilePart, ImagePart, TextPart
 from messages.protocol import protocol_errors, repair_conversation, validate_conversation
+from messages.streaming import StreamAccumulator, StreamDelta
 
 __version__ = "0.1.0.dev0"
 
@@ -43,6 +44,8 @@ __all__ = [
     "ProfileError",
     "ReplyError",
     "StoreError",
+    "StreamAccumulator",
+    "StreamDelta",
     "SystemMessage",
     "TextPart",
     "ThreadNotFoundError",

@@ -18,7 +18,7 @@ them in its envelope.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 import pydantic_core
@@ -244,14 +244,30 @@ class AIMessage(WireModel):
         return cls.model_validate(assistant_fields(obj, choice=choice, provider=provider))
 
     @classmethod
-    def from_stream(cls, chunks: Iterable[Any]) -> Self:
-        """Assemble a streamed reply from litellm stream chunks (see ``StreamAccumulator``)."""
+    def from_stream(cls, chunks: Iterable[Any], *, choice: int = 0, provider: str | None = None) -> Self:
+        """Assemble a streamed reply from its chunks (litellm, OpenAI SDK or dicts; see ``StreamAccumulator``,
+        which also keeps the stream's usage and finish reason)."""
         from messages.streaming import StreamAccumulator
 
-        accumulator = StreamAccumulator()
+        accumulator = StreamAccumulator(choice=choice, provider=provider)
         for chunk in chunks:
             accumulator.add(chunk)
-        message = accumulator.message()
+        return cls._of(accumulator.message())
+
+    @classmethod
+    async def afrom_stream(
+        cls, chunks: AsyncIterable[Any], *, choice: int = 0, provider: str | None = None
+    ) -> Self:
+        """``from_stream`` for an async stream, e.g. ``await litellm.acompletion(..., stream=True)``."""
+        from messages.streaming import StreamAccumulator
+
+        accumulator = StreamAccumulator(choice=choice, provider=provider)
+        async for chunk in chunks:
+            accumulator.add(chunk)
+        return cls._of(accumulator.message())
+
+    @classmethod
+    def _of(cls, message: AIMessage) -> Self:
         return message if isinstance(message, cls) else cls.model_validate(message.model_dump())
 
 

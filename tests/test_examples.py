@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from messages.testing import StandInServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -53,3 +60,77 @@ def test_tool_loop_refuses_a_model_without_its_key():
     )
     assert result.returncode == 2
     assert "OPENAI_API_KEY" in result.stderr
+
+
+def test_streaming_bot_streams_the_tool_calls_then_the_answer():
+    out = run_example("streaming_bot.py")
+    lines = out.splitlines()
+    assert lines[0] == "user: What's the weather and the time in Paris and Tokyo?"
+    calls = [line for line in lines if line.startswith("assistant -> ")]
+    assert calls == [
+        'assistant -> get_weather({"city":"Paris"})',
+        'assistant -> get_weather({"city":"Tokyo"})',
+        'assistant -> get_time({"timezone":"Europe/Paris"})',
+        'assistant -> get_time({"timezone":"Asia/Tokyo"})',
+    ]
+    assert len([line for line in lines if line.startswith("tool [")]) == 4
+    [final] = [line for line in lines if line.startswith("assistant: ")]
+    assert "light rain" in final
+    finishes = [line.strip() for line in lines if line.startswith("  [")]
+    assert [f.split(",")[0] for f in finishes] == ["[tool_calls", "[stop"]
+    assert all("prompt +" in f and "completion tokens]" in f for f in finishes)
+    assert "(2 streamed requests to the stand-in provider" in out
+
+
+@pytest.mark.litellm
+@pytest.mark.parametrize("use_async", [False, True], ids=["completion", "acompletion"])
+def test_streaming_bot_prints_text_and_arguments_as_they_arrive(litellm, monkeypatch, use_async):
+    # In-process, to see the writes themselves: each tool call's arguments and the answer arrive in
+    # several pieces and are printed piece by piece, before the stream has ended.
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    streaming_bot = importlib.import_module("streaming_bot")
+
+    class Recorder(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.writes: list[str] = []
+
+        def write(self, text: str) -> int:
+            self.writes.append(text)
+            return super().write(text)
+
+    out = Recorder()
+    with StandInServer(streaming_bot.offline_model) as server:
+        send = {"model": "openai/gpt-4o-mini", "out": out, "api_base": server.url, "api_key": "x"}
+        if use_async:
+            conversation = asyncio.run(streaming_bot.achat("Weather in Paris?", **send))
+        else:
+            conversation = streaming_bot.chat("Weather in Paris?", **send)
+    arguments = conversation[2].tool_calls[0].arguments
+    assert arguments == '{"city":"Paris"}'
+    header = out.writes.index("assistant -> get_weather(")
+    pieces = out.writes[header + 1 : out.writes.index(")", header)]
+    assert len(pieces) > 1
+    assert "".join(pieces) == arguments
+    assert 'tool [call_w0par]: {"city":"Paris","sky":"light rain","celsius":14}\n' in out.writes
+    answer = conversation[-1].content
+    start = out.writes.index("assistant: ")
+    end = next(i for i, w in enumerate(out.writes) if i > start and w.startswith("\n  [stop"))
+    text_pieces = out.writes[start + 1 : end]
+    assert len(text_pieces) > 1
+    assert "".join(text_pieces) == answer
+    assert "light rain" in answer
+
+
+def test_streaming_bot_refuses_a_model_without_its_key():
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "streaming_bot.py"), "--model", "openai/gpt-4o-mini"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 2
+    assert "OPENAI_API_KEY" in result.stderr
+    assert result.stdout == ""

@@ -34,6 +34,7 @@ DESIGN_NAMES = {
     "UnknownProfileError",
     "StoreError",
     "ThreadNotFoundError",
+    "StreamAccumulator",
 }
 
 

@@ -10,6 +10,18 @@ function from the request body to the ``AIMessage`` to send back.
         server.last_body()["messages"]
 """
 
+from messages.testing._anthropic_stream import AnthropicStreamRoute
+from messages.testing._gemini_stream import GeminiStreamRoute
+from messages.testing._openai import OpenAIChatRoute
 from messages.testing._server import Recorded, Responder, Route, StandInServer, scripted
 
-__all__ = ["Recorded", "Responder", "Route", "StandInServer", "scripted"]
+__all__ = [
+    "AnthropicStreamRoute",
+    "GeminiStreamRoute",
+    "OpenAIChatRoute",
+    "Recorded",
+    "Responder",
+    "Route",
+    "StandInServer",
+    "scripted",
+]

@@ -74,8 +74,8 @@ def _pieces(text: str, size: int) -> Iterator[str]:
 def openai_stream_chunks(
     body: dict[str, Any], reply: AIMessage, *, piece: int = 7
 ) -> Iterator[dict[str, Any]]:
-    """The ``chat.completion.chunk`` objects OpenAI streams for ``reply``: role, reasoning and text in
-    pieces, each tool call opened with its id and name then its arguments in fragments, the finish
+    """The ``chat.completion.chunk`` objects OpenAI streams for ``reply``: role, refusal, reasoning and text
+    in pieces, each tool call opened with its id and name then its arguments in fragments, the finish
     reason, and a usage chunk when ``stream_options.include_usage`` asks for one."""
     base = {
         "id": f"chatcmpl-standin{next(_ids)}",
@@ -88,7 +88,12 @@ def openai_stream_chunks(
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
-    yield chunk({"role": "assistant", "content": ""})
+    if reply.refusal and reply.content is None:
+        yield chunk({"role": "assistant", "content": None, "refusal": ""})
+    else:
+        yield chunk({"role": "assistant", "content": ""})
+    for part in _pieces(reply.refusal or "", piece):
+        yield chunk({"refusal": part})
     if reply.reasoning_content:
         for part in _pieces(reply.reasoning_content, piece):
             yield chunk({"reasoning_content": part})
