@@ -2,7 +2,8 @@
 
 It keeps each message as its JSON dump, as the database backends do, so what it gives back is a fresh value
 equal to what was appended (never the caller's object), and it behaves like them in every other respect.
-One lock makes it safe to share between threads; it is not shared between processes.
+One lock makes it safe to share between threads; it is not shared between processes. ``close()`` drops
+everything.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from messages.errors import ThreadExistsError, ThreadNotFoundError
+from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
 from messages.models import Message
 from messages.stores.base import (
     ThreadInfo,
@@ -44,18 +45,31 @@ class InMemoryThreadStore(ThreadStore):
     def __init__(self) -> None:
         self._threads: dict[str, _Record] = {}  # insertion order: oldest first
         self._lock = threading.Lock()
+        self._closed = False
+
+    def close(self) -> None:
+        """Drop every thread; the store cannot be used afterwards."""
+        with self._lock:
+            self._closed = True
+            self._threads.clear()
 
     def _get(self, thread_id: str) -> _Record:
+        self._check_open()
         record = self._threads.get(check_thread_id(thread_id))
         if record is None:
             raise ThreadNotFoundError(thread_id)
         return record
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("this InMemoryThreadStore is closed")
 
     def create_thread(self, thread_id: str | None = None) -> str:
         thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
         state = encode_thread(LocalThread(id=thread_id))
         now = utc_now()
         with self._lock:
+            self._check_open()
             if thread_id in self._threads:
                 raise ThreadExistsError(thread_id)
             self._threads[thread_id] = _Record(state, now, now)
@@ -80,6 +94,7 @@ class InMemoryThreadStore(ThreadStore):
 
     def threads(self) -> list[str]:
         with self._lock:
+            self._check_open()
             return list(self._threads)
 
     def delete_thread(self, thread_id: str) -> None:
@@ -91,6 +106,7 @@ class InMemoryThreadStore(ThreadStore):
         state = encode_thread(thread)
         now = utc_now()
         with self._lock:
+            self._check_open()
             record = self._threads.get(thread.id)
             if record is None:
                 self._threads[thread.id] = _Record(state, now, now)

@@ -10,6 +10,7 @@ function from the request body to the ``AIMessage`` to send back.
         server.last_body()["messages"]
 """
 
+from messages.testing._responses import OpenAIResponsesRoute
 from messages.testing._server import Recorded, Responder, Route, StandInServer, scripted
 
-__all__ = ["Recorded", "Responder", "Route", "StandInServer", "scripted"]
+__all__ = ["OpenAIResponsesRoute", "Recorded", "Responder", "Route", "StandInServer", "scripted"]
