@@ -20,11 +20,12 @@ type, and every ``ThreadStore`` keeps them with ``save_thread`` / ``load_thread`
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
 from messages._responses import from_responses_output, response_id, to_responses_input
 from messages.errors import (
@@ -76,6 +77,7 @@ def as_message_list(messages: Message | Iterable[Message]) -> list[Message]:
     return listed
 
 
+@runtime_checkable
 class ContextWindow(Protocol):
     """What a local thread reads through: a window over a conversation (``messages.context``)."""
 
@@ -95,6 +97,28 @@ class ContextWindow(Protocol):
 _THREAD_CONFIG = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
+def _finite(value: JsonValue, path: str = "context_state") -> None:
+    """Refuse infinities and NaN, which JSON cannot carry (they would come back as ``null``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{path} holds {value!r}, which JSON cannot represent; store it as a string")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _finite(item, f"{path}[{key!r}]")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _finite(item, f"{path}[{index}]")
+
+
+def _json_state(state: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    for key, value in state.items():
+        _finite(value, f"context_state[{key!r}]")
+    return state
+
+
+ContextState = Annotated[dict[str, JsonValue], AfterValidator(_json_state)]
+"""JSON-able state for context providers, by provider name; finite numbers only."""
+
+
 class LocalThread(BaseModel):
     """A thread whose messages live with us, in a ``ThreadStore``, under ``id``.
 
@@ -107,7 +131,7 @@ class LocalThread(BaseModel):
     """Always ``"local"``: the discriminator that reloads a saved thread as the right type."""
     id: str = Field(default_factory=new_thread_id, min_length=1)
     """The thread's id in its store; a random one unless given."""
-    context_state: dict[str, JsonValue] = Field(default_factory=dict)
+    context_state: ContextState = Field(default_factory=dict)
     """JSON-able state for context providers, by provider name."""
 
     def append(self, store: ThreadStore, messages: Message | Iterable[Message]) -> range:
@@ -158,7 +182,7 @@ class RemoteThread(BaseModel):
     """The ``call_id`` of each function call the last response made: the next request must answer them."""
     pending: tuple[Message, ...] = ()
     """The messages added since the last response, in order: what the next request sends."""
-    context_state: dict[str, JsonValue] = Field(default_factory=dict)
+    context_state: ContextState = Field(default_factory=dict)
     """JSON-able state for context providers, by provider name."""
 
     def add(self, messages: Message | Iterable[Message]) -> Self:

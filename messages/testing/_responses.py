@@ -101,7 +101,7 @@ def responses_object(
         "usage": (
             {
                 "input_tokens": prompt,
-                "input_tokens_details": {"cached_tokens": 0},
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                 "output_tokens": completion,
                 "output_tokens_details": {"reasoning_tokens": 0},
                 "total_tokens": prompt + completion,
@@ -168,6 +168,7 @@ def responses_events(
                 "response.function_call_arguments.done",
                 item_id=item["id"],
                 output_index=index,
+                name=item["name"],
                 arguments=item["arguments"],
             )
         else:
