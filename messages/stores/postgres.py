@@ -7,8 +7,8 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
   thread's row until commit, so concurrent appends to one thread queue up and get contiguous positions) and
   inserts the messages from one array parameter, in the same implicit transaction. One round trip, whatever
   the batch size; all or nothing.
-* A read takes one ``REPEATABLE READ`` snapshot for the length and the rows, and fetches the range as one
-  ``string_agg`` (ordered by position), parsed in one go.
+* A read takes one ``REPEATABLE READ`` snapshot for the length and the rows, fetches the range in index
+  order and parses it in one go.
 * One connection per thread and per process (a connection never crosses a fork); a connection the server
   dropped is replaced at next use.
 * The schema is built by a list of small migration steps, applied under an advisory lock (so that processes
@@ -18,21 +18,19 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
 from messages.models import Message
+from messages.stores._connections import PerThread
 from messages.stores.base import (
     ThreadInfo,
     ThreadStore,
     bounds,
     check_thread_id,
-    decode_joined,
+    decode_messages,
     decode_thread,
-    diagnose,
     encode_messages,
     encode_thread,
     missing_position,
@@ -115,11 +113,12 @@ class PostgresThreadStore(ThreadStore):
         self._psycopg = psycopg
         self._dsn = dsn
         self._connect_timeout = connect_timeout
-        self._lock = threading.Lock()
-        self._local = threading.local()
-        self._opened: list[Any] = []
-        self._pid = os.getpid()
-        self._closed = False
+        self._connections: PerThread[Any] = PerThread(
+            self._open,
+            lambda conn: conn.close(),
+            usable=lambda conn: not (conn.closed or conn.broken),
+            name=repr(self),
+        )
         self._connection()  # connect now: a bad DSN or a newer schema fails here, not at first use
 
     def __repr__(self) -> str:
@@ -130,20 +129,7 @@ class PostgresThreadStore(ThreadStore):
     # -- connections -----------------------------------------------------------------------------------
 
     def _connection(self) -> Any:
-        if self._closed:
-            raise StoreError(f"{self!r} is closed")
-        if self._pid != os.getpid():
-            # A forked child shares its parent's sockets: never talk through them; open its own.
-            self._local = threading.local()
-            self._opened = []
-            self._pid = os.getpid()
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed or conn.broken:
-            conn = self._open()
-            self._local.conn = conn
-            with self._lock:
-                self._opened.append(conn)
-        return conn
+        return self._connections.get()
 
     def _open(self) -> Any:
         psycopg = self._psycopg
@@ -192,12 +178,7 @@ class PostgresThreadStore(ThreadStore):
 
     def close(self) -> None:
         """Close every connection this store opened (in any thread of this process)."""
-        with self._lock:
-            self._closed = True
-            opened, self._opened = self._opened, []
-        if self._pid == os.getpid():
-            for conn in opened:
-                conn.close()
+        self._connections.close_all()
 
     # -- the contract ------------------------------------------------------------------------------------
 
@@ -240,22 +221,7 @@ class PostgresThreadStore(ThreadStore):
             lo, hi = bounds(start, stop, self._length(conn, thread_id))
             if lo >= hi:
                 return []
-            count, joined = conn.execute(
-                "SELECT count(*), string_agg(message, ',' ORDER BY position) FROM thread_store_messages "
-                "WHERE thread_id = %s AND position >= %s AND position < %s",
-                (thread_id, lo, hi),
-            ).fetchone()
-            if count != hi - lo:
-                present = conn.execute(
-                    "SELECT position FROM thread_store_messages "
-                    "WHERE thread_id = %s AND position >= %s AND position < %s",
-                    (thread_id, lo, hi),
-                )
-                raise missing_position(thread_id, lo, hi, (int(p) for (p,) in present))
-            decoded = decode_joined(f"[{joined}]", hi - lo)
-            if decoded is not None:
-                return decoded
-            # Something in the range is damaged: read it row by row to name the position.
+            # Rows in index order, joined here: an ordered string_agg would sort the range on the server.
             rows = [
                 text
                 for (text,) in conn.execute(
@@ -264,7 +230,14 @@ class PostgresThreadStore(ThreadStore):
                     (thread_id, lo, hi),
                 )
             ]
-        return diagnose(thread_id, lo, lambda: rows)
+            if len(rows) != hi - lo:
+                present = conn.execute(
+                    "SELECT position FROM thread_store_messages "
+                    "WHERE thread_id = %s AND position >= %s AND position < %s",
+                    (thread_id, lo, hi),
+                )
+                raise missing_position(thread_id, lo, hi, (int(p) for (p,) in present))
+        return decode_messages(thread_id, lo, rows)
 
     def threads(self) -> list[str]:
         rows = self._connection().execute("SELECT id FROM thread_store_threads ORDER BY ordinal")

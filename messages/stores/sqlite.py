@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -28,6 +27,7 @@ from typing import Literal
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
 from messages.models import Message
+from messages.stores._connections import PerThread
 from messages.stores.base import (
     ThreadInfo,
     ThreadStore,
@@ -116,11 +116,7 @@ class SQLiteThreadStore(ThreadStore):
         """The database file."""
         self._timeout = timeout
         self._synchronous = synchronous
-        self._lock = threading.Lock()
-        self._local = threading.local()
-        self._opened: list[sqlite3.Connection] = []
-        self._pid = os.getpid()
-        self._closed = False
+        self._connections = PerThread(self._open, sqlite3.Connection.close, name=repr(self))
         self._connection()  # open now: a bad path or a newer schema fails here, not at first use
 
     def __repr__(self) -> str:
@@ -129,20 +125,7 @@ class SQLiteThreadStore(ThreadStore):
     # -- connections -----------------------------------------------------------------------------------
 
     def _connection(self) -> sqlite3.Connection:
-        if self._closed:
-            raise StoreError(f"{self!r} is closed")
-        if self._pid != os.getpid():
-            # A forked child must not use its parent's connections (SQLite forbids it): start afresh.
-            self._local = threading.local()
-            self._opened = []
-            self._pid = os.getpid()
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._open()
-            self._local.conn = conn
-            with self._lock:
-                self._opened.append(conn)
-        return conn
+        return self._connections.get()
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -218,12 +201,7 @@ class SQLiteThreadStore(ThreadStore):
 
     def close(self) -> None:
         """Close every connection this store opened (in any thread of this process)."""
-        with self._lock:
-            self._closed = True
-            opened, self._opened = self._opened, []
-        if self._pid == os.getpid():
-            for conn in opened:
-                conn.close()
+        self._connections.close_all()
 
     # -- the contract ------------------------------------------------------------------------------------
 

@@ -4,8 +4,10 @@ refused, SQLite in WAL mode, clear errors for what cannot be opened, and psycopg
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -88,3 +90,60 @@ def test_import_messages_imports_neither_psycopg_nor_litellm():
     loaded = set(json.loads(out))
     assert "psycopg" not in loaded
     assert "litellm" not in loaded
+
+
+def test_each_thread_gets_its_own_connection_and_ended_threads_give_theirs_back(durable_backend, make_spec):
+    store = open_store(make_spec(durable_backend))
+    store.create_thread("t")
+    together = threading.Barrier(4)
+    opened = []
+
+    def use() -> None:
+        store.append("t", UserMessage(content="hi"))
+        opened.append(store._connection())
+        together.wait(timeout=30)  # all four alive at once: four threads, four connections
+
+    workers = [threading.Thread(target=use) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len({id(conn) for conn in opened}) == 4
+    assert store._connections.count() == 5  # the main thread's and the four workers'
+    late = threading.Thread(target=use_once, args=(store,))
+    late.start()
+    late.join()
+    # Opening the late thread's connection closed those of the four ended threads.
+    assert store._connections.count() == 2
+    assert all(is_closed(conn) for conn in opened)
+    assert len(store.messages("t")) == 5
+    store.close()
+
+
+def use_once(store) -> None:
+    store.append("t", UserMessage(content="late"))
+
+
+def is_closed(conn) -> bool:
+    if hasattr(conn, "broken"):  # psycopg
+        return bool(conn.closed)
+    try:
+        conn.execute("SELECT 1")
+    except sqlite3.ProgrammingError:
+        return True
+    return False
+
+
+def test_a_postgres_connection_dropped_by_the_server_is_replaced(make_spec):
+    spec = make_spec("postgres")
+    store = open_store(spec)
+    store.create_thread("t")
+    pid = store._connection().info.backend_pid
+    raw_rows(spec, "SELECT pg_terminate_backend(?)", (pid,))
+    import psycopg
+
+    with pytest.raises(psycopg.OperationalError):
+        store.messages("t")  # the call that finds the connection gone fails, and says so
+    assert store.messages("t") == []  # the next one reconnects
+    assert store._connection().info.backend_pid != pid
+    store.close()
