@@ -167,6 +167,10 @@ class RemoteThread(BaseModel):
     Flow: ``thread = thread.add(UserMessage(...))``; ``response = litellm.responses(model=...,
     **thread.request())``; ``thread, reply = thread.receive(response)``; answer ``reply.tool_calls`` with
     ``thread.add(ToolMessage.for_call(...))`` and request again.
+
+    The id kept is the one the reply carries. litellm's replies carry an id of its own making (the
+    provider's id wrapped with the provider's name, so that it can route the next call) and unwrap it on
+    the way out: keep calling through litellm for the life of the thread.
     """
 
     model_config = _THREAD_CONFIG

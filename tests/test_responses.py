@@ -7,7 +7,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from pydantic import ConfigDict, TypeAdapter
 
 from messages import (
@@ -129,6 +129,7 @@ def _has_audio(conversation: list[Message]) -> bool:
     )
 
 
+@settings(max_examples=30)
 @given(ms.conversations())
 def test_conversations_become_items_the_sdk_accepts_keeping_every_call_result_and_text(conversation):
     if _has_audio(conversation):

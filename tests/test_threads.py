@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -220,6 +220,7 @@ def test_a_remote_thread_refuses_results_that_answer_no_call():
         ).request()
 
 
+@settings(max_examples=20)
 @given(ms.conversations())
 def test_a_valid_local_history_starts_a_remote_thread(conversation):
     # Moving a local conversation to a remote thread: what passes validate_conversation passes the remote
