@@ -1,11 +1,14 @@
 # Convenience targets; each one calls scripts/dev.py, which sets up .venv itself.
-.PHONY: run test bench conformance clean
+.PHONY: run test test-postgres bench conformance clean
 
 run:  ## the example bot, offline
 	python3 scripts/dev.py run
 
 test:  ## ruff, mypy and the whole test suite
 	python3 scripts/dev.py test
+
+test-postgres:  ## the same, with a throwaway PostgreSQL server for the PostgreSQL store tests
+	scripts/postgres.sh run python3 scripts/dev.py test
 
 bench:  ## benchmarks: ratios against baselines measured in the same run
 	python3 scripts/dev.py bench

@@ -7,57 +7,86 @@ called, never by ``import messages``.
 """
 
 from messages._io import dump_messages, load_messages
+from messages._responses import from_responses_output, to_responses_input
 from messages.errors import (
     ConversationError,
+    CorruptDataError,
     DuplicateToolCallIdError,
     EmptyConversationError,
+    InvalidThreadIdError,
     MessagesError,
     MessageTypeError,
     OrphanToolResultError,
     ProfileError,
     ReplyError,
     StoreError,
+    ThreadExistsError,
     ThreadNotFoundError,
     ToolArgumentsError,
     UnansweredToolCallError,
     UnknownProfileError,
+    UnsupportedContentError,
 )
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from messages.parts import AudioPart, FilePart, ImagePart, TextPart
 from messages.protocol import protocol_errors, repair_conversation, validate_conversation
+from messages.stores import (
+    InMemoryThreadStore,
+    PostgresThreadStore,
+    SQLiteThreadStore,
+    ThreadInfo,
+    ThreadStore,
+)
 from messages.streaming import StreamAccumulator, StreamDelta
+from messages.threads import ContextWindow, LocalThread, RemoteThread, Thread, parse_thread
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AIMessage",
     "AudioPart",
+    "ContextWindow",
     "ConversationError",
+    "CorruptDataError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
     "FilePart",
     "ImagePart",
+    "InMemoryThreadStore",
+    "InvalidThreadIdError",
+    "LocalThread",
     "Message",
     "MessageTypeError",
     "MessagesError",
     "OrphanToolResultError",
+    "PostgresThreadStore",
     "ProfileError",
+    "RemoteThread",
     "ReplyError",
+    "SQLiteThreadStore",
     "StoreError",
     "StreamAccumulator",
     "StreamDelta",
     "SystemMessage",
     "TextPart",
+    "Thread",
+    "ThreadExistsError",
+    "ThreadInfo",
     "ThreadNotFoundError",
+    "ThreadStore",
     "ToolArgumentsError",
     "ToolCall",
     "ToolMessage",
     "UnansweredToolCallError",
     "UnknownProfileError",
+    "UnsupportedContentError",
     "UserMessage",
     "dump_messages",
+    "from_responses_output",
     "load_messages",
+    "parse_thread",
     "protocol_errors",
     "repair_conversation",
+    "to_responses_input",
     "validate_conversation",
 ]

@@ -20,26 +20,35 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
         DuplicateToolCallIdError                 one id used by two calls, or answered twice
       ProfileError                             a provider profile cannot be resolved or applied
         UnknownProfileError (KeyError)           no profile registered under that name
+      UnsupportedContentError (ValueError)     content the target API has no form for (Responses API audio)
       StoreError                               a thread store failed
         ThreadNotFoundError (KeyError)           no thread with that id
+        ThreadExistsError (ValueError)           create_thread with an id that is taken
+        InvalidThreadIdError (ValueError)        a thread id that is not a non-empty string
+        CorruptDataError (ValueError)            stored data that no longer reads (bad JSON, a dump that no
+                                                 longer validates, a missing position): thread and position
 """
 
 from __future__ import annotations
 
 __all__ = [
     "ConversationError",
+    "CorruptDataError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
+    "InvalidThreadIdError",
     "MessageTypeError",
     "MessagesError",
     "OrphanToolResultError",
     "ProfileError",
     "ReplyError",
     "StoreError",
+    "ThreadExistsError",
     "ThreadNotFoundError",
     "ToolArgumentsError",
     "UnansweredToolCallError",
     "UnknownProfileError",
+    "UnsupportedContentError",
 ]
 
 
@@ -129,3 +138,49 @@ class ThreadNotFoundError(StoreError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class ThreadExistsError(StoreError, ValueError):
+    """``create_thread`` was given an id that a thread of the store already has."""
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f"a thread with id {thread_id!r} already exists in this store; load it with load_thread(), or "
+            "create_thread() without an id to get a new one"
+        )
+        self.thread_id = thread_id
+        """The id that is taken."""
+
+
+class InvalidThreadIdError(StoreError, ValueError):
+    """A thread id that is not a non-empty string."""
+
+
+class CorruptDataError(StoreError, ValueError):
+    """Stored data that no longer reads: invalid JSON, a dump that no longer validates, a missing position.
+
+    Only the damaged part fails: the thread's other positions (``messages(thread_id, 0, position)``) and
+    every other thread still read.
+    """
+
+    def __init__(self, message: str, *, thread_id: str, position: int | None) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        """The thread the damaged data belongs to."""
+        self.position = position
+        """The position of the damaged message in its thread, or ``None`` for the thread's own record."""
+
+
+class UnsupportedContentError(MessagesError, ValueError):
+    """Content that the target API has no form for (audio in Responses API input, for example).
+
+    ``index`` is the position of the message in the list being converted, ``part`` the position of the
+    content part in that message (or ``None``).
+    """
+
+    def __init__(self, message: str, *, index: int, part: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+        """Position of the offending message."""
+        self.part = part
+        """Position of the offending content part in that message, or ``None``."""

@@ -13,12 +13,14 @@ function from the request body to the ``AIMessage`` to send back.
 from messages.testing._anthropic_stream import AnthropicStreamRoute
 from messages.testing._gemini_stream import GeminiStreamRoute
 from messages.testing._openai import OpenAIChatRoute
+from messages.testing._responses import OpenAIResponsesRoute
 from messages.testing._server import Recorded, Responder, Route, StandInServer, scripted
 
 __all__ = [
     "AnthropicStreamRoute",
     "GeminiStreamRoute",
     "OpenAIChatRoute",
+    "OpenAIResponsesRoute",
     "Recorded",
     "Responder",
     "Route",

@@ -1,0 +1,271 @@
+"""The ``ThreadStore`` contract that every backend keeps, and the pieces the backends share.
+
+The contract (tests/stores/ runs one suite, unchanged, against every backend):
+
+* A store holds threads by id. ``create_thread()`` makes an empty ``LocalThread`` (a random id unless one
+  is given; a taken id raises ``ThreadExistsError``); ``save_thread(thread)`` stores a ``LocalThread`` or
+  ``RemoteThread`` value (its ``context_state`` included), creating the thread if needed, and
+  ``load_thread(thread_id)`` gives it back as the same type.
+* ``append(thread_id, messages)`` adds one message or an iterable of them at the end, all or nothing, and
+  returns the positions they got. Positions are assigned atomically: appends from many threads, processes
+  or machines never interleave inside one call, and none is lost or doubled. Once ``append`` returns, the
+  messages are committed: a process killed afterwards (or during a later append) loses none of them, and a
+  process killed during an append leaves all of that call's messages or none, never a torn one.
+* ``messages(thread_id, start=0, stop=None)`` reads in order; ``start`` and ``stop`` slice by position as
+  a list slice does (negative values count from the end).
+* ``threads()`` lists every thread id, oldest first; ``delete_thread`` removes a thread and its messages;
+  ``thread_info`` reads the envelope (kind, length, timestamps).
+* Every method that takes a ``thread_id`` raises ``ThreadNotFoundError`` when no such thread exists.
+* Stored data that no longer reads (invalid JSON, a dump that no longer validates as a ``Message``, a
+  missing position) raises ``CorruptDataError`` naming the thread and the position; the thread's other
+  positions and every other thread still read.
+
+Messages are stored as their lossless dump (``model_dump_json()``, the OpenAI Chat Completions shape) and
+read back as equal, fresh values. Ids, positions and timestamps are the store's envelope, not message
+fields (DESIGN.md section 7).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Literal, Self
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+
+from messages._io import MESSAGE_LIST
+from messages.errors import CorruptDataError, InvalidThreadIdError
+from messages.models import Message
+from messages.threads import LocalThread, RemoteThread, as_message_list, parse_thread
+
+__all__ = [
+    "MAX_THREAD_ID_LENGTH",
+    "ThreadInfo",
+    "ThreadStore",
+    "bounds",
+    "check_thread_id",
+    "decode_messages",
+    "decode_thread",
+    "encode_messages",
+    "encode_thread",
+    "utc_now",
+]
+
+MAX_THREAD_ID_LENGTH = 255
+"""The longest thread id a store accepts (every backend indexes it)."""
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    """A thread's envelope in its store."""
+
+    id: str
+    """The thread's id."""
+    kind: Literal["local", "remote"]
+    """Which kind of thread value is saved under the id."""
+    length: int
+    """How many messages the thread holds."""
+    created_at: datetime
+    """When the thread was created (UTC)."""
+    updated_at: datetime
+    """When a message was last appended or the thread last saved (UTC)."""
+
+
+class ThreadStore(ABC):
+    """Where threads and their messages live: the contract of every backend (see the module docstring)."""
+
+    @abstractmethod
+    def create_thread(self, thread_id: str | None = None) -> str:
+        """Create an empty ``LocalThread`` and return its id (a random one unless ``thread_id`` is given)."""
+
+    @abstractmethod
+    def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
+        """Add one message or several, atomically, at the end; returns the positions they got."""
+
+    @abstractmethod
+    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
+        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
+
+    @abstractmethod
+    def threads(self) -> list[str]:
+        """Every thread id, oldest first."""
+
+    @abstractmethod
+    def delete_thread(self, thread_id: str) -> None:
+        """Remove the thread and its messages."""
+
+    @abstractmethod
+    def save_thread(self, thread: LocalThread | RemoteThread) -> None:
+        """Store the thread value under ``thread.id`` (creating the thread if needed); messages stay."""
+
+    @abstractmethod
+    def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
+        """The thread value saved under ``thread_id``: a ``LocalThread`` or a ``RemoteThread``."""
+
+    @abstractmethod
+    def thread_info(self, thread_id: str) -> ThreadInfo:
+        """The thread's envelope: kind, length and timestamps."""
+
+    def close(self) -> None:  # noqa: B027 - a no-op by default; backends with connections override it
+        """Release connections; the store cannot be used afterwards."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def utc_now() -> datetime:
+    """The current time, UTC-aware."""
+    return datetime.now(UTC)
+
+
+def check_thread_id(thread_id: object) -> str:
+    """``thread_id`` when it is a usable id, else ``InvalidThreadIdError`` saying why."""
+    if not isinstance(thread_id, str):
+        raise InvalidThreadIdError(f"a thread id is a string, not a {type(thread_id).__name__}")
+    if not thread_id:
+        raise InvalidThreadIdError("a thread id cannot be empty")
+    if len(thread_id) > MAX_THREAD_ID_LENGTH:
+        raise InvalidThreadIdError(
+            f"a thread id has at most {MAX_THREAD_ID_LENGTH} characters; this one has {len(thread_id)}"
+        )
+    if "\x00" in thread_id:
+        raise InvalidThreadIdError("a thread id cannot contain a NUL character")
+    return thread_id
+
+
+def bounds(start: int, stop: int | None, length: int) -> tuple[int, int]:
+    """The positions ``[lo, hi)`` that ``[start:stop]`` selects in a thread of ``length`` messages."""
+    lo, hi, _ = slice(start, stop).indices(length)
+    return lo, max(lo, hi)
+
+
+def encode_messages(messages: Message | Iterable[Message]) -> list[str]:
+    """The stored form of each message: its lossless JSON dump. ``MessageTypeError`` for a non-message."""
+    return [message.model_dump_json() for message in as_message_list(messages)]
+
+
+def encode_thread(thread: LocalThread | RemoteThread) -> str:
+    """The stored form of a thread value (its JSON, with the ``kind`` discriminator)."""
+    if not isinstance(thread, (LocalThread, RemoteThread)):
+        raise TypeError(f"save_thread takes a LocalThread or a RemoteThread, not a {type(thread).__name__}")
+    check_thread_id(thread.id)
+    return thread.model_dump_json()
+
+
+def decode_thread(thread_id: str, text: object) -> LocalThread | RemoteThread:
+    """A stored thread value, or ``CorruptDataError`` naming the thread."""
+    try:
+        if not isinstance(text, (str, bytes)):
+            raise TypeError(f"the stored value is a {type(text).__name__}, not JSON text")
+        thread = parse_thread(text)
+    except (ValidationError, TypeError) as exc:
+        raise CorruptDataError(
+            f"thread {thread_id!r}: its saved thread record does not read ({_summary(exc)}); the row is "
+            "damaged: save_thread() a new value over it, or delete_thread() it",
+            thread_id=thread_id,
+            position=None,
+        ) from exc
+    if thread.id != thread_id:
+        raise CorruptDataError(
+            f"thread {thread_id!r}: its saved thread record carries the id {thread.id!r}; the row is damaged",
+            thread_id=thread_id,
+            position=None,
+        )
+    return thread
+
+
+def decode_messages(thread_id: str, first: int, rows: Sequence[object]) -> list[Message]:
+    """The messages stored in ``rows`` (positions ``first``, ``first + 1``, ...).
+
+    One parse of the whole range when every row is sound (the fast path); otherwise the rows are read one
+    by one and the first damaged one raises ``CorruptDataError`` naming the thread and its position.
+    """
+    if not rows:
+        return []
+    try:
+        joined = "[" + ",".join(rows) + "]"  # type: ignore[arg-type]  # a non-str row fails here: TypeError
+    except TypeError:
+        pass
+    else:
+        decoded = decode_joined(joined, len(rows))
+        if decoded is not None:
+            return decoded
+    return diagnose(thread_id, first, lambda: rows)
+
+
+def decode_joined(joined: str, expected: int) -> list[Message] | None:
+    """The messages of ``joined`` (a JSON array of stored rows), or ``None`` when it does not read as
+    exactly ``expected`` messages: then ``diagnose`` finds the damaged row.
+
+    A row that is not one JSON object (truncated, or two run together) makes the parse fail or the count
+    differ; so does every damage short of two rows that complement each other exactly.
+    """
+    try:
+        decoded = MESSAGE_LIST.validate_json(joined)
+    except ValidationError:
+        return None
+    return decoded if len(decoded) == expected else None
+
+
+_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message, config=ConfigDict(defer_build=True))
+
+
+def diagnose(thread_id: str, first: int, rows: Callable[[], Sequence[object]]) -> list[Message]:
+    """Read ``rows()`` one by one; the first damaged row raises ``CorruptDataError`` with its position."""
+    decoded: list[Message] = []
+    for offset, row in enumerate(rows()):
+        position = first + offset
+        if not isinstance(row, (str, bytes)):
+            raise CorruptDataError(
+                f"thread {thread_id!r}, position {position}: the stored message is a "
+                f"{type(row).__name__}, not JSON text; the row is damaged: restore it or delete the thread "
+                f"(messages(thread_id, 0, {position}) still reads what comes before)",
+                thread_id=thread_id,
+                position=position,
+            )
+        try:
+            decoded.append(_MESSAGE.validate_json(row))
+        except ValidationError as exc:
+            what = (
+                "is not valid JSON"
+                if exc.errors()[0]["type"] == "json_invalid"
+                else "no longer validates as a Message"
+            )
+            raise CorruptDataError(
+                f"thread {thread_id!r}, position {position}: the stored message {what} ({_summary(exc)}); "
+                "the row is damaged: restore it or delete the thread (messages(thread_id, 0, "
+                f"{position}) still reads what comes before)",
+                thread_id=thread_id,
+                position=position,
+            ) from exc
+    return decoded
+
+
+def missing_position(thread_id: str, lo: int, hi: int, present: Iterable[int]) -> CorruptDataError:
+    """The error for a range ``[lo, hi)`` whose stored positions are only ``present``."""
+    have = set(present)
+    position = next((p for p in range(lo, hi) if p not in have), hi)
+    return CorruptDataError(
+        f"thread {thread_id!r}, position {position}: the message is missing from the store although the "
+        f"thread's length counts it; the store is damaged (messages(thread_id, 0, {position}) still reads "
+        "what comes before)",
+        thread_id=thread_id,
+        position=position,
+    )
+
+
+def _summary(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        more = f"; {exc.error_count() - 1} more" if exc.error_count() > 1 else ""
+        return f"{first['msg']}{f' at {where}' if where else ''}{more}"
+    return str(exc)

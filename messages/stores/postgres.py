@@ -1,0 +1,284 @@
+"""``PostgresThreadStore``: threads in a PostgreSQL database, shared by many processes on many machines.
+
+Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a store is made, never by
+``import messages``.
+
+* An append is one statement: it bumps the thread's length (``UPDATE ... RETURNING``, which locks the
+  thread's row until commit, so concurrent appends to one thread queue up and get contiguous positions) and
+  inserts the messages from one array parameter, in the same implicit transaction. One round trip, whatever
+  the batch size; all or nothing.
+* A read takes one ``REPEATABLE READ`` snapshot for the length and the rows, fetches the range in index
+  order and parses it in one go.
+* One connection per thread and per process (a connection never crosses a fork); a connection the server
+  dropped is replaced at next use.
+* The schema is built by a list of small migration steps, applied under an advisory lock (so that processes
+  starting together do not race) and recorded by name in ``thread_store_migrations``; a database with a step
+  this version does not know was written by a newer version, and is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.models import Message
+from messages.stores._connections import PerThread
+from messages.stores.base import (
+    ThreadInfo,
+    ThreadStore,
+    bounds,
+    check_thread_id,
+    decode_messages,
+    decode_thread,
+    encode_messages,
+    encode_thread,
+    missing_position,
+)
+from messages.threads import LocalThread, RemoteThread, new_thread_id
+
+__all__ = ["MIGRATIONS", "PostgresThreadStore"]
+
+Migration = Callable[[Any], None]
+
+MIGRATIONS: list[Migration] = []
+"""The schema steps, in order; each is applied once and recorded by its function name."""
+
+# pg_advisory_xact_lock key for migrations: any constant; this one spells "msgs".
+_MIGRATION_LOCK = 0x6D736773
+
+
+def migration(step: Migration) -> Migration:
+    """Register ``step`` as the next schema migration."""
+    MIGRATIONS.append(step)
+    return step
+
+
+@migration
+def m001_create_threads(conn: Any) -> None:
+    conn.execute(
+        """
+        CREATE TABLE thread_store_threads (
+            ordinal bigint GENERATED ALWAYS AS IDENTITY,  -- creation order, for threads()
+            id text PRIMARY KEY,
+            state text NOT NULL,                           -- the thread value's JSON
+            length bigint NOT NULL DEFAULT 0,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            updated_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+    )
+
+
+@migration
+def m002_create_messages(conn: Any) -> None:
+    # text, not jsonb: the dump is kept byte for byte, and neither parsed on write nor rebuilt on read.
+    conn.execute(
+        """
+        CREATE TABLE thread_store_messages (
+            thread_id text NOT NULL REFERENCES thread_store_threads (id) ON DELETE CASCADE,
+            position bigint NOT NULL,
+            message text NOT NULL,
+            created_at timestamptz NOT NULL,
+            PRIMARY KEY (thread_id, position)
+        )
+        """
+    )
+
+
+_APPEND = """
+WITH bumped AS (
+    UPDATE thread_store_threads SET length = length + %(count)s, updated_at = now()
+    WHERE id = %(id)s
+    RETURNING length - %(count)s AS first, updated_at
+), added AS (
+    INSERT INTO thread_store_messages (thread_id, position, message, created_at)
+    SELECT %(id)s, bumped.first + item.ordinality - 1, item.message, bumped.updated_at
+    FROM bumped, unnest(%(messages)s::text[]) WITH ORDINALITY AS item (message, ordinality)
+)
+SELECT first FROM bumped
+"""
+
+
+class PostgresThreadStore(ThreadStore):
+    """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value)."""
+
+    def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise StoreError(
+                "PostgresThreadStore needs psycopg 3: pip install 'llm-messages[postgres]'"
+            ) from exc
+        self._psycopg = psycopg
+        self._dsn = dsn
+        self._connect_timeout = connect_timeout
+        self._connections: PerThread[Any] = PerThread(
+            self._open,
+            lambda conn: conn.close(),
+            usable=lambda conn: not (conn.closed or conn.broken),
+            name=repr(self),
+        )
+        self._connection()  # connect now: a bad DSN or a newer schema fails here, not at first use
+
+    def __repr__(self) -> str:
+        info = self._psycopg.conninfo.conninfo_to_dict(self._dsn)
+        where = f"{info.get('host', 'localhost')}:{info.get('port', 5432)}/{info.get('dbname', '')}"
+        return f"PostgresThreadStore({where!r})"
+
+    # -- connections -----------------------------------------------------------------------------------
+
+    def _connection(self) -> Any:
+        return self._connections.get()
+
+    def _open(self) -> Any:
+        psycopg = self._psycopg
+        try:
+            conn = psycopg.connect(
+                self._dsn, autocommit=True, connect_timeout=max(1, round(self._connect_timeout))
+            )
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL ({exc})".strip()) from exc
+        try:
+            self._migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _migrate(self, conn: Any) -> None:
+        known = [step.__name__ for step in MIGRATIONS]
+        if self._applied(conn) == set(known):
+            return
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS thread_store_migrations "
+                "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            applied = self._applied(conn)
+            unknown = sorted(applied - set(known))
+            if unknown:
+                raise StoreError(
+                    "this PostgreSQL database was written by a newer version of llm-messages: it has the "
+                    f"schema migrations {', '.join(unknown)}, which this version does not know; upgrade "
+                    "llm-messages to use it"
+                )
+            for step in MIGRATIONS:
+                if step.__name__ not in applied:
+                    step(conn)
+                    conn.execute("INSERT INTO thread_store_migrations (name) VALUES (%s)", (step.__name__,))
+
+    @staticmethod
+    def _applied(conn: Any) -> set[str]:
+        exists = conn.execute("SELECT to_regclass('thread_store_migrations')").fetchone()[0]
+        if exists is None:
+            return set()
+        return {name for (name,) in conn.execute("SELECT name FROM thread_store_migrations")}
+
+    def close(self) -> None:
+        """Close every connection this store opened (in any thread of this process)."""
+        self._connections.close_all()
+
+    # -- the contract ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _length(conn: Any, thread_id: str) -> int:
+        row = conn.execute("SELECT length FROM thread_store_threads WHERE id = %s", (thread_id,)).fetchone()
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        return int(row[0])
+
+    def create_thread(self, thread_id: str | None = None) -> str:
+        thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
+        state = encode_thread(LocalThread(id=thread_id))
+        try:
+            self._connection().execute(
+                "INSERT INTO thread_store_threads (id, state) VALUES (%s, %s)", (thread_id, state)
+            )
+        except self._psycopg.errors.UniqueViolation:
+            raise ThreadExistsError(thread_id) from None
+        return thread_id
+
+    def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
+        thread_id = check_thread_id(thread_id)
+        encoded = encode_messages(messages)
+        conn = self._connection()
+        if not encoded:
+            length = self._length(conn, thread_id)
+            return range(length, length)
+        row = conn.execute(_APPEND, {"id": thread_id, "count": len(encoded), "messages": encoded}).fetchone()
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        first = int(row[0])
+        return range(first, first + len(encoded))
+
+    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
+        thread_id = check_thread_id(thread_id)
+        conn = self._connection()
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            lo, hi = bounds(start, stop, self._length(conn, thread_id))
+            if lo >= hi:
+                return []
+            # Rows in index order, joined here: an ordered string_agg would sort the range on the server.
+            rows = [
+                text
+                for (text,) in conn.execute(
+                    "SELECT message FROM thread_store_messages "
+                    "WHERE thread_id = %s AND position >= %s AND position < %s ORDER BY position",
+                    (thread_id, lo, hi),
+                )
+            ]
+            if len(rows) != hi - lo:
+                present = conn.execute(
+                    "SELECT position FROM thread_store_messages "
+                    "WHERE thread_id = %s AND position >= %s AND position < %s",
+                    (thread_id, lo, hi),
+                )
+                raise missing_position(thread_id, lo, hi, (int(p) for (p,) in present))
+        return decode_messages(thread_id, lo, rows)
+
+    def threads(self) -> list[str]:
+        rows = self._connection().execute("SELECT id FROM thread_store_threads ORDER BY ordinal")
+        return [thread_id for (thread_id,) in rows]
+
+    def delete_thread(self, thread_id: str) -> None:
+        thread_id = check_thread_id(thread_id)
+        cursor = self._connection().execute("DELETE FROM thread_store_threads WHERE id = %s", (thread_id,))
+        if cursor.rowcount == 0:
+            raise ThreadNotFoundError(thread_id)
+
+    def save_thread(self, thread: LocalThread | RemoteThread) -> None:
+        state = encode_thread(thread)
+        self._connection().execute(
+            "INSERT INTO thread_store_threads (id, state) VALUES (%s, %s) "
+            "ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, updated_at = now()",
+            (thread.id, state),
+        )
+
+    def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
+        thread_id = check_thread_id(thread_id)
+        row = (
+            self._connection()
+            .execute("SELECT state FROM thread_store_threads WHERE id = %s", (thread_id,))
+            .fetchone()
+        )
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        return decode_thread(thread_id, row[0])
+
+    def thread_info(self, thread_id: str) -> ThreadInfo:
+        thread_id = check_thread_id(thread_id)
+        row = (
+            self._connection()
+            .execute(
+                "SELECT state, length, created_at, updated_at FROM thread_store_threads WHERE id = %s",
+                (thread_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        state, length, created, updated = row
+        return ThreadInfo(thread_id, decode_thread(thread_id, state).kind, int(length), created, updated)

@@ -1,0 +1,341 @@
+"""``SQLiteThreadStore``: threads in one SQLite file (the standard library's sqlite3), the embedded default.
+
+* WAL journal: readers never block the writer nor the writer readers; many processes share the file.
+* Appends run in ``BEGIN IMMEDIATE`` transactions: the write lock is taken first, the thread's length is
+  bumped (``UPDATE ... RETURNING``) and the rows inserted in the same transaction, so positions come out
+  contiguous and in order whatever the number of writers; a writer that finds the lock taken waits (the
+  busy timeout, ``timeout`` seconds) instead of failing.
+* ``synchronous=FULL`` by default: once ``append`` returns, the messages survive a killed process and a
+  power cut. ``synchronous="NORMAL"`` keeps them across a killed process only, and appends one at a time
+  faster.
+* One connection per thread and per process, as sqlite3 requires (a connection never crosses a fork).
+* The schema is built by a list of small migration steps (simonw/llm's pattern), each applied once, in a
+  transaction, and recorded by name in ``thread_store_migrations``. A file whose table names a step this
+  version does not know was written by a newer version, and is refused rather than misread.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.models import Message
+from messages.stores._connections import PerThread
+from messages.stores.base import (
+    ThreadInfo,
+    ThreadStore,
+    bounds,
+    check_thread_id,
+    decode_messages,
+    decode_thread,
+    encode_messages,
+    encode_thread,
+    missing_position,
+    utc_now,
+)
+from messages.threads import LocalThread, RemoteThread, new_thread_id
+
+__all__ = ["MIGRATIONS", "SQLiteThreadStore"]
+
+Migration = Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: list[Migration] = []
+"""The schema steps, in order; each is applied once and recorded by its function name."""
+
+
+def migration(step: Migration) -> Migration:
+    """Register ``step`` as the next schema migration."""
+    MIGRATIONS.append(step)
+    return step
+
+
+@migration
+def m001_create_threads(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE thread_store_threads (
+            id TEXT PRIMARY KEY,
+            state TEXT NOT NULL,             -- the thread value's JSON (LocalThread / RemoteThread)
+            length INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,        -- ISO 8601, UTC
+            updated_at TEXT NOT NULL
+        )
+        """
+    )
+
+
+@migration
+def m002_create_messages(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE thread_store_messages (
+            thread_id TEXT NOT NULL REFERENCES thread_store_threads (id),
+            position INTEGER NOT NULL,
+            message TEXT NOT NULL,           -- the message's lossless JSON dump
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (thread_id, position)
+        )
+        """
+    )
+
+
+_MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
+
+
+class SQLiteThreadStore(ThreadStore):
+    """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        timeout: float = 30.0,
+        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+    ) -> None:
+        if sqlite3.sqlite_version_info < _MIN_SQLITE:
+            raise StoreError(
+                f"SQLiteThreadStore needs SQLite {'.'.join(map(str, _MIN_SQLITE))} or newer (for "
+                f"UPDATE ... RETURNING); this Python links SQLite {sqlite3.sqlite_version}"
+            )
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous is 'FULL' or 'NORMAL', not {synchronous!r}")
+        path = os.fspath(path)
+        if path == ":memory:" or path.startswith("file:"):
+            raise ValueError(
+                "SQLiteThreadStore takes a file path; an in-memory SQLite database would be a different "
+                "database on every connection: use InMemoryThreadStore instead"
+            )
+        self.path = Path(path)
+        """The database file."""
+        self._timeout = timeout
+        self._synchronous = synchronous
+        self._connections = PerThread(self._open, sqlite3.Connection.close, name=repr(self))
+        self._connection()  # open now: a bad path or a newer schema fails here, not at first use
+
+    def __repr__(self) -> str:
+        return f"SQLiteThreadStore({str(self.path)!r})"
+
+    # -- connections -----------------------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        return self._connections.get()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            # isolation_level=None: no implicit transactions; each method says BEGIN itself.
+            conn = sqlite3.connect(
+                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the SQLite database {str(self.path)!r}: {exc}") from exc
+        try:
+            self._set_wal(conn)
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            self._migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _set_wal(self, conn: sqlite3.Connection) -> None:
+        # Switching to WAL needs a moment of exclusive access: another process opening the same new file at
+        # the same instant may hold it, and that error does not go through the busy timeout. Retry.
+        deadline = time.monotonic() + self._timeout
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if mode.lower() != "wal":
+                    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if mode.lower() != "wal":
+                    raise StoreError(
+                        f"{str(self.path)!r} cannot use the WAL journal (SQLite answered {mode!r}); "
+                        "is it on a network file system?"
+                    )
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise StoreError(f"cannot open {str(self.path)!r}: {exc}") from exc
+                time.sleep(0.01)
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        known = [step.__name__ for step in MIGRATIONS]
+        if self._applied(conn) == set(known):
+            return  # the usual case: nothing to do, and no write lock taken
+        with _transaction(conn, "IMMEDIATE"):
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS thread_store_migrations "
+                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            applied = self._applied(conn)
+            unknown = sorted(applied - set(known))
+            if unknown:
+                raise StoreError(
+                    f"the database {str(self.path)!r} was written by a newer version of llm-messages: it "
+                    f"has the schema migrations {', '.join(unknown)}, which this version does not know; "
+                    "upgrade llm-messages to open it"
+                )
+            for step in MIGRATIONS:
+                if step.__name__ not in applied:
+                    step(conn)
+                    conn.execute(
+                        "INSERT INTO thread_store_migrations (name, applied_at) VALUES (?, ?)",
+                        (step.__name__, utc_now().isoformat()),
+                    )
+
+    @staticmethod
+    def _applied(conn: sqlite3.Connection) -> set[str]:
+        exists = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'thread_store_migrations'"
+        ).fetchone()
+        if exists is None:
+            return set()
+        return {name for (name,) in conn.execute("SELECT name FROM thread_store_migrations")}
+
+    def close(self) -> None:
+        """Close every connection this store opened (in any thread of this process)."""
+        self._connections.close_all()
+
+    # -- the contract ------------------------------------------------------------------------------------
+
+    def _length(self, conn: sqlite3.Connection, thread_id: str) -> int:
+        row = conn.execute("SELECT length FROM thread_store_threads WHERE id = ?", (thread_id,)).fetchone()
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        length: int = row[0]
+        return length
+
+    def create_thread(self, thread_id: str | None = None) -> str:
+        thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
+        state = encode_thread(LocalThread(id=thread_id))
+        now = utc_now().isoformat()
+        conn = self._connection()
+        try:
+            conn.execute(
+                "INSERT INTO thread_store_threads (id, state, length, created_at, updated_at) "
+                "VALUES (?, ?, 0, ?, ?)",
+                (thread_id, state, now, now),
+            )
+        except sqlite3.IntegrityError:
+            raise ThreadExistsError(thread_id) from None
+        return thread_id
+
+    def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
+        thread_id = check_thread_id(thread_id)
+        encoded = encode_messages(messages)  # before taking the lock: the lock is held for the writes only
+        count = len(encoded)
+        conn = self._connection()
+        if not count:
+            length = self._length(conn, thread_id)
+            return range(length, length)
+        now = utc_now().isoformat()
+        with _transaction(conn, "IMMEDIATE"):
+            row = conn.execute(
+                "UPDATE thread_store_threads SET length = length + ?, updated_at = ? WHERE id = ? "
+                "RETURNING length",
+                (count, now, thread_id),
+            ).fetchone()
+            if row is None:
+                raise ThreadNotFoundError(thread_id)
+            first = row[0] - count
+            conn.executemany(
+                "INSERT INTO thread_store_messages (thread_id, position, message, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                [(thread_id, first + offset, text, now) for offset, text in enumerate(encoded)],
+            )
+        return range(first, first + count)
+
+    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
+        thread_id = check_thread_id(thread_id)
+        conn = self._connection()
+        with _transaction(conn, "DEFERRED"):  # one snapshot for the length and the rows
+            lo, hi = bounds(start, stop, self._length(conn, thread_id))
+            if lo >= hi:
+                return []
+            rows = [
+                text
+                for (text,) in conn.execute(
+                    "SELECT message FROM thread_store_messages "
+                    "WHERE thread_id = ? AND position >= ? AND position < ? ORDER BY position",
+                    (thread_id, lo, hi),
+                )
+            ]
+            if len(rows) != hi - lo:
+                present = conn.execute(
+                    "SELECT position FROM thread_store_messages "
+                    "WHERE thread_id = ? AND position >= ? AND position < ?",
+                    (thread_id, lo, hi),
+                )
+                raise missing_position(thread_id, lo, hi, (p for (p,) in present))
+        return decode_messages(thread_id, lo, rows)
+
+    def threads(self) -> list[str]:
+        conn = self._connection()
+        return [tid for (tid,) in conn.execute("SELECT id FROM thread_store_threads ORDER BY rowid")]
+
+    def delete_thread(self, thread_id: str) -> None:
+        thread_id = check_thread_id(thread_id)
+        conn = self._connection()
+        with _transaction(conn, "IMMEDIATE"):
+            conn.execute("DELETE FROM thread_store_messages WHERE thread_id = ?", (thread_id,))
+            if conn.execute("DELETE FROM thread_store_threads WHERE id = ?", (thread_id,)).rowcount == 0:
+                raise ThreadNotFoundError(thread_id)
+
+    def save_thread(self, thread: LocalThread | RemoteThread) -> None:
+        state = encode_thread(thread)
+        now = utc_now().isoformat()
+        self._connection().execute(
+            "INSERT INTO thread_store_threads (id, state, length, created_at, updated_at) "
+            "VALUES (?, ?, 0, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
+            (thread.id, state, now, now),
+        )
+
+    def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
+        thread_id = check_thread_id(thread_id)
+        row = (
+            self._connection()
+            .execute("SELECT state FROM thread_store_threads WHERE id = ?", (thread_id,))
+            .fetchone()
+        )
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        return decode_thread(thread_id, row[0])
+
+    def thread_info(self, thread_id: str) -> ThreadInfo:
+        thread_id = check_thread_id(thread_id)
+        row = (
+            self._connection()
+            .execute(
+                "SELECT state, length, created_at, updated_at FROM thread_store_threads WHERE id = ?",
+                (thread_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        state, length, created, updated = row
+        kind = decode_thread(thread_id, state).kind
+        return ThreadInfo(
+            thread_id, kind, length, datetime.fromisoformat(created), datetime.fromisoformat(updated)
+        )
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection, mode: Literal["DEFERRED", "IMMEDIATE"]) -> Iterator[None]:
+    """``BEGIN <mode>`` ... ``COMMIT``, rolled back if the block raises (or the process is interrupted)."""
+    conn.execute(f"BEGIN {mode}")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

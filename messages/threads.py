@@ -1,0 +1,303 @@
+"""Threads: a conversation's identity and state, kept apart from where its messages live.
+
+Two explicit types, never one class in two modes (Agent Framework's ADR on Python agent threads, option 2:
+separate local and remote thread classes, state-only threads, a thread store for persistence):
+
+* ``LocalThread``: the messages live with us, in a ``ThreadStore``, under the thread's ``id``. The thread
+  value holds only state. ``thread.append(store, messages)`` adds to it; ``thread.read(store, window)``
+  reads the conversation through any context window (anything with ``add_message``, ``get_messages`` and
+  ``clear``, such as the windows of ``messages.context``).
+* ``RemoteThread``: the service keeps the history (the OpenAI Responses API, ``store=True``). We keep the id
+  of its last response (``response_id``, sent back as ``previous_response_id``), the ids of the function
+  calls that response is waiting on (``open_calls``), and the messages added since (``pending``), which
+  ``request()`` turns into Responses API input items; ``receive(response)`` reads the reply and moves on.
+
+Both carry ``context_state``: JSON-able state for context providers, by provider name (a memory's user id,
+a running summary, ...). Both are frozen values: what changes them returns a new thread. Both serialize to
+JSON with a ``kind`` discriminator (``"local"`` or ``"remote"``), so ``parse_thread`` gives back the right
+type, and every ``ThreadStore`` keeps them with ``save_thread`` / ``load_thread``.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_checkable
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+
+from messages._responses import from_responses_output, response_id, to_responses_input
+from messages.errors import (
+    DuplicateToolCallIdError,
+    EmptyConversationError,
+    MessageTypeError,
+    OrphanToolResultError,
+    UnansweredToolCallError,
+)
+from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
+from messages.protocol import check_types
+
+if TYPE_CHECKING:
+    from messages.stores.base import ThreadStore
+
+__all__ = [
+    "ContextWindow",
+    "LocalThread",
+    "RemoteThread",
+    "Thread",
+    "as_message_list",
+    "new_thread_id",
+    "parse_thread",
+]
+
+_MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
+
+
+def new_thread_id() -> str:
+    """A fresh random thread id (32 hex digits)."""
+    return uuid.uuid4().hex
+
+
+def as_message_list(messages: Message | Iterable[Message]) -> list[Message]:
+    """One message, or an iterable of them, as a list; ``MessageTypeError`` names the first non-message."""
+    if isinstance(messages, _MESSAGE_TYPES):
+        return [messages]
+    if isinstance(messages, (str, bytes, Mapping)):
+        raise MessageTypeError(
+            f"expected a Message or an iterable of Messages, got a {type(messages).__name__}; read dicts "
+            "and JSON with load_messages() first"
+        )
+    if not isinstance(messages, Iterable):
+        raise MessageTypeError(
+            f"expected a Message or an iterable of Messages, got a {type(messages).__name__}"
+        )
+    listed = list(messages)
+    check_types(listed)
+    return listed
+
+
+@runtime_checkable
+class ContextWindow(Protocol):
+    """What a local thread reads through: a window over a conversation (``messages.context``)."""
+
+    def add_message(self, message: Message) -> None:
+        """Add the next message of the conversation."""
+        ...
+
+    def get_messages(self) -> list[Message]:
+        """The messages the window keeps, to send to the model."""
+        ...
+
+    def clear(self) -> None:
+        """Forget every message."""
+        ...
+
+
+_THREAD_CONFIG = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+def _finite(value: JsonValue, path: str = "context_state") -> None:
+    """Refuse infinities and NaN, which JSON cannot carry (they would come back as ``null``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{path} holds {value!r}, which JSON cannot represent; store it as a string")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _finite(item, f"{path}[{key!r}]")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _finite(item, f"{path}[{index}]")
+
+
+def _json_state(state: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    for key, value in state.items():
+        _finite(value, f"context_state[{key!r}]")
+    return state
+
+
+ContextState = Annotated[dict[str, JsonValue], AfterValidator(_json_state)]
+"""JSON-able state for context providers, by provider name; finite numbers only."""
+
+
+class LocalThread(BaseModel):
+    """A thread whose messages live with us, in a ``ThreadStore``, under ``id``.
+
+    The value holds no messages, only state: pass the store to the methods that read or add messages.
+    """
+
+    model_config = _THREAD_CONFIG
+
+    kind: Literal["local"] = "local"
+    """Always ``"local"``: the discriminator that reloads a saved thread as the right type."""
+    id: str = Field(default_factory=new_thread_id, min_length=1)
+    """The thread's id in its store; a random one unless given."""
+    context_state: ContextState = Field(default_factory=dict)
+    """JSON-able state for context providers, by provider name."""
+
+    def append(self, store: ThreadStore, messages: Message | Iterable[Message]) -> range:
+        """Add one message or several, atomically, at the end; returns the positions they got."""
+        return store.append(self.id, messages)
+
+    def messages(self, store: ThreadStore, start: int = 0, stop: int | None = None) -> list[Message]:
+        """The stored messages, in order; ``start``/``stop`` slice by position as a list does."""
+        return store.messages(self.id, start, stop)
+
+    def read(self, store: ThreadStore, window: ContextWindow | None = None) -> list[Message]:
+        """The conversation to send: every stored message, or what ``window`` keeps of them.
+
+        The window is cleared, then given every message of the thread in order (one read of the store);
+        what its ``get_messages()`` returns is the answer.
+        """
+        stored = store.messages(self.id)
+        if window is None:
+            return stored
+        window.clear()
+        for message in stored:
+            window.add_message(message)
+        return window.get_messages()
+
+    def with_context(self, provider: str, state: JsonValue) -> LocalThread:
+        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able)."""
+        return _with_context(self, provider, state)
+
+
+class RemoteThread(BaseModel):
+    """A thread whose history the service keeps (the Responses API); we keep its last response's id.
+
+    Flow: ``thread = thread.add(UserMessage(...))``; ``response = litellm.responses(model=...,
+    **thread.request())``; ``thread, reply = thread.receive(response)``; answer ``reply.tool_calls`` with
+    ``thread.add(ToolMessage.for_call(...))`` and request again.
+
+    The id kept is the one the reply carries. litellm's replies carry an id of its own making (the
+    provider's id wrapped with the provider's name, so that it can route the next call) and unwrap it on
+    the way out: keep calling through litellm for the life of the thread.
+    """
+
+    model_config = _THREAD_CONFIG
+
+    kind: Literal["remote"] = "remote"
+    """Always ``"remote"``: the discriminator that reloads a saved thread as the right type."""
+    id: str = Field(default_factory=new_thread_id, min_length=1)
+    """Our id for the thread (the store's key); the service's id is ``response_id``."""
+    response_id: str | None = None
+    """The id of the service's last response (``resp_...``), sent as ``previous_response_id``; ``None``
+    before the first call."""
+    open_calls: tuple[str, ...] = ()
+    """The ``call_id`` of each function call the last response made: the next request must answer them."""
+    pending: tuple[Message, ...] = ()
+    """The messages added since the last response, in order: what the next request sends."""
+    context_state: ContextState = Field(default_factory=dict)
+    """JSON-able state for context providers, by provider name."""
+
+    def add(self, messages: Message | Iterable[Message]) -> Self:
+        """A copy with ``messages`` (one or several) added to ``pending``."""
+        added = as_message_list(messages)
+        return self.model_copy(update={"pending": (*self.pending, *added)})
+
+    def request(self) -> dict[str, Any]:
+        """The arguments of the next Responses API call: ``input``, ``previous_response_id``, ``store``.
+
+        ``input`` holds the pending messages as input items. Raises ``EmptyConversationError`` when nothing
+        is pending, and a ``ConversationError`` when the pending messages break the tool-call protocol
+        against the last response (a call it made left unanswered, a result that answers no call).
+        """
+        if not self.pending:
+            raise EmptyConversationError(
+                f"remote thread {self.id!r} has no message added since its last response; add() the next "
+                "user message, or the results of its function calls, first"
+            )
+        self._check_pending()
+        kwargs: dict[str, Any] = {"input": to_responses_input(self.pending), "store": True}
+        if self.response_id is not None:
+            kwargs["previous_response_id"] = self.response_id
+        return kwargs
+
+    def receive(self, response: Any) -> tuple[Self, AIMessage]:
+        """The thread after ``response`` (its id kept, ``pending`` emptied), and the reply as an AIMessage."""
+        reply = from_responses_output(response)
+        thread = self.model_copy(
+            update={
+                "response_id": response_id(response),
+                "open_calls": tuple(call.id for call in reply.tool_calls),
+                "pending": (),
+            }
+        )
+        return thread, reply
+
+    def with_context(self, provider: str, state: JsonValue) -> RemoteThread:
+        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able)."""
+        return _with_context(self, provider, state)
+
+    def _check_pending(self) -> None:
+        """The tool-call protocol over the last response's open calls followed by the pending messages."""
+        where = "the last response"
+        calls: tuple[str, ...] = self.open_calls  # the calls of the turn in progress
+        answered: set[str] = set()
+        seen: set[str] = set(self.open_calls)
+        for index, message in enumerate(self.pending):
+            if isinstance(message, ToolMessage):
+                call_id = message.tool_call_id
+                if call_id not in calls:
+                    raise OrphanToolResultError(
+                        f"pending message {index} is a tool result for {call_id!r}, but {where} made no "
+                        f"call with that id (it called {', '.join(map(repr, calls)) or 'nothing'}); drop it",
+                        index=index,
+                        tool_call_ids=(call_id,),
+                    )
+                if call_id in answered:
+                    raise DuplicateToolCallIdError(
+                        f"pending message {index} answers tool call {call_id!r} a second time",
+                        index=index,
+                        tool_call_ids=(call_id,),
+                    )
+                answered.add(call_id)
+                continue
+            self._check_answered(calls, answered, where, f"pending message {index}")
+            calls, answered = (), set()
+            if isinstance(message, AIMessage) and message.tool_calls:
+                calls = tuple(call.id for call in message.tool_calls)
+                for call_id in calls:
+                    if call_id in seen:
+                        raise DuplicateToolCallIdError(
+                            f"pending message {index} reuses tool-call id {call_id!r}",
+                            index=index,
+                            tool_call_ids=(call_id,),
+                        )
+                    seen.add(call_id)
+                where = f"pending message {index}"
+        self._check_answered(calls, answered, where, "the end of the pending messages")
+
+    def _check_answered(self, calls: tuple[str, ...], answered: set[str], where: str, before: str) -> None:
+        missing = tuple(call_id for call_id in calls if call_id not in answered)
+        if missing:
+            raise UnansweredToolCallError(
+                f"{where} of remote thread {self.id!r} called {', '.join(map(repr, missing))}, with no "
+                f'result before {before}; the Responses API rejects that ("No tool output found for '
+                'function call"): add ToolMessage.for_call(call, result) for each first',
+                index=None,
+                tool_call_ids=missing,
+            )
+
+
+_T = TypeVar("_T", LocalThread, RemoteThread)
+
+
+def _with_context(thread: _T, provider: str, state: JsonValue) -> _T:
+    context = dict(thread.context_state)
+    context[provider] = state
+    # Validated again (not model_copy): the new state must be JSON-able like the rest.
+    return type(thread).model_validate({**thread.__dict__, "context_state": context})
+
+
+Thread = Annotated[LocalThread | RemoteThread, Field(discriminator="kind")]
+"""Either kind of thread, told apart by ``kind``."""
+
+_THREAD: TypeAdapter[LocalThread | RemoteThread] = TypeAdapter(Thread, config=ConfigDict(defer_build=True))
+
+
+def parse_thread(data: str | bytes | Mapping[str, Any]) -> LocalThread | RemoteThread:
+    """A thread from its JSON (``thread.model_dump_json()``) or its dict: ``LocalThread`` or ``RemoteThread``
+    by ``kind``. Raises ``pydantic.ValidationError`` naming the field that is wrong."""
+    if isinstance(data, (str, bytes)):
+        return _THREAD.validate_json(data)
+    return _THREAD.validate_python(data)

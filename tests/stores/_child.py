@@ -1,0 +1,122 @@
+"""The children of the multi-process store tests: real processes, each with its own store and connections.
+
+Functions run in processes started by ``multiprocessing`` (the forkserver context, which has this module
+preloaded, so that a child starts in milliseconds rather than re-importing everything):
+
+* ``append_loop``: appends batch after batch (see ``batch``) until killed, sending ``(batch, first
+  position)`` down a pipe after each append returns;
+* ``append_n``: waits at a barrier with its siblings, then appends N single messages ``w<WORKER>:<i>``;
+* ``open_once``: waits at a barrier, then opens the store (the first opening builds its schema).
+
+Commands run in a fresh interpreter, ``python -m tests.stores._child COMMAND SPEC THREAD [URL]`` (SPEC is the
+JSON of a store spec, tests/stores/_backends.py), for the tests where "a new process" must share nothing:
+
+* ``continue-local``: loads the local thread, prints what it read, appends ``SECOND_PART`` and saves the
+  thread with a new context state;
+* ``continue-remote``: loads the remote thread, answers its open calls, calls the real ``litellm.responses``
+  against the stand-in at URL, saves the thread.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from multiprocessing.connection import Connection
+from multiprocessing.synchronize import Barrier
+from typing import Any
+
+from messages import AIMessage, LocalThread, Message, RemoteThread, ToolCall, ToolMessage, UserMessage
+from tests.stores._backends import open_store
+
+SECOND_PART: list[Message] = [
+    UserMessage(content="And in Lyon?"),
+    AIMessage(
+        content=None, tool_calls=[ToolCall(id="call_lyon", name="get_weather", arguments='{"city":"Lyon"}')]
+    ),
+    ToolMessage(tool_call_id="call_lyon", content='{"sky": "sun"}'),
+    AIMessage(content="Sunny in Lyon."),
+]
+
+
+def batch(number: int) -> list[Message]:
+    """Batch ``number`` of the append loop: 1 to 4 messages, some large, every one named by (batch, index).
+
+    Sizes up to ~64 KB make an append take long enough for a kill to land in the middle of one.
+    """
+    size = 1 + number % 4
+    payload = "p" * ((number * 7919) % 65_536)
+    return [UserMessage(content=f"{number}:{index}:{payload}") for index in range(size)]
+
+
+def append_loop(spec: dict[str, Any], thread_id: str, acks: Connection) -> None:
+    store = open_store(spec)
+    number = 0
+    while True:
+        positions = store.append(thread_id, batch(number))
+        # One small write: a kill cannot split it (a pipe write under PIPE_BUF bytes is atomic).
+        acks.send((number, positions.start))
+        number += 1
+
+
+def append_n(spec: dict[str, Any], thread_id: str, worker: int, count: int, barrier: Barrier) -> None:
+    store = open_store(spec)
+    barrier.wait(timeout=60)  # every sibling is connected: start together
+    for index in range(count):
+        store.append(thread_id, UserMessage(content=f"w{worker}:{index}"))
+    store.close()
+
+
+def open_once(spec: dict[str, Any], barrier: Barrier) -> None:
+    barrier.wait(timeout=60)
+    open_store(spec).close()
+
+
+def say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str]) -> None:
+    command, spec = argv[0], json.loads(argv[1])
+    store = open_store(spec)
+    thread_id = argv[2]
+    if command == "continue-local":
+        thread = store.load_thread(thread_id)
+        assert isinstance(thread, LocalThread), type(thread)
+        say(
+            json.dumps(
+                {"read": [m.model_dump() for m in thread.read(store)], "context": thread.context_state}
+            )
+        )
+        thread.append(store, SECOND_PART)
+        turns = len(thread.messages(store))
+        store.save_thread(thread.with_context("memory", {**thread.context_state["memory"], "turns": turns}))
+    elif command == "continue-remote":
+        import os
+
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import litellm
+
+        thread = store.load_thread(thread_id)
+        assert isinstance(thread, RemoteThread), type(thread)
+        thread = thread.add(
+            [ToolMessage(tool_call_id=call, content='{"sky": "rain"}') for call in thread.open_calls]
+        )
+        response = litellm.responses(
+            model="openai/gpt-4o-mini",
+            api_base=argv[3],
+            api_key="test-key",
+            num_retries=0,
+            **thread.request(),
+        )
+        thread, reply = thread.receive(response)
+        store.save_thread(thread.with_context("turns", 2))
+        say(json.dumps({"reply": reply.model_dump()}))
+    else:
+        raise SystemExit(f"unknown command {command!r}")
+    store.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

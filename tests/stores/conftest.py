@@ -1,0 +1,120 @@
+"""Store fixtures: every contract test runs once per backend; PostgreSQL only when a server is configured.
+
+A PostgreSQL server is configured by the DSN in MESSAGES_TEST_POSTGRES_DSN (`.ci/run` starts one;
+`scripts/postgres.sh run python3 scripts/dev.py test` does the same by hand). Without it the PostgreSQL cases
+skip, saying so; with it set but unreachable they skip too, except under CI, where they fail.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from messages import ThreadStore
+from tests.stores._backends import (
+    DSN_VARIABLE,
+    Spec,
+    drop_schema,
+    new_schema,
+    open_store,
+    postgres_dsn,
+    postgres_schema_dsn,
+)
+
+_postgres_problem: list[str] = []
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The DSN of the configured PostgreSQL server, or a skip saying why there is none."""
+    dsn = postgres_dsn()
+    if dsn is None:
+        pytest.skip(
+            f"no PostgreSQL server configured: set {DSN_VARIABLE}, or run the tests under "
+            "`scripts/postgres.sh run ...` (which starts one)"
+        )
+    if not _postgres_problem:
+        try:
+            import psycopg
+
+            with psycopg.connect(dsn, connect_timeout=5) as conn:
+                conn.execute("SELECT 1")
+            _postgres_problem.append("")
+        except Exception as exc:
+            _postgres_problem.append(f"{type(exc).__name__}: {exc}")
+    if _postgres_problem[0]:
+        message = f"the PostgreSQL server at {DSN_VARIABLE} is unreachable ({_postgres_problem[0]})"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return dsn
+
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def make_spec(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[str], Spec]]:
+    """Makes the spec of a fresh, empty store of a backend: a new SQLite file, a new PostgreSQL schema."""
+    schemas: list[tuple[str, str]] = []
+
+    def make(backend: str) -> Spec:
+        if backend == "memory":
+            return {"backend": "memory"}
+        if backend == "sqlite":
+            return {"backend": "sqlite", "path": str(tmp_path / f"store{next(_counter)}.db")}
+        if backend == "postgres":
+            dsn = request.getfixturevalue("postgres_server")
+            schema = new_schema(dsn)
+            schemas.append((dsn, schema))
+            return {"backend": "postgres", "dsn": postgres_schema_dsn(dsn, schema)}
+        raise ValueError(backend)
+
+    yield make
+    for dsn, schema in schemas:
+        drop_schema(dsn, schema)
+
+
+@pytest.fixture
+def make_store(make_spec: Callable[[str], Spec]) -> Iterator[Callable[[str], ThreadStore]]:
+    """Makes a fresh, empty store of a backend; closes it after the test."""
+    stores: list[ThreadStore] = []
+
+    def make(backend: str) -> ThreadStore:
+        store = open_store(make_spec(backend))
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        store.close()
+
+
+ALL = [
+    pytest.param("memory", id="memory"),
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+]
+DURABLE = ALL[1:]
+
+
+@pytest.fixture(params=ALL)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each backend in turn."""
+    return str(request.param)
+
+
+@pytest.fixture(params=DURABLE)
+def durable_backend(request: pytest.FixtureRequest) -> str:
+    """Each backend that outlives its process (SQLite, PostgreSQL)."""
+    return str(request.param)
+
+
+@pytest.fixture
+def store(backend: str, make_store: Callable[[str], ThreadStore]) -> ThreadStore:
+    """A fresh, empty store of each backend in turn."""
+    return make_store(backend)

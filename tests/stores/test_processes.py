@@ -1,0 +1,266 @@
+"""The stores across processes (SQLite and PostgreSQL): concurrent appenders, a killed appender, a thread
+continued in another process, processes opening a new store at once. The children are real processes
+(tests/stores/_child.py), not threads: they hold their own connections, as separate workers would."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import multiprocessing.context
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from messages import (
+    AIMessage,
+    InMemoryThreadStore,
+    LocalThread,
+    RemoteThread,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    load_messages,
+    validate_conversation,
+)
+from messages.testing import OpenAIResponsesRoute, StandInServer, scripted
+from tests.stores._backends import open_store, raw_rows
+from tests.stores._child import SECOND_PART, append_loop, append_n, batch, open_once
+
+ROOT = Path(__file__).resolve().parents[2]
+CRASH_ROUNDS = 20
+CRASH_SEED = int(os.environ.get("MESSAGES_CRASH_SEED", "20261122"))
+
+pytestmark = pytest.mark.slow
+
+
+def spawn(command: str, spec: dict[str, object], *args: str) -> subprocess.Popen[str]:
+    """A child in a fresh interpreter (tests/stores/_child.py commands)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.stores._child", command, json.dumps(spec), *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(child: subprocess.Popen[str], timeout: float = 120) -> str:
+    """The child's stdout, after checking that it exited cleanly."""
+    out, err = child.communicate(timeout=timeout)
+    assert child.returncode == 0, f"child failed ({child.returncode}):\n{err}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def processes() -> multiprocessing.context.ForkServerContext:
+    """Starts children from a server process that has the store code imported: real processes, each with
+    its own connections, that start in milliseconds instead of importing everything anew."""
+    context = multiprocessing.get_context("forkserver")
+    # psycopg too: the store imports it lazily, and each child would pay for the import.
+    context.set_forkserver_preload(["tests.stores._child", "psycopg"])
+    return context
+
+
+def join_all(children: list, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    for child in children:
+        child.join(max(0.1, deadline - time.monotonic()))
+    for child in children:
+        if child.is_alive():
+            child.kill()
+        assert child.exitcode == 0, f"{child.name} exited with {child.exitcode} (its traceback is above)"
+
+
+def test_four_processes_appending_500_messages_each_at_once_lose_nothing(
+    durable_backend, make_spec, processes
+):
+    spec = make_spec(durable_backend)
+    store = open_store(spec)
+    thread_id = store.create_thread()
+    barrier = processes.Barrier(4)
+    children = [
+        processes.Process(
+            target=append_n, args=(spec, thread_id, worker, 500, barrier), name=f"worker {worker}"
+        )
+        for worker in range(4)
+    ]
+    for child in children:
+        child.start()
+    join_all(children)
+
+    contents = [m.content for m in store.messages(thread_id)]
+    assert len(contents) == 2000
+    assert len(set(contents)) == 2000, "a message was stored twice"
+    for worker in range(4):
+        mine = [c for c in contents if c.startswith(f"w{worker}:")]
+        assert mine == [f"w{worker}:{n}" for n in range(500)], (
+            f"worker {worker}: messages out of order or lost"
+        )
+    assert store.thread_info(thread_id).length == 2000
+    store.close()
+
+
+def test_an_appender_killed_at_random_moments_loses_no_acknowledged_append_and_tears_nothing(
+    durable_backend, make_spec, processes
+):
+    spec = make_spec(durable_backend)
+    rng = random.Random(CRASH_SEED)
+    setup = open_store(spec)
+    lengths: dict[str, int] = {}
+    in_flight_committed = 0
+    for round_ in range(CRASH_ROUNDS):
+        thread_id = setup.create_thread(f"crash-{round_}")
+        receiver, sender = processes.Pipe(duplex=False)
+        child = processes.Process(
+            target=append_loop, args=(spec, thread_id, sender), name=f"appender {round_}"
+        )
+        child.start()
+        sender.close()  # the child's end: once it dies, the pipe ends (EOF) after what it sent
+        assert receiver.poll(60), f"round {round_}: the appender acknowledged nothing"
+        acks = [receiver.recv()]
+        time.sleep(rng.uniform(0.0, 0.15))
+        child.kill()  # SIGKILL
+        child.join(30)
+        assert child.exitcode == -signal.SIGKILL
+        while True:  # every acknowledgement sent before the kill
+            try:
+                acks.append(receiver.recv())
+            except EOFError:
+                break
+        receiver.close()
+        last_acked = acks[-1][0]
+        assert [number for number, _ in acks] == list(range(last_acked + 1))
+
+        with open_store(spec) as reopened:  # new connections, as a restarted worker would have
+            stored = reopened.messages(thread_id)
+        expected: list = []
+        starts: dict[int, int] = {}
+        number = 0
+        while len(expected) < len(stored):
+            starts[number] = len(expected)
+            expected.extend(batch(number))
+            number += 1
+        # Whole batches only (a torn batch would end short of a batch boundary and differ from
+        # `expected`), every message byte-exact, in order.
+        assert stored == expected, f"round {round_}: the stored messages are not whole batches"
+        committed = number - 1
+        assert committed >= last_acked, f"round {round_}: acknowledged batch {last_acked} is missing"
+        assert committed <= last_acked + 1, f"round {round_}: more batches than were ever sent"
+        in_flight_committed += committed == last_acked + 1
+        assert all(starts[number] == first for number, first in acks)
+        lengths[thread_id] = len(stored)
+    # Every earlier round's thread is still whole after all the kills that followed it.
+    with open_store(spec) as reopened:
+        for thread_id, length in lengths.items():
+            assert reopened.thread_info(thread_id).length == length
+            assert len(reopened.messages(thread_id)) == length
+    if durable_backend == "sqlite":
+        assert raw_rows(spec, "PRAGMA integrity_check") == [("ok",)]
+    setup.close()
+    # How often the kill fell after a commit but before its acknowledgement: kills do land mid-append.
+    print(f"\n{durable_backend}: {in_flight_committed} of {CRASH_ROUNDS} kills fell between commit and ack")
+
+
+FIRST_PART = [
+    SystemMessage(content="You are a weather bot."),
+    UserMessage(content="Weather in Paris?"),
+    AIMessage(
+        content=None, tool_calls=[ToolCall(id="call_paris", name="get_weather", arguments='{"city":"Paris"}')]
+    ),
+    ToolMessage(tool_call_id="call_paris", content='{"sky": "rain"}'),
+    AIMessage(content="Rain in Paris."),
+]
+
+
+def continue_here(thread: LocalThread, store) -> LocalThread:
+    """The continuation the child performs, done in this process: the reference it must match."""
+    thread.append(store, SECOND_PART)
+    return thread.with_context(
+        "memory", {**thread.context_state["memory"], "turns": len(thread.messages(store))}
+    )
+
+
+def test_a_local_thread_saved_reloaded_in_a_new_process_and_continued_gives_the_same_conversation(
+    durable_backend, make_spec
+):
+    spec = make_spec(durable_backend)
+    store = open_store(spec)
+    thread = LocalThread(id="conversation-1").with_context("memory", {"user": "ada"})
+    store.save_thread(thread)
+    thread.append(store, FIRST_PART)
+
+    seen = json.loads(finish(spawn("continue-local", spec, thread.id)))
+    assert load_messages(seen["read"]) == FIRST_PART  # the new process read the same conversation
+    assert seen["context"] == {"memory": {"user": "ada"}}
+
+    reference_store = InMemoryThreadStore()
+    reference_store.save_thread(thread)
+    thread.append(reference_store, FIRST_PART)
+    reference = continue_here(thread, reference_store)
+
+    reloaded = store.load_thread("conversation-1")
+    assert reloaded == reference
+    assert reloaded.context_state == {"memory": {"user": "ada", "turns": 9}}
+    conversation = reloaded.read(store)
+    assert conversation == reference.read(reference_store) == FIRST_PART + SECOND_PART
+    validate_conversation(conversation)
+    store.close()
+
+
+@pytest.mark.litellm
+def test_a_remote_thread_saved_reloaded_in_a_new_process_and_continued(make_spec, litellm):
+    # SQLite only: the child imports litellm (seconds), and saving a RemoteThread is the same record on
+    # every backend (the contract suite saves and loads one on each).
+    spec = make_spec("sqlite")
+    store = open_store(spec)
+    call = ToolCall(id="call_a", name="get_weather", arguments='{"city":"Paris"}')
+    route = OpenAIResponsesRoute()
+    replies = scripted(AIMessage(content=None, tool_calls=[call]), AIMessage(content="Rain in Paris."))
+    with StandInServer(replies, routes=[route]) as server:
+        thread = RemoteThread(id="remote-1").add(
+            [SystemMessage(content="Be brief."), UserMessage(content="Paris?")]
+        )
+        response = litellm.responses(
+            model="openai/gpt-4o-mini",
+            api_base=server.url,
+            api_key="test-key",
+            num_retries=0,
+            **thread.request(),
+        )
+        thread, reply = thread.receive(response)
+        assert reply.tool_calls == [call]
+        store.save_thread(thread)
+
+        seen = json.loads(finish(spawn("continue-remote", spec, thread.id, server.url), timeout=180))
+
+        first, second = server.bodies()
+    assert seen["reply"] == {"role": "assistant", "content": "Rain in Paris."}
+    # The new process sent the tool result, chained to the response the first process got.
+    assert "previous_response_id" not in first
+    assert second["previous_response_id"] == route.issued[0]
+    assert second["input"] == [
+        {"type": "function_call_output", "call_id": "call_a", "output": '{"sky": "rain"}'}
+    ]
+    reloaded = store.load_thread("remote-1")
+    assert type(reloaded) is RemoteThread
+    assert (reloaded.pending, reloaded.open_calls, reloaded.context_state) == ((), (), {"turns": 2})
+    assert reloaded.response_id not in (None, thread.response_id)
+    store.close()
+
+
+def test_processes_opening_a_new_store_at_once_build_its_schema_once(durable_backend, make_spec, processes):
+    spec = make_spec(durable_backend)  # nothing exists yet: the first opening creates the tables
+    barrier = processes.Barrier(4)
+    children = [processes.Process(target=open_once, args=(spec, barrier)) for _ in range(4)]
+    for child in children:
+        child.start()
+    join_all(children)
+    names = [name for (name,) in raw_rows(spec, "SELECT name FROM thread_store_migrations ORDER BY name")]
+    assert names == ["m001_create_threads", "m002_create_messages"]

@@ -1,0 +1,149 @@
+"""The database backends' schema and set-up: migrations recorded by name and applied once, a newer schema
+refused, SQLite in WAL mode, clear errors for what cannot be opened, and psycopg imported only when used."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from messages import StoreError, UserMessage
+from messages.stores import postgres as postgres_module
+from messages.stores import sqlite as sqlite_module
+from tests.stores._backends import open_store, raw_rows
+
+MODULES = {"sqlite": sqlite_module, "postgres": postgres_module}
+
+
+def applied(spec) -> list[str]:
+    rows = raw_rows(spec, "SELECT name FROM thread_store_migrations ORDER BY applied_at, name")
+    return [name for (name,) in rows]
+
+
+def test_a_new_store_records_each_migration_once(durable_backend, make_spec):
+    spec = make_spec(durable_backend)
+    open_store(spec).close()
+    open_store(spec).close()  # opening again applies nothing
+    assert applied(spec) == ["m001_create_threads", "m002_create_messages"]
+    assert [step.__name__ for step in MODULES[durable_backend].MIGRATIONS] == applied(spec)
+
+
+def test_an_older_schema_is_brought_up_to_date_and_keeps_its_data(durable_backend, make_spec, monkeypatch):
+    spec = make_spec(durable_backend)
+    module = MODULES[durable_backend]
+    with monkeypatch.context() as patch:  # the store as an older version, with the first step only
+        patch.setattr(module, "MIGRATIONS", module.MIGRATIONS[:1])
+        old = open_store(spec)
+        old.create_thread("from-the-old-version")
+        old.close()
+        assert applied(spec) == ["m001_create_threads"]
+    store = open_store(spec)
+    assert applied(spec) == ["m001_create_threads", "m002_create_messages"]
+    assert store.threads() == ["from-the-old-version"]
+    store.append("from-the-old-version", UserMessage(content="hi"))
+    assert store.messages("from-the-old-version") == [UserMessage(content="hi")]
+    store.close()
+
+
+def test_a_schema_from_a_newer_version_is_refused(durable_backend, make_spec):
+    spec = make_spec(durable_backend)
+    open_store(spec).close()
+    raw_rows(
+        spec,
+        "INSERT INTO thread_store_migrations (name, applied_at) VALUES (?, ?)",
+        ("m099_from_the_future", "2030-01-01T00:00:00+00:00"),
+    )
+    with pytest.raises(StoreError, match=r"written by a newer version of llm-messages.*m099_from_the_future"):
+        open_store(spec)
+
+
+def test_sqlite_uses_the_wal_journal(make_spec):
+    spec = make_spec("sqlite")
+    open_store(spec).close()
+    assert raw_rows(spec, "PRAGMA journal_mode") == [("wal",)]
+
+
+@pytest.mark.parametrize("path", [":memory:", "file::memory:?cache=shared"])
+def test_sqlite_refuses_an_in_memory_database(path):
+    with pytest.raises(ValueError, match="use InMemoryThreadStore"):
+        sqlite_module.SQLiteThreadStore(path)
+
+
+def test_sqlite_says_when_the_file_cannot_be_opened(tmp_path):
+    with pytest.raises(StoreError, match="cannot open the SQLite database"):
+        sqlite_module.SQLiteThreadStore(tmp_path / "no-such-directory" / "threads.db")
+
+
+def test_postgres_says_when_the_server_cannot_be_reached():
+    # Port 1 on loopback: nothing listens there, so the connection is refused at once.
+    with pytest.raises(StoreError, match="cannot connect to PostgreSQL"):
+        postgres_module.PostgresThreadStore("postgresql://nobody@127.0.0.1:1/none", connect_timeout=2)
+
+
+def test_import_messages_imports_neither_psycopg_nor_litellm():
+    code = "import sys, json, messages; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = set(json.loads(out))
+    assert "psycopg" not in loaded
+    assert "litellm" not in loaded
+
+
+def test_each_thread_gets_its_own_connection_and_ended_threads_give_theirs_back(durable_backend, make_spec):
+    store = open_store(make_spec(durable_backend))
+    store.create_thread("t")
+    together = threading.Barrier(4)
+    opened = []
+
+    def use() -> None:
+        store.append("t", UserMessage(content="hi"))
+        opened.append(store._connection())
+        together.wait(timeout=30)  # all four alive at once: four threads, four connections
+
+    workers = [threading.Thread(target=use) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len({id(conn) for conn in opened}) == 4
+    assert store._connections.count() == 5  # the main thread's and the four workers'
+    late = threading.Thread(target=use_once, args=(store,))
+    late.start()
+    late.join()
+    # Opening the late thread's connection closed those of the four ended threads.
+    assert store._connections.count() == 2
+    assert all(is_closed(conn) for conn in opened)
+    assert len(store.messages("t")) == 5
+    store.close()
+
+
+def use_once(store) -> None:
+    store.append("t", UserMessage(content="late"))
+
+
+def is_closed(conn) -> bool:
+    if hasattr(conn, "broken"):  # psycopg
+        return bool(conn.closed)
+    try:
+        conn.execute("SELECT 1")
+    except sqlite3.ProgrammingError:
+        return True
+    return False
+
+
+def test_a_postgres_connection_dropped_by_the_server_is_replaced(make_spec):
+    spec = make_spec("postgres")
+    store = open_store(spec)
+    store.create_thread("t")
+    pid = store._connection().info.backend_pid
+    raw_rows(spec, "SELECT pg_terminate_backend(?)", (pid,))
+    import psycopg
+
+    with pytest.raises(psycopg.OperationalError):
+        store.messages("t")  # the call that finds the connection gone fails, and says so
+    assert store.messages("t") == []  # the next one reconnects
+    assert store._connection().info.backend_pid != pid
+    store.close()
