@@ -87,6 +87,10 @@ def _sent(value: Any) -> bool:
     return value is not None
 
 
+def _a(role: str) -> str:
+    return "an assistant" if role == "assistant" else f"a {role}"
+
+
 def _parts(content: Any) -> Iterator[Mapping[str, Any]]:
     if isinstance(content, list):
         yield from (p for p in content if isinstance(p, Mapping))
@@ -216,7 +220,7 @@ def _arguments(report: _Report, index: int, m: Message) -> None:
 # --- keys --------------------------------------------------------------------------------------------
 
 _PAYLOADS = ("thinking_blocks", "provider_specific_fields")
-_HANDLED = frozenset({"name", "refusal", *_PAYLOADS})  # reported by their own rules
+_HANDLED = frozenset({"name", "refusal"})  # reported by their own rules
 
 
 def _keys(report: _Report, index: int, m: Message) -> None:
@@ -226,7 +230,7 @@ def _keys(report: _Report, index: int, m: Message) -> None:
         return
     name = m.get("name")
     if _sent(name) and role not in profile.accepts_names_on:
-        report.add(index, "name", f"{profile.provider} rejects `name` on a {role} message")
+        report.add(index, "name", f"{profile.provider} rejects `name` on {_a(role)} message")
     elif isinstance(name, str) and profile.name_pattern is not None:
         import re
 
@@ -248,9 +252,7 @@ def _keys(report: _Report, index: int, m: Message) -> None:
             if not isinstance(c, Mapping):
                 continue
             unknown.extend(
-                f"tool_calls[].{k}"
-                for k, v in c.items()
-                if _sent(v) and k not in profile.call_keys and k != "provider_specific_fields"
+                f"tool_calls[].{k}" for k, v in c.items() if _sent(v) and k not in profile.call_keys
             )
             function = c.get("function")
             if isinstance(function, Mapping):
@@ -260,7 +262,7 @@ def _keys(report: _Report, index: int, m: Message) -> None:
     if unknown:
         keys = ", ".join(dict.fromkeys(unknown))
         report.add(
-            index, "unknown-key", f"{profile.provider} rejects unknown keys on a {role} message: {keys}"
+            index, "unknown-key", f"{profile.provider} rejects unknown keys on {_a(role)} message: {keys}"
         )
 
 
@@ -302,22 +304,14 @@ def _reasoning(report: _Report, index: int, m: Message) -> None:
         accepted = (
             profile.accepts_thinking_blocks if kind == "thinking_blocks" else profile.accepts_provider_fields
         )
-        if accepted:
-            if origin is not None and origin != profile.provider:
-                report.add(
-                    index,
-                    "foreign-reasoning",
-                    f"{kind} were signed by {origin}; {profile.provider} rejects another provider's "
-                    "signatures",
-                )
-        elif profile.rejects_unknown_keys:
+        if accepted and origin is not None and origin != profile.provider:
             report.add(
                 index,
-                "unknown-key",
-                f"{profile.provider} rejects unknown keys on an assistant message: {kind}",
+                "foreign-reasoning",
+                f"{kind} were signed by {origin}; {profile.provider} rejects another provider's signatures",
             )
-        # A converting route that does not read this kind builds its request without it: nothing reaches
-        # the provider.
+        # Not accepted: a strict route rejects the key (reported as an unknown key by _keys), and a
+        # converting route builds its request without it.
 
 
 # --- system messages ---------------------------------------------------------------------------------
@@ -378,7 +372,9 @@ def _content(report: _Report, index: int, m: Message) -> None:
             _call_turn(report, index, content)
         elif profile.empty_text == "drop" and not (role == "assistant" and _sent(m.get("refusal"))):
             if blank(content, whitespace=whitespace):
-                report.add(index, "empty-text", f"a {role} turn with no text: {_empty_text_effect(profile)}")
+                report.add(
+                    index, "empty-text", f"{_a(role)} turn with no text: {_empty_text_effect(profile)}"
+                )
             elif any(p.get("type") == "text" and blank(p.get("text"), whitespace=whitespace) for p in parts):
                 report.add(index, "empty-text", f"an empty text part: {_empty_text_effect(profile)}")
         elif profile.empty_text == "space" and (
@@ -482,7 +478,7 @@ def _order(report: _Report, messages: Sequence[Message]) -> None:
             report.add(
                 index,
                 "tool-then-user",
-                f"a {role} message right after tool results: "
+                f"{_a(role)} message right after tool results: "
                 f"{profile.provider} needs an assistant turn in between",
             )
         if profile.requires_reasoning_content and role == "assistant" and not m.get("reasoning_content"):

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
-from messages.profiles._ids import IdRule, tool_call_id_map
+from messages.profiles._ids import SIGNATURE_SEPARATOR, IdRule, tool_call_id_map
 
 __all__ = [
     "BRIDGE_TEXT",
@@ -376,6 +376,11 @@ def _call_names(messages: Sequence[dict[str, Any]]) -> dict[str, str]:
     return names
 
 
+def _plain_id(call_id: Any) -> str:
+    """An id as a reader sees it: without litellm's Gemini signature, a payload for Gemini only."""
+    return str(call_id).split(SIGNATURE_SEPARATOR, 1)[0]
+
+
 def render_tool_exchanges_as_text(messages: Sequence[dict[str, Any]]) -> Messages:
     """Turn tool calls and results into plain turns, for a provider without tools (row 61, Perplexity).
 
@@ -395,7 +400,9 @@ def render_tool_exchanges_as_text(messages: Sequence[dict[str, Any]]) -> Message
             for c in calls:
                 function = c.get("function") or {}
                 arguments = function.get("arguments") or "{}"
-                lines.append(f"Called tool {function.get('name')} with {arguments} (call {c.get('id')}).")
+                lines.append(
+                    f"Called tool {function.get('name')} with {arguments} (call {_plain_id(c.get('id'))})."
+                )
             new = {k: v for k, v in m.items() if k != "tool_calls"}
             content = m.get("content")
             said = "\n".join(lines)
@@ -404,7 +411,7 @@ def render_tool_exchanges_as_text(messages: Sequence[dict[str, Any]]) -> Message
         elif m.get("role") == "tool":
             call_id = m.get("tool_call_id")
             name = names.get(call_id) if isinstance(call_id, str) else None
-            header = f"Result of tool call {call_id}" + (f" ({name})" if name else "") + ":"
+            header = f"Result of tool call {_plain_id(call_id)}" + (f" ({name})" if name else "") + ":"
             content = m.get("content")
             body: Any
             if isinstance(content, list):
