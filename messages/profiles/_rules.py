@@ -478,7 +478,7 @@ def _order(report: _Report, messages: Sequence[Message]) -> None:
             report.add(
                 index,
                 "tool-then-user",
-                f"{_a(role)} message right after tool results: "
+                f"{_a(str(role))} message right after tool results: "
                 f"{profile.provider} needs an assistant turn in between",
             )
         if profile.requires_reasoning_content and role == "assistant" and not m.get("reasoning_content"):
