@@ -388,7 +388,7 @@ def test_deepseek_gets_tool_images_moved_and_reports_the_images_it_cannot_see():
     ]
     assert applied[3]["content"][1] == {"type": "image_url", "image_url": {"url": PNG}}
     left = get_profile("deepseek/deepseek-chat").check(applied)
-    assert {(v.rule, v.fixable, v.row) for v in left} == {("images-unsupported", False, 36)}
+    assert {(v.rule, v.fixable, v.row) for v in left} == {("unsupported-part", False, 36)}
     assert (
         get_profile("deepseek/deepseek-v4-flash").check(
             dump_messages(IMAGE_RESULT, model="deepseek/deepseek-v4-flash")

@@ -16,7 +16,10 @@ from typing import Any, Literal
 from messages.profiles import transforms as t
 from messages.profiles._ids import IdRule
 
-__all__ = ["CORE_KEYS", "Profile", "Violation"]
+__all__ = ["ALL_PARTS", "CORE_KEYS", "Profile", "Violation"]
+
+ALL_PARTS = frozenset({"text", "image_url", "input_audio", "file"})
+"""Every content part type of the OpenAI shape."""
 
 CORE_KEYS: Mapping[str, frozenset[str]] = {
     "system": frozenset({"role", "content"}),
@@ -158,12 +161,12 @@ class Profile:
     Default: False (litellm's OpenAI-shaped routes move images themselves)."""
     needs_text_tool_content: bool = False
     """Whether tool results made of text parts are sent as one string (row 54). Default: False."""
-    accepts_images: bool = True
-    """Whether the provider takes images at all (DeepSeek text models, row 36). Default: True."""
+    accepts_parts: frozenset[str] = ALL_PARTS
+    """The content part types the provider (or litellm's route to it) takes; others are reported, not
+    fixable: DeepSeek's text models take text only (litellm drops the rest silently, row 36), Azure no
+    ``file`` (row 10), Claude no audio. Default: text, images, audio and files."""
     accepts_image_urls: bool = True
     """Whether images may be given by http(s) URL, not only inline (Ollama, row 51). Default: True."""
-    accepts_files: bool = True
-    """Whether the provider takes ``file`` parts in chat messages (Azure, row 10). Default: True."""
 
     # --- texts the profile adds -----------------------------------------------------------------------
     continue_text: str = t.CONTINUE_TEXT

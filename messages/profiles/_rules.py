@@ -34,9 +34,8 @@ rule                        what breaks
 ``prefix``                  a final assistant text not marked ``prefix: true`` (or a stale mark)
 ``reasoning-missing``       an assistant turn without ``reasoning_content``
 ``tools-unsupported``       tool calls or results for a provider without tools
-``images-unsupported``      images for a model that takes none (not fixable)
+``unsupported-part``        an image, audio or file part the model does not take (not fixable)
 ``image-url``               an image by URL where only inline images work (not fixable)
-``files-unsupported``       file parts where the provider takes none (not fixable)
 ==========================  =============================================================================
 """
 
@@ -381,36 +380,27 @@ def _content(report: _Report, index: int, m: Message) -> None:
             content == "" or any(p.get("type") == "text" and p.get("text") == "" for p in parts)
         ):
             report.add(index, "empty-text", f"empty text: {profile.provider} rejects an empty text part")
-    if not profile.accepts_images or not profile.accepts_image_urls:
+    unsupported = sorted({str(p.get("type")) for p in parts} - profile.accepts_parts)
+    if unsupported:
+        report.add(
+            index,
+            "unsupported-part",
+            f"{profile.provider} (this model) takes no {', '.join(unsupported)} parts; litellm drops them or "
+            "the provider rejects them: use a model that takes them, or describe them in text",
+            fixable=False,
+        )
+    if not profile.accepts_image_urls:
         for p in parts:
-            if p.get("type") != "image_url":
-                continue
-            if not profile.accepts_images:
-                report.add(
-                    index,
-                    "images-unsupported",
-                    f"{profile.provider} (this model) takes no images; "
-                    "litellm drops them silently: use a vision model, or describe the image",
-                    fixable=False,
-                )
-                break
-            image = p.get("image_url")
+            image = p.get("image_url") if p.get("type") == "image_url" else None
             url = image.get("url") if isinstance(image, Mapping) else image
             if isinstance(url, str) and not url.startswith("data:"):
                 report.add(
                     index,
                     "image-url",
-                    f"{profile.provider} takes images inline only (base64), not "
-                    f"by URL ({url[:40]}): download it and send an ImagePart.from_bytes",
+                    f"{profile.provider} takes images inline only (base64), not by URL ({url[:40]}): "
+                    "download it and send an ImagePart.from_bytes",
                     fixable=False,
                 )
-    if not profile.accepts_files and any(p.get("type") == "file" for p in parts):
-        report.add(
-            index,
-            "files-unsupported",
-            f"{profile.provider} takes no file parts in chat messages",
-            fixable=False,
-        )
 
 
 def _empty_text_effect(profile: Profile) -> str:
