@@ -358,7 +358,10 @@ def _content(report: _Report, index: int, m: Message) -> None:
                 "tool-content",
                 f"{profile.provider} may garble a tool result given as parts (send a string)",
             )
-        if profile.fills_empty_tool_results and blank(content, whitespace=whitespace):
+        if profile.fills_empty_tool_results and (
+            blank(content, whitespace=whitespace)
+            or any(p.get("type") == "text" and blank(p.get("text"), whitespace=whitespace) for p in parts)
+        ):
             report.add(
                 index,
                 "empty-tool-result",

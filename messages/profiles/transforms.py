@@ -605,19 +605,32 @@ def set_call_turn_content(
 
 
 def fill_blank_tool_results(messages: Sequence[dict[str, Any]], text: str, *, whitespace: bool) -> Messages:
-    """Send ``text`` as the content of a tool result that has none (rows 31, 40, 43, 55).
+    """Send ``text`` as the content of a tool result that has none, and no blank text part beside other
+    parts (rows 31, 40, 43, 55).
 
     Bedrock rejects a blank text block, xAI an empty message, and litellm's Mistral route drops a message
-    whose content is ``""`` (tool results included), which leaves the call unanswered.
+    whose content is ``""`` (tool results included), which leaves the call unanswered. A blank text part
+    beside an image would be left alone in the result once litellm moves the image out.
     """
-    return _changed(
-        messages,
-        lambda m: (
-            {**m, "content": text}
-            if m.get("role") == "tool" and blank(m.get("content"), whitespace=whitespace)
-            else None
-        ),
-    )
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        if m.get("role") != "tool":
+            return None
+        content = m.get("content")
+        if blank(content, whitespace=whitespace):
+            return {**m, "content": text}
+        if isinstance(content, list) and any(
+            _is_text_part(p) and _blank_text(p.get("text"), whitespace) for p in content
+        ):
+            return {
+                **m,
+                "content": [
+                    p for p in content if not (_is_text_part(p) and _blank_text(p.get("text"), whitespace))
+                ],
+            }
+        return None
+
+    return _changed(messages, fix)
 
 
 def fill_reasoning_content(messages: Sequence[dict[str, Any]], text: str = " ") -> Messages:
