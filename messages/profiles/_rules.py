@@ -135,7 +135,7 @@ def _tool_call_ids(report: _Report, messages: Sequence[Message]) -> None:
             ids.append(m["tool_call_id"])
         for call_id in ids:
             sent = rule.sent_as(call_id)
-            if not rule._fits(sent):
+            if not rule.fits(sent):
                 how = f" (litellm sends it as {sent!r})" if sent != call_id else ""
                 report.add(
                     index,
