@@ -300,14 +300,6 @@ _ALL_ROLES = frozenset(CORE_KEYS)
 _NO_KEYS: frozenset[str] = frozenset()
 
 
-def _maybe_blank(content: Any, whitespace: bool) -> bool:
-    """False when ``content`` is a string with text (the common case, decided fast): no content fixer has
-    anything to do with it, and it is not blank. True for anything else (``None``, ``""``, parts)."""
-    if type(content) is str:
-        return not (content.strip() if whitespace else content)
-    return True
-
-
 _PAYLOAD_KEYS = frozenset({"thinking_blocks", "provider_specific_fields"})
 _FUNCTION_KEYS = frozenset({"name", "arguments"})
 
@@ -424,26 +416,35 @@ class _Plan:
             if empty_arguments and normalize:
                 m = t.normalize_empty_arguments(m) or m
                 calls = m.get("tool_calls")
+            content = m.get("content")
             chains = content_fixers.get(role)
             if chains is not None:
                 always, on_shape = chains
-                for fix in always:
-                    new = fix(m)
-                    if new is not None:
-                        m = new
-                if on_shape:
-                    content = m.get("content")
-                    if fixes_none if content is None else _maybe_blank(content, whitespace):
-                        for fix in on_shape:
-                            new = fix(m)
-                            if new is not None:
-                                m = new
-            if drops_blank and not calls and role != "tool":
-                content = m.get("content")
-                if (type(content) is not str or not (content.strip() if whitespace else content)) and (
-                    t.blank_message(m, whitespace=whitespace, turns=drops_turns)
+                if always:
+                    for fix in always:
+                        new = fix(m)
+                        if new is not None:
+                            m = new
+                    role, content = m.get("role"), m.get("content")
+                # A string with text needs none of the content fixers (the common case).
+                if on_shape and (
+                    fixes_none
+                    if content is None
+                    else type(content) is not str or not (content.strip() if whitespace else content)
                 ):
-                    continue
+                    for fix in on_shape:
+                        new = fix(m)
+                        if new is not None:
+                            m = new
+                    content = m.get("content")
+            if (
+                drops_blank
+                and not calls
+                and role != "tool"
+                and (type(content) is not str or not (content.strip() if whitespace else content))
+                and t.blank_message(m, whitespace=whitespace, turns=drops_turns)
+            ):
+                continue
             if rename:
                 if bad_ids and calls:
                     renamed_calls = []
@@ -464,7 +465,6 @@ class _Plan:
                     elif type(call_id) is str and not fullmatch(call_id):
                         m = {**m, "tool_call_id": renamed.setdefault(call_id, new_id(call_id))}
             append(m)
-            role = m.get("role")
             if role in _SYSTEM_ROLES:
                 late_system = late_system or started
             else:
@@ -473,7 +473,7 @@ class _Plan:
                 same_roles = True
             elif previous == "tool":
                 tool_then_user = tool_then_user or role != "assistant"
-            if role == "tool" and type(m.get("content")) is list:
+            if role == "tool" and type(content) is list:
                 tool_parts = True
             previous = role
         facts = _Facts(late_system, tool_parts, same_roles, tool_then_user)

@@ -24,7 +24,6 @@ profile's fields and calls these in a fixed order; nothing here knows which prov
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
@@ -697,23 +696,23 @@ def merge_consecutive_roles(messages: Sequence[dict[str, Any]], *, then: Fixer |
     and a ``name`` that differs between the merged messages is dropped. ``then`` is applied to each
     message a merge made (merging can change what a content fixer sees)."""
     roles = [m.get("role") for m in messages]
-    if not any(a == b and a in ("user", "assistant") for a, b in itertools.pairwise(roles)):
-        return list(messages)
+    joins = [
+        index
+        for index in range(1, len(roles))
+        if roles[index] == roles[index - 1]
+        and roles[index] in ("user", "assistant")
+        and not messages[index - 1].get("tool_calls")
+    ]
     out: Messages = []
-    for m in messages:
-        previous = out[-1] if out else None
-        if (
-            previous is not None
-            and m.get("role") in ("user", "assistant")
-            and previous.get("role") == m.get("role")
-            and not previous.get("tool_calls")
-        ):
-            merged = _merge(previous, m)
-            if then is not None:
-                merged = then(merged) or merged
-            out[-1] = merged
-        else:
-            out.append(m)
+    start = 0
+    for index in joins:  # copy the stretch up to each join, then merge into the message before it
+        out.extend(messages[start:index])
+        merged = _merge(out[-1], messages[index])
+        if then is not None:
+            merged = then(merged) or merged
+        out[-1] = merged
+        start = index + 1
+    out.extend(messages[start:])
     return out
 
 
@@ -725,18 +724,16 @@ def bridge_tool_results(messages: Sequence[dict[str, Any]], text: str) -> Messag
     follows them (rows 31, 44): Mistral rejects "Unexpected role 'user' after role 'tool'", and Bedrock
     "Conversation blocks and tool result blocks cannot be provided in the same turn"."""
     roles = [m.get("role") for m in messages]
-    if not any(a == "tool" and b in _AFTER_TOOL for a, b in itertools.pairwise(roles)):
-        return list(messages)
+    gaps = [
+        index for index in range(1, len(roles)) if roles[index - 1] == "tool" and roles[index] in _AFTER_TOOL
+    ]
     out: Messages = []
-    for index, m in enumerate(messages):
-        out.append(m)
-        after = messages[index + 1] if index + 1 < len(messages) else None
-        if (
-            m.get("role") == "tool"
-            and after is not None
-            and (after.get("role") == "user" or is_system(after))
-        ):
-            out.append({"role": "assistant", "content": text})
+    start = 0
+    for index in gaps:
+        out.extend(messages[start:index])
+        out.append({"role": "assistant", "content": text})
+        start = index
+    out.extend(messages[start:])
     return out
 
 
