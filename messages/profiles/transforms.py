@@ -684,6 +684,9 @@ def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
         # A turn made elsewhere carries " " (fill_reasoning_content): keep the reasoning that says something.
         said = [r for r in reasoning if r.strip()]
         merged["reasoning_content"] = "\n\n".join(said) if said else reasoning[0]
+    refusals = [r for r in (first.get("refusal"), second.get("refusal")) if r]
+    if len(refusals) == 2:
+        merged["refusal"] = "\n\n".join(refusals)
     if first.get("name") != second.get("name"):
         merged.pop("name", None)
     return merged
@@ -692,8 +695,8 @@ def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
 def merge_consecutive_roles(messages: Sequence[dict[str, Any]], *, then: Fixer | None = None) -> Messages:
     """Merge runs of user messages, and runs of assistant messages, into one message each (rows 20, 53,
     57): Perplexity, DeepSeek's reasoner and many chat templates need user and assistant turns to
-    alternate. Texts are joined with a blank line (parts are concatenated), tool calls are kept in order,
-    and a ``name`` that differs between the merged messages is dropped. ``then`` is applied to each
+    alternate. Texts (and refusals, and reasoning) are joined with a blank line (parts are concatenated),
+    tool calls are kept in order, and a ``name`` that differs between the merged messages is dropped. ``then`` is applied to each
     message a merge made (merging can change what a content fixer sees)."""
     roles = [m.get("role") for m in messages]
     joins = [
