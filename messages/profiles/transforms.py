@@ -696,8 +696,8 @@ def merge_consecutive_roles(messages: Sequence[dict[str, Any]], *, then: Fixer |
     """Merge runs of user messages, and runs of assistant messages, into one message each (rows 20, 53,
     57): Perplexity, DeepSeek's reasoner and many chat templates need user and assistant turns to
     alternate. Texts (and refusals, and reasoning) are joined with a blank line (parts are concatenated),
-    tool calls are kept in order, and a ``name`` that differs between the merged messages is dropped. ``then`` is applied to each
-    message a merge made (merging can change what a content fixer sees)."""
+    tool calls are kept in order, and a ``name`` that differs between the merged messages is dropped.
+    ``then`` is applied to each message a merge made (merging can change what a content fixer sees)."""
     roles = [m.get("role") for m in messages]
     joins = [
         index
