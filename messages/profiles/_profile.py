@@ -253,10 +253,7 @@ class Profile:
     def _arrange(self, result: list[dict[str, Any]], facts: _Facts) -> list[dict[str, Any]]:
         """The steps of ``apply`` that depend on a message's neighbours, in order; ``facts`` (gathered by
         the pass over the messages) let the steps with nothing to do be skipped."""
-        shifted = False  # whether a step put messages next to new neighbours
-        if not self.accepts_late_system and facts.late_system:
-            result = t.move_late_system_messages(result)
-            shifted = True
+        shifted = facts.late_system and not self.accepts_late_system  # moved by the pass (as user turns)
         if self.moves_tool_media and facts.tool_parts:
             moved = t.move_tool_media(result)
             if len(moved) != len(result):
@@ -352,6 +349,8 @@ class _Plan:
     """Whether a content fixer changes a ``None`` content (``call_turn_content="empty_string"``)."""
     normalizes_arguments: bool
     """Whether arguments ``""`` are sent as ``"{}"``."""
+    moves_late_system: bool
+    """Whether system messages after the first other message are sent as user messages."""
 
     def fix_each(
         self, messages: Sequence[Mapping[str, Any]], *, rename: bool
@@ -369,6 +368,7 @@ class _Plan:
         key_fixers, content_fixers = self.key_fixers, self.content_fixers
         drops_blank, drops_turns, whitespace = self.drops_blank, self.drops_turns, self.whitespace
         fixes_none, normalize = self.fixes_none_content, self.normalizes_arguments
+        moves_late_system = self.moves_late_system
         rename = rename and not self.accepts_any_id
         fullmatch = self.id_pattern.fullmatch
         new_id = self.new_id
@@ -381,6 +381,9 @@ class _Plan:
         for given in messages:
             m: dict[str, Any] = given if type(given) is dict else dict(given)
             role: Any = m.get("role")
+            if moves_late_system and started and role in _SYSTEM_ROLES:
+                m, role = {**m, "role": "user"}, "user"  # then fixed as the user message it now is
+                late_system = True
             if strict:
                 work = not m.keys() <= safe_keys.get(role, _NO_KEYS)
             else:
@@ -560,4 +563,5 @@ class _Plan:
             accepts_any_id=p.tool_call_ids == IdRule(keeps_signatures=True),
             fixes_none_content=p.call_turn_content == "empty_string",
             normalizes_arguments=p.empty_arguments_as_object,
+            moves_late_system=not p.accepts_late_system,
         )
