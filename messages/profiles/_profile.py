@@ -363,6 +363,8 @@ class _Plan:
     """Whether arguments ``""`` are sent as ``"{}"``."""
     moves_late_system: bool
     """Whether system messages after the first other message are sent as user messages."""
+    watches_order: bool
+    """Whether a step after the pass needs to know what the pass saw of the order (``_Facts``)."""
 
     def fix_each(
         self, messages: Sequence[Mapping[str, Any]], *, rename: bool
@@ -380,7 +382,7 @@ class _Plan:
         key_fixers, content_fixers = self.key_fixers, self.content_fixers
         drops_blank, drops_turns, whitespace = self.drops_blank, self.drops_turns, self.whitespace
         fixes_none, normalize = self.fixes_none_content, self.normalizes_arguments
-        moves_late_system = self.moves_late_system
+        moves_late_system, watches_order = self.moves_late_system, self.watches_order
         rename = rename and not self.accepts_any_id
         fullmatch = self.id_pattern.fullmatch
         new_id = self.new_id
@@ -476,6 +478,8 @@ class _Plan:
                     elif type(call_id) is str and not fullmatch(call_id):
                         m = {**m, "tool_call_id": renamed.setdefault(call_id, new_id(call_id))}
             append(m)
+            if not watches_order:
+                continue
             if role in _SYSTEM_ROLES:
                 late_system = late_system or started
             else:
@@ -572,4 +576,8 @@ class _Plan:
             fixes_none_content=p.call_turn_content == "empty_string",
             normalizes_arguments=p.empty_arguments_as_object,
             moves_late_system=not p.accepts_late_system,
+            watches_order=not p.accepts_late_system
+            or p.moves_tool_media
+            or p.needs_alternation
+            or p.needs_assistant_after_tool_results,
         )
