@@ -795,3 +795,14 @@ def test_apply_of_an_unchanged_list_passes_the_same_messages_on():
     assert applied == conversation
     assert all(a is b for a, b in zip(applied, conversation, strict=True))
     assert protocol_problems(applied) == []
+
+
+def test_import_messages_loads_the_profiles_only_when_asked():
+    code = """
+import sys, messages
+before = "messages.profiles" in sys.modules
+from messages import get_profile
+print(before, "messages.profiles" in sys.modules, get_profile("mistral").provider)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "mistral"]
