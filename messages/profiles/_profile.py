@@ -304,18 +304,6 @@ _FUNCTION_KEYS = frozenset({"name", "arguments"})
 _SYSTEM_ROLES = frozenset({"system", "developer"})
 
 
-def _given_ids(messages: Sequence[Mapping[str, Any]]) -> set[Any]:
-    """Every tool-call id of ``messages``, on calls and on results."""
-    ids: set[Any] = set()
-    for m in messages:
-        calls = m.get("tool_calls")
-        if calls and isinstance(calls, list):
-            ids.update(c.get("id") for c in calls if isinstance(c, Mapping))
-        elif "tool_call_id" in m:
-            ids.add(m["tool_call_id"])
-    return ids
-
-
 @dataclass(frozen=True)
 class _Facts:
     """What one pass over the messages saw of their order, so that steps with nothing to do are skipped."""
@@ -387,6 +375,7 @@ class _Plan:
         fullmatch = self.id_pattern.fullmatch
         new_id = self.new_id
         renamed: dict[str, str] = {}
+        kept: set[str] = set()  # the ids accepted as they are, for the collision check at the end
         fixed: list[dict[str, Any]] = []
         append = fixed.append
         previous: Any = None
@@ -419,8 +408,11 @@ class _Plan:
                         if type(arguments) is str and not arguments.strip():
                             empty_arguments = True
                         call_id = c.get("id")
-                        if rename and type(call_id) is str and not fullmatch(call_id):
-                            bad_ids = True
+                        if rename and type(call_id) is str:
+                            if fullmatch(call_id):
+                                kept.add(call_id)
+                            else:
+                                bad_ids = True
             if work:
                 for fix in key_fixers:
                     new = fix(m)
@@ -475,8 +467,11 @@ class _Plan:
                     call_id = m.get("tool_call_id")
                     if call_id in renamed:
                         m = {**m, "tool_call_id": renamed[call_id]}
-                    elif type(call_id) is str and not fullmatch(call_id):
-                        m = {**m, "tool_call_id": renamed.setdefault(call_id, new_id(call_id))}
+                    elif type(call_id) is str and call_id not in kept:
+                        if fullmatch(call_id):
+                            kept.add(call_id)
+                        else:
+                            m = {**m, "tool_call_id": renamed.setdefault(call_id, new_id(call_id))}
             append(m)
             if not watches_order:
                 continue
@@ -494,7 +489,7 @@ class _Plan:
         facts = _Facts(late_system, tool_parts, same_roles, tool_then_user)
         if renamed:
             new_ids = set(renamed.values())
-            if len(new_ids) != len(renamed) or not new_ids.isdisjoint(_given_ids(messages) - renamed.keys()):
+            if len(new_ids) != len(renamed) or not new_ids.isdisjoint(kept):
                 return fixed, None, facts
         return fixed, renamed, facts
 
