@@ -17,6 +17,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 BENCHMARKS = {
     "core": "benchmarks.bench_core",
     "stores": "benchmarks.bench_stores",
+    "profiles": "benchmarks.bench_profiles",
 }
 
 

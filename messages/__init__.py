@@ -6,6 +6,8 @@ the reply back with ``AIMessage.from_litellm(response)``. litellm itself is impo
 called, never by ``import messages``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from messages._io import dump_messages, load_messages
 from messages._responses import from_responses_output, to_responses_input
 from messages.errors import (
@@ -40,6 +42,9 @@ from messages.stores import (
 from messages.streaming import StreamAccumulator, StreamDelta
 from messages.threads import ContextWindow, LocalThread, RemoteThread, Thread, parse_thread
 
+if TYPE_CHECKING:
+    from messages.profiles import Profile, Violation, get_profile, register_profile
+
 __version__ = "0.1.0.dev0"
 
 __all__ = [
@@ -60,6 +65,7 @@ __all__ = [
     "MessagesError",
     "OrphanToolResultError",
     "PostgresThreadStore",
+    "Profile",
     "ProfileError",
     "RemoteThread",
     "ReplyError",
@@ -81,12 +87,29 @@ __all__ = [
     "UnknownProfileError",
     "UnsupportedContentError",
     "UserMessage",
+    "Violation",
     "dump_messages",
     "from_responses_output",
+    "get_profile",
     "load_messages",
     "parse_thread",
     "protocol_errors",
+    "register_profile",
     "repair_conversation",
     "to_responses_input",
     "validate_conversation",
 ]
+
+# The provider profiles load on first use (`dump_messages(model=...)` or one of these names), not at
+# `import messages`: they are a good share of the import cost, and many programs never need them.
+_LAZY = {"Profile", "Violation", "get_profile", "register_profile"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from messages import profiles
+
+        value = getattr(profiles, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'messages' has no attribute {name!r}")
