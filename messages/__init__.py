@@ -8,6 +8,7 @@ called, never by ``import messages``.
 
 from messages._io import dump_messages, load_messages
 from messages.errors import (
+    ContextStateError,
     ConversationError,
     DuplicateToolCallIdError,
     EmptyConversationError,
@@ -31,6 +32,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "AIMessage",
     "AudioPart",
+    "ContextStateError",
     "ConversationError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
