@@ -31,7 +31,7 @@ unanswered, exactly as the history does, and passes validation once the last res
 for calls still running would be false, and raising would break the loop; to send a window that is still
 open, call ``repair_conversation`` on it.
 
-Bounds are read when ``get_messages`` is called. Each window keeps the position where it starts and moves it
+The settings are fixed at construction. Each window keeps the position where it starts and moves it
 forward as messages arrive, so adding a message and reading the window costs amortized O(1) beyond copying
 the window itself; token counts are cached per message. Contexts are not thread-safe.
 """
@@ -54,6 +54,8 @@ __all__ = [
     "BufferedContext",
     "ChatCompletionContext",
     "HeadAndTailContext",
+    "MessageTokenCounter",
+    "TokenCounter",
     "TokenLimitedContext",
     "UnboundedContext",
     "skipped_messages_note",
@@ -288,10 +290,14 @@ class BufferedContext(ChatCompletionContext):
     """
 
     def __init__(self, buffer_size: int, initial_messages: Iterable[Message] | None = None) -> None:
-        self.buffer_size = _positive_int(buffer_size, "buffer_size")
-        """The most messages the window keeps after the leading system messages."""
+        self._buffer_size = _positive_int(buffer_size, "buffer_size")
         self._suffix = _Suffix(self, lambda _: 1)
         super().__init__(initial_messages)
+
+    @property
+    def buffer_size(self) -> int:
+        """The most messages the window keeps after the leading system messages."""
+        return self._buffer_size
 
     def _reset(self) -> None:
         self._suffix.reset()
@@ -340,14 +346,22 @@ class HeadAndTailContext(ChatCompletionContext):
         *,
         placeholder: Callable[[int], Message] = skipped_messages_note,
     ) -> None:
-        self.head_size = _positive_int(head_size, "head_size", minimum=0)
-        """The most messages the head keeps after the leading system messages (0: none)."""
-        self.tail_size = _positive_int(tail_size, "tail_size")
-        """The most messages the tail keeps (the newest unit is kept even when larger)."""
+        self._head_size = _positive_int(head_size, "head_size", minimum=0)
+        self._tail_size = _positive_int(tail_size, "tail_size")
         self.placeholder = placeholder
         """Makes the message that stands for the ``count`` messages left out."""
         self._suffix = _Suffix(self, lambda _: 1)
         super().__init__(initial_messages)
+
+    @property
+    def head_size(self) -> int:
+        """The most messages the head keeps after the leading system messages (0: none)."""
+        return self._head_size
+
+    @property
+    def tail_size(self) -> int:
+        """The most messages the tail keeps (the newest unit is kept even when larger)."""
+        return self._tail_size
 
     def _reset(self) -> None:
         self._suffix.reset()
@@ -431,8 +445,7 @@ class TokenLimitedContext(ChatCompletionContext):
         token_counter: TokenCounter | None = None,
         message_token_counter: MessageTokenCounter | None = None,
     ) -> None:
-        self.token_limit = _positive_int(token_limit, "token_limit")
-        """The most tokens the window holds (see the class docstring for the one exception)."""
+        self._token_limit = _positive_int(token_limit, "token_limit")
         counters = {
             "model": model,
             "token_counter": token_counter,
@@ -445,8 +458,7 @@ class TokenLimitedContext(ChatCompletionContext):
                 "litellm.token_counter), token_counter= (messages -> int) or message_token_counter= (message "
                 f"-> int); got {', '.join(given) if given else 'none'}"
             )
-        self.model = model
-        """The litellm model whose tokenizer counts, or ``None`` when a counter was given."""
+        self._model = model
         self._list_counter = token_counter
         self._message_counter = message_token_counter
         self._counter: MessageTokenCounter | None = None  # made on first use (litellm is imported then)
@@ -454,6 +466,26 @@ class TokenLimitedContext(ChatCompletionContext):
         self._counts: list[int | None] = []
         self._suffix = _Suffix(self, self._count)
         super().__init__(initial_messages)
+
+    @property
+    def token_limit(self) -> int:
+        """The most tokens the window holds (see the class docstring for the one exception)."""
+        return self._token_limit
+
+    @property
+    def model(self) -> str | None:
+        """The litellm model whose ``token_counter`` counts, or ``None`` when a counter was given."""
+        return self._model
+
+    @property
+    def token_counter(self) -> TokenCounter | None:
+        """The list counter given, if any."""
+        return self._list_counter
+
+    @property
+    def message_token_counter(self) -> MessageTokenCounter | None:
+        """The per-message counter given, if any."""
+        return self._message_counter
 
     def _append(self, message: Message) -> None:
         super()._append(message)
@@ -472,8 +504,8 @@ class TokenLimitedContext(ChatCompletionContext):
                 overhead = _checked(counter([]), "token_counter([])")
                 self._overhead, self._counter = overhead, lambda m: counter([m]) - overhead
             else:
-                assert self.model is not None  # one of the three was given (checked in __init__)
-                self._overhead, self._counter = _litellm_counter(self.model)
+                assert self._model is not None  # one of the three was given (checked in __init__)
+                self._overhead, self._counter = _litellm_counter(self._model)
         return self._counter
 
     def _count(self, index: int) -> int:

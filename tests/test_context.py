@@ -86,7 +86,7 @@ def expected_window(context: ChatCompletionContext, history: Sequence[Message]) 
         return lead + flat(newest_fitting(units, len, context.buffer_size))
     if isinstance(context, TokenLimitedContext):
         fixed = 3 + sum(map(weight, lead))  # the property tests count with `weight` (+3 for list_weight)
-        if context._message_counter is not None:
+        if context.message_token_counter is not None:
             fixed -= 3
         return lead + flat(newest_fitting(units, lambda u: sum(map(weight, u)), context.token_limit - fixed))
     assert isinstance(context, HeadAndTailContext)
@@ -132,8 +132,8 @@ def same_settings(context: ChatCompletionContext) -> ChatCompletionContext:
     if isinstance(context, TokenLimitedContext):
         return TokenLimitedContext(
             context.token_limit,
-            token_counter=context._list_counter,
-            message_token_counter=context._message_counter,
+            token_counter=context.token_counter,
+            message_token_counter=context.message_token_counter,
         )
     return UnboundedContext()
 
@@ -169,7 +169,7 @@ def check_window(context: ChatCompletionContext, history: list[Message], window:
         assert len(rest) <= context.buffer_size or newest_alone
     elif isinstance(context, TokenLimitedContext):
         assert not notes
-        count = context._list_counter or (lambda ms: sum(map(weight, ms)))
+        count = context.token_counter or (lambda ms: sum(map(weight, ms)))
         assert count(window) == context.token_count()
         assert count(window) <= context.token_limit or newest_alone
     elif isinstance(context, HeadAndTailContext):
@@ -215,8 +215,8 @@ def test_initial_messages_give_the_window_of_messages_added_one_by_one(context, 
         start = built(
             context.token_limit,
             history,
-            token_counter=context._list_counter,
-            message_token_counter=context._message_counter,
+            token_counter=context.token_counter,
+            message_token_counter=context.message_token_counter,
         )
     else:
         start = built(history)
@@ -497,3 +497,23 @@ def test_bad_messages_and_counts_are_named():
     fractional = TokenLimitedContext(10, [UserMessage(content="a")], token_counter=lambda ms: 0.5)  # type: ignore[arg-type, return-value]
     with pytest.raises(TypeError, match=r"token_counter\(\[\]\) is a float"):
         fractional.get_messages()
+
+
+def test_the_module_exports_its_names_and_imports_no_litellm():
+    import subprocess
+    import sys
+
+    import messages.context
+
+    assert len(set(messages.context.__all__)) == len(messages.context.__all__)
+    for name in messages.context.__all__:
+        assert getattr(messages.context, name) is not None
+    code = "import sys, messages.context; print(sorted(m for m in sys.modules if m.startswith('litellm')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_settings_are_read_only():
+    context = BufferedContext(3)
+    with pytest.raises(AttributeError):
+        context.buffer_size = 5  # type: ignore[misc]
