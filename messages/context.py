@@ -111,10 +111,6 @@ class ChatCompletionContext(ABC):
         """Every message added so far, in order (a new list)."""
         return list(self._history)
 
-    def __len__(self) -> int:
-        """The number of messages in the history."""
-        return len(self._history)
-
     @abstractmethod
     def get_messages(self) -> list[Message]:
         """The window to send: a new list (see the class docstring for its bound)."""
@@ -331,7 +327,9 @@ class HeadAndTailContext(ChatCompletionContext):
     the number of history messages left out (between the head and the tail, whole units only): by default
     ``skipped_messages_note(count)``, a ``UserMessage``, which keeps the window valid (it sits between two
     whole units). A placeholder factory must return a message that is not a tool result and makes no tool
-    calls.
+    calls. The default note may follow a tool result or a user message: OpenAI accepts that, and litellm
+    merges consecutive user turns for Anthropic, Bedrock and Gemini; providers with a strict role order
+    (provider-quirks.md rows 20 and 31) are the provider profiles' concern.
 
     AutoGen's ``HeadAndTailChatCompletionContext`` counts ``len(messages) - head_size - tail_size`` skipped
     messages, which is wrong whenever it trims the head or the tail to avoid splitting a call from its result.
