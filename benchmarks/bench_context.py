@@ -4,7 +4,8 @@ Ours: ``TokenLimitedContext(8_000, model="gpt-4o-mini")``, counting each message
 ``token_counter``; and the same window counting ``len(message JSON) // 4`` per message, which shows the
 window's own cost without the tokenizer's. The per-message cost should not grow with the size: the
 ratio between sizes is printed (1.0x is linear; a window that recounts or rescans the history would
-show about 10x per size step).
+show about 10x per size step). All sizes are timed in the same interleaved rounds (best of 5), the
+1,000-message run ten times over per round, so that a drifting machine load does not skew the ratios.
 
 Baselines, on the same conversation and the same 8,000-token limit (measured in the same run):
 
@@ -55,6 +56,15 @@ def feed(conversation: list[Message], make: Callable[[], TokenLimitedContext]) -
     for message in conversation:
         add(message)
         read()
+    return context
+
+
+def feed_times(
+    conversation: list[Message], make: Callable[[], TokenLimitedContext], times: int
+) -> TokenLimitedContext:
+    """``feed`` ``times`` times over (a fresh context each time), so that a short run lasts a while."""
+    for _ in range(times):
+        context = feed(conversation, make)
     return context
 
 
@@ -136,8 +146,7 @@ def main(quick: bool = False) -> None:
     logging.getLogger("LiteLLM").addFilter(swallow)
 
     sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
-    # Best of more runs where a run is short: a noisy machine disturbs short runs the most.
-    repeats = {1_000: 5, 10_000: 3} if quick else {1_000: 15, 10_000: 7, 100_000: 3}
+    repeat = 3 if quick else 5
     litellm_samples = 2 if quick else 3
     langchain_samples = 4 if quick else 10
     # A litellm trim can take minutes (it shortens a message at the window's edge by repeated halving and
@@ -159,25 +168,29 @@ def main(quick: bool = False) -> None:
     warm = build_conversation(50)  # load the tokenizer and the lazy modules: not what is measured
     lt_trim(dump_messages(warm), 50)
     lc_trim(convert_to_messages(dump_messages(warm)), 50)
-    ours_per_message: dict[str, list[float]] = {"litellm": [], "chars": []}
+    # Ours at every size in the same rounds (interleaved), so that the ratios between sizes hold while the
+    # machine's load drifts; a short run is repeated within a round so that each timing lasts a while.
+    conversations = {size: build_conversation(size) for size in sizes}
+    runs = {size: max(1, 10_000 // size) for size in sizes}
+    fns = {
+        f"{size} {counts}": partial(feed_times, conversations[size], make, runs[size])
+        for size in sizes
+        for counts, make in (("litellm", by_litellm), ("chars", by_chars))
+    }
+    best = interleaved(fns, repeat=repeat)
+    ours_per_message = {
+        counts: [best[f"{size} {counts}"] / (size * runs[size]) for size in sizes]
+        for counts in ("litellm", "chars")
+    }
     outputs: list[str] = []
     capped = 0
-    for size in sizes:
-        conversation = build_conversation(size)
+    for position, size in enumerate(sizes):
+        conversation = conversations[size]
         dicts = dump_messages(conversation)
         lc_messages = convert_to_messages(dicts)
         table = Table(f"{size:,} messages, one at a time, window read after each append: cost per message")
-        t = interleaved(
-            {
-                "litellm": partial(feed, conversation, by_litellm),
-                "chars": partial(feed, conversation, by_chars),
-            },
-            repeat=repeats[size],
-        )
-        table.add(OURS, t["litellm"] / size)
-        table.add("ours: TokenLimitedContext, chars/4 counts", t["chars"] / size)
-        ours_per_message["litellm"].append(t["litellm"] / size)
-        ours_per_message["chars"].append(t["chars"] / size)
+        table.add(OURS, ours_per_message["litellm"][position])
+        table.add("ours: TokenLimitedContext, chars/4 counts", ours_per_message["chars"][position])
         window = feed(conversation, by_litellm).get_messages()
         outputs.append(f"{size:,}: ours, the last window: {describe(dump_messages(window), size)}")
 
