@@ -516,3 +516,13 @@ def test_settings_are_read_only():
     context = BufferedContext(3)
     with pytest.raises(AttributeError):
         context.buffer_size = 5  # type: ignore[misc]
+
+
+def test_windows_and_history_are_new_lists():
+    history = [SYSTEM, UserMessage(content="a"), AIMessage(content="b")]
+    contexts = [UnboundedContext(history), BufferedContext(1, history), HeadAndTailContext(0, 1, history)]
+    for context in contexts:
+        context.get_messages().clear()
+        context.history.clear()
+        assert context.history == history
+        assert context.get_messages()[0] == SYSTEM
