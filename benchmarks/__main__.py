@@ -18,6 +18,7 @@ BENCHMARKS = {
     "core": "benchmarks.bench_core",
     "stores": "benchmarks.bench_stores",
     "profiles": "benchmarks.bench_profiles",
+    "context": "benchmarks.bench_context",
 }
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from messages._io import dump_messages, load_messages
 from messages._responses import from_responses_output, to_responses_input
 from messages.errors import (
+    ContextStateError,
     ConversationError,
     CorruptDataError,
     DuplicateToolCallIdError,
@@ -50,6 +51,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "AIMessage",
     "AudioPart",
+    "ContextStateError",
     "ContextWindow",
     "ConversationError",
     "CorruptDataError",

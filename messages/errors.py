@@ -18,6 +18,7 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
         OrphanToolResultError                    a tool result without a matching earlier call
         UnansweredToolCallError                  a call without a result before the next non-tool message
         DuplicateToolCallIdError                 one id used by two calls, or answered twice
+      ContextStateError (ValueError)           a context state that cannot be loaded into this context
       ProfileError                             a provider profile cannot be resolved or applied
         UnknownProfileError (KeyError)           no profile registered under that name
       UnsupportedContentError (ValueError)     content the target API has no form for (Responses API audio)
@@ -32,6 +33,7 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
 from __future__ import annotations
 
 __all__ = [
+    "ContextStateError",
     "ConversationError",
     "CorruptDataError",
     "DuplicateToolCallIdError",
@@ -110,6 +112,11 @@ class UnansweredToolCallError(ConversationError):
 
 class DuplicateToolCallIdError(ConversationError):
     """A tool-call id used by two calls, or answered by two tool results."""
+
+
+class ContextStateError(MessagesError, ValueError):
+    """A state that ``load_state`` cannot load: another context class saved it, a newer version wrote it, or
+    it is malformed. The context it was loaded into is left unchanged."""
 
 
 class ProfileError(MessagesError):

@@ -9,11 +9,23 @@ The rules every provider shares (provider-quirks.md rows 1, 2, 12, 16, 17):
 * a tool-call id is used by one call only, across the whole conversation.
 
 ``validate_conversation`` raises the first problem it finds; ``protocol_errors`` lists them all, in the
-order of the messages. ``repair_conversation`` returns a new list that passes: each unanswered call gets a
-synthesized result (``MISSING_RESULT``) placed after the turn's other results, results that answer nothing
-(or answer a call a second time) are dropped, and a repeated call id is given a suffix on its later
-occurrence and that occurrence's results. Nothing else changes: every system, user and assistant message
-is kept, in order, as it was. All three are pure and deterministic.
+order of the messages. ``repair_conversation`` returns a new list that passes:
+
+* a tool result that answers a call made earlier is kept, right after that call's turn, even when other
+  messages came between them (a user message injected between a call and its result, results filed out
+  of order): it is the tool's real output, and dropping it would tell the model the call never ran;
+* each call that no result answers gets a synthesized result (``MISSING_RESULT``, see
+  ``is_synthesized_result``), placed after the turn's real results;
+* results that answer no earlier call (the call was trimmed away, or the result came first), and second
+  answers to a call already answered, are dropped;
+* a repeated call id is given a suffix (``"<id>_2"``) on its later occurrence, and the results that follow
+  that occurrence are renamed with it; within one turn, results with the repeated id pair with its calls
+  in order.
+
+Nothing else changes: every system, user and assistant message is kept, in order, as it was (apart from
+renamed call ids), and every kept result keeps its content. A list with nothing left to send (empty, or
+only results that answer no call) raises ``EmptyConversationError``. All three are pure and deterministic,
+and ``repair_conversation`` is idempotent: a valid conversation comes back unchanged.
 """
 
 from __future__ import annotations
@@ -224,57 +236,82 @@ def _unique_id(call_id: str, taken: set[str]) -> str:
     return f"{call_id}_{n}"
 
 
+@dataclass(eq=False)
+class _RepairTurn:
+    """An assistant turn being repaired: its calls (renamed where repeated) and the results given to them."""
+
+    calls: list[str]
+    results: list[ToolMessage] = field(default_factory=list)
+    answered: set[str] = field(default_factory=set)
+
+
 def repair_conversation(messages: Sequence[Message]) -> list[Message]:
     """A copy of ``messages`` that passes ``validate_conversation`` (the module docstring says what changes).
 
-    Raises ``EmptyConversationError`` for an empty list: there is nothing to repair.
+    Raises ``EmptyConversationError`` when nothing would remain: an empty list, or a list of tool results
+    that answer no call. Raises ``MessageTypeError`` for an item that is not a message.
     """
+    check_types(messages)
     if not messages:
         raise EmptyConversationError("cannot repair an empty conversation: there is nothing to send")
     taken = {call.id for message in messages if isinstance(message, AIMessage) for call in message.tool_calls}
     seen: set[str] = set()
-    repaired: list[Message] = []
-    # The open turn: its calls in order, the ids results still refer to (for renamed duplicates, the
-    # original id maps to the new ones in call order), and the calls answered so far.
-    pending: list[str] = []
-    aliases: dict[str, list[str]] = {}
-    answered: set[str] = set()
-
-    def close_turn() -> None:
-        repaired.extend(
-            ToolMessage(tool_call_id=call_id, content=MISSING_RESULT)
-            for call_id in pending
-            if call_id not in answered
-        )
-        pending.clear()
-        aliases.clear()
-        answered.clear()
+    # The repaired list: every message but the tool results, each tool-call turn followed by a placeholder
+    # for its results, filled once every message has been read (a result may come late).
+    skeleton: list[Message | _RepairTurn] = []
+    # The calls still unanswered, by the id results use (a call's original id, before any renaming), in
+    # the order they were made: a result answers the first of them in its own turn, else the first of them
+    # in an earlier turn.
+    open_calls: dict[str, list[tuple[_RepairTurn, str]]] = {}
+    current: _RepairTurn | None = None  # the turn the messages being read directly follow
 
     for message in messages:
         if isinstance(message, ToolMessage):
-            targets = [t for t in aliases.get(message.tool_call_id, []) if t not in answered]
-            if not targets:
+            candidates = open_calls.get(message.tool_call_id, [])
+            if not candidates:
                 continue  # an orphan, or a second answer to the same call: dropped
-            target = targets[0]
-            answered.add(target)
-            if target != message.tool_call_id:
-                message = message.model_copy(update={"tool_call_id": target})
-            repaired.append(message)
+            target = next((c for c in candidates if c[0] is current), candidates[0])
+            candidates.remove(target)
+            turn, call_id = target
+            if call_id != message.tool_call_id:
+                message = message.model_copy(update={"tool_call_id": call_id})
+            turn.results.append(message)
+            turn.answered.add(call_id)
             continue
-        close_turn()
+        current = None
         if isinstance(message, AIMessage) and message.tool_calls:
             calls: list[ToolCall] = []
+            current = _RepairTurn(calls=[])
             for call in message.tool_calls:
                 original = call.id
                 if original in seen:
                     call = call.model_copy(update={"id": _unique_id(original, taken)})
                     taken.add(call.id)
                 seen.add(call.id)
-                pending.append(call.id)
-                aliases.setdefault(original, []).append(call.id)
+                current.calls.append(call.id)
+                open_calls.setdefault(original, []).append((current, call.id))
                 calls.append(call)
             if calls != message.tool_calls:
                 message = message.model_copy(update={"tool_calls": calls})
-        repaired.append(message)
-    close_turn()
+            skeleton.append(message)
+            skeleton.append(current)
+        else:
+            skeleton.append(message)
+
+    if not skeleton:
+        raise EmptyConversationError(
+            f"cannot repair a conversation of {len(messages)} tool result(s) that answer no call: nothing "
+            "would remain to send; start it with the user message (or the assistant turn with the calls)"
+        )
+    repaired: list[Message] = []
+    for entry in skeleton:
+        if isinstance(entry, _RepairTurn):
+            repaired.extend(entry.results)
+            repaired.extend(
+                ToolMessage(tool_call_id=call_id, content=MISSING_RESULT)
+                for call_id in entry.calls
+                if call_id not in entry.answered
+            )
+        else:
+            repaired.append(entry)
     return repaired

@@ -15,6 +15,9 @@ in the shapes real providers mint (OpenAI, Anthropic, Gemini with thought signat
 Kimi's ``functions.name:0``, and ids that are long or odd). ``extensions=False`` keeps to what the OpenAI
 Chat Completions API itself accepts: no ``reasoning_content``, ``thinking_blocks``, provider fields, tool
 ``name`` or non-text tool results.
+
+``broken_conversations()`` takes such a conversation and breaks it the ways real histories break (see
+``BREAKAGES``), to test that a bot checks or repairs what it sends.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from __future__ import annotations
 import base64
 import json
 import string
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal, get_args
 
 from hypothesis import strategies as st
 
@@ -30,9 +34,12 @@ from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMes
 from messages.parts import AudioPart, FilePart, ImagePart, TextPart
 
 __all__ = [
+    "BREAKAGES",
+    "Breakage",
     "ai_messages",
     "arguments",
     "audio_parts",
+    "broken_conversations",
     "content_parts",
     "conversations",
     "file_parts",
@@ -335,4 +342,183 @@ def conversations(
             conversation.extend(draw(_exchange(ids, extensions=extensions)))
     if not conversation:
         conversation.append(draw(user_messages()))
+    return conversation
+
+
+Breakage = Literal[
+    "trim", "drop_call", "lose_results", "inject_message", "duplicate_id", "answer_twice", "empty"
+]
+"""One way a real history breaks the tool-call protocol:
+
+* ``"trim"``: a window that cut the conversation at any message, keeping the leading system messages or
+  not, so that it may start with tool results whose call was cut (LangChain #33245);
+* ``"drop_call"``: an assistant turn with tool calls removed from the middle, its results kept (AutoGen
+  #7955, a token-limited context that pops the middle message);
+* ``"lose_results"``: an interrupted run that lost some results of a turn, or stopped right after the
+  calls or part-way through the results (a bot still in its tool loop, or killed in it);
+* ``"inject_message"``: a user (sometimes system or assistant) message filed between a call and its
+  results;
+* ``"duplicate_id"``: a call given the id of an earlier call, in the same turn or an earlier one, with
+  its results renamed alike (ids minted per turn as ``call_0``, or made equal when litellm cut a Gemini
+  thought signature off them);
+* ``"answer_twice"``: a tool result filed a second time (a retried tool, a replayed event), right after the
+  first or later on;
+* ``"empty"``: no messages at all.
+"""
+
+BREAKAGES: tuple[Breakage, ...] = get_args(Breakage)
+"""Every ``Breakage``, in the order documented there."""
+
+_NEEDS_TOOLS = frozenset({"drop_call", "lose_results", "inject_message", "duplicate_id", "answer_twice"})
+
+
+def _turn_indexes(conversation: Sequence[Message]) -> list[int]:
+    return [i for i, m in enumerate(conversation) if isinstance(m, AIMessage) and m.tool_calls]
+
+
+def _result_indexes(conversation: Sequence[Message], turn: int) -> list[int]:
+    """The positions of the tool results that directly follow the assistant turn at ``turn``."""
+    end = turn + 1
+    while end < len(conversation) and isinstance(conversation[end], ToolMessage):
+        end += 1
+    return list(range(turn + 1, end))
+
+
+@st.composite
+def _break_once(draw: st.DrawFn, conversation: list[Message], kind: Breakage, *, extensions: bool) -> None:
+    """Apply one breakage of ``kind`` to ``conversation`` in place."""
+    turns = _turn_indexes(conversation)
+    if kind == "trim":
+        if len(conversation) < 2:
+            return
+        lead = 0
+        while lead < len(conversation) and isinstance(conversation[lead], SystemMessage):
+            lead += 1
+        keep_system = lead < len(conversation) - 1 and draw(st.booleans())
+        cut = draw(st.integers(lead if keep_system else 1, len(conversation) - 1))
+        conversation[:] = conversation[:lead] + conversation[cut:] if keep_system else conversation[cut:]
+    elif kind == "drop_call":
+        del conversation[draw(st.sampled_from(turns))]
+    elif kind == "lose_results":
+        turn = draw(st.sampled_from(turns))
+        results = _result_indexes(conversation, turn)
+        if draw(st.booleans()):  # the run stopped here: nothing after the calls and some of the results
+            del conversation[turn + 1 + draw(st.integers(0, max(len(results) - 1, 0))) :]
+        elif results:
+            lost = draw(st.lists(st.sampled_from(results), min_size=1, unique=True))
+            for index in sorted(lost, reverse=True):
+                del conversation[index]
+    elif kind == "inject_message":
+        turn = draw(st.sampled_from(turns))
+        results = _result_indexes(conversation, turn)
+        position = draw(st.integers(turn + 1, results[-1] if results else turn + 1))
+        injected = draw(
+            st.one_of(
+                user_messages(),
+                user_messages(),
+                system_messages(),
+                ai_messages(extensions=extensions, calls=[]),
+            )
+        )
+        conversation.insert(position, injected)
+    elif kind == "duplicate_id":
+        calls = [(i, c) for i in turns for c in range(len(_as_ai(conversation[i]).tool_calls))]
+        if len(calls) < 2:
+            return
+        first, second = sorted(draw(st.lists(st.sampled_from(calls), min_size=2, max_size=2, unique=True)))
+        reused = _as_ai(conversation[first[0]]).tool_calls[first[1]].id
+        turn, position = second
+        message = _as_ai(conversation[turn])
+        old = message.tool_calls[position].id
+        renamed = [
+            call.model_copy(update={"id": reused}) if k == position else call
+            for k, call in enumerate(message.tool_calls)
+        ]
+        conversation[turn] = message.model_copy(update={"tool_calls": renamed})
+        for index in _result_indexes(conversation, turn):
+            result = conversation[index]
+            if isinstance(result, ToolMessage) and result.tool_call_id == old:
+                conversation[index] = result.model_copy(update={"tool_call_id": reused})
+    elif kind == "answer_twice":
+        answered = [i for turn in turns for i in _result_indexes(conversation, turn)]
+        if not answered:
+            return
+        index = draw(st.sampled_from(answered))
+        original = conversation[index]
+        assert isinstance(original, ToolMessage)
+        again = draw(
+            st.one_of(
+                st.just(original),
+                tool_messages(extensions=extensions, tool_call_id=original.tool_call_id),
+            )
+        )
+        conversation.insert(draw(st.integers(index + 1, len(conversation))), again)
+    else:  # "empty"
+        conversation.clear()
+
+
+def _fresh_ids(used: set[str], count: int) -> st.SearchStrategy[list[str]]:
+    """``count`` distinct tool-call ids, none of them in ``used``."""
+    fresh = tool_call_ids().filter(lambda i: i not in used)
+    return st.lists(fresh, min_size=count, max_size=count, unique=True)
+
+
+def _as_ai(message: Message) -> AIMessage:
+    assert isinstance(message, AIMessage)
+    return message
+
+
+def broken_conversations(
+    *,
+    kinds: Sequence[Breakage] = BREAKAGES,
+    max_breaks: int = 3,
+    max_turns: int = 8,
+    max_parallel_calls: int = 4,
+    extensions: bool = True,
+) -> st.SearchStrategy[list[Message]]:
+    """A conversation from ``conversations()`` broken by one to ``max_breaks`` breakages of ``kinds``.
+
+    Most results break the protocol, but not every one does: a trim can fall between two exchanges, and
+    a later breakage can undo an earlier one (a trim that cuts away the turn given a duplicate id). Tell
+    them apart with ``protocol_errors``; ``validate_conversation`` should reject exactly the broken ones.
+    A breakage that needs a tool exchange adds one when the conversation has none. ``"empty"`` gives
+    ``[]`` and is drawn rarely.
+    """
+    if not kinds or set(kinds) - set(BREAKAGES):
+        raise ValueError(f"kinds must be a non-empty selection of {BREAKAGES}; got {list(kinds)!r}")
+    if max_breaks < 1:
+        raise ValueError(f"max_breaks must be at least 1; got {max_breaks}")
+    return _broken(
+        tuple(kinds),
+        max_breaks=max_breaks,
+        max_turns=max_turns,
+        max_parallel_calls=max_parallel_calls,
+        extensions=extensions,
+    )
+
+
+@st.composite
+def _broken(
+    draw: st.DrawFn,
+    kinds: tuple[Breakage, ...],
+    *,
+    max_breaks: int,
+    max_turns: int,
+    max_parallel_calls: int,
+    extensions: bool,
+) -> list[Message]:
+    options = [k for k in kinds if k != "empty"]
+    if "empty" in kinds and (not options or draw(st.integers(0, 19)) == 0):
+        return []
+    conversation = draw(
+        conversations(max_turns=max_turns, max_parallel_calls=max_parallel_calls, extensions=extensions)
+    )
+    for _ in range(draw(st.integers(1, max_breaks))):
+        kind = draw(st.sampled_from(options))
+        if kind in _NEEDS_TOOLS and not _turn_indexes(conversation):
+            used = {call.id for m in conversation if isinstance(m, AIMessage) for call in m.tool_calls}
+            used |= {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}
+            ids = draw(_fresh_ids(used, draw(st.integers(1, max_parallel_calls))))
+            conversation.extend(draw(_exchange(ids, extensions=extensions)))
+        draw(_break_once(conversation, kind, extensions=extensions))
     return conversation

@@ -8,6 +8,7 @@ from messages import (
     AIMessage,
     DuplicateToolCallIdError,
     EmptyConversationError,
+    MessageTypeError,
     OrphanToolResultError,
     SystemMessage,
     ToolCall,
@@ -162,3 +163,50 @@ def test_repair_of_a_valid_conversation_changes_nothing():
 def test_repair_of_nothing_is_an_error():
     with pytest.raises(EmptyConversationError):
         repair_conversation([])
+
+
+def test_repair_moves_a_result_separated_from_its_call_back_to_it():
+    # A user message injected between a call and its result (a bot that filed the user's next message
+    # before the tool returned): the result is the tool's real output, so it is kept, not replaced by a
+    # synthesized "not completed" result.
+    conversation = [USER, calls("a", "b"), result("a"), UserMessage(content="later"), result("b", "late")]
+    repaired = repair_conversation(conversation)
+    assert repaired == [USER, calls("a", "b"), result("a"), result("b", "late"), UserMessage(content="later")]
+    assert not any(is_synthesized_result(m) for m in repaired)
+
+
+def test_repair_gives_a_late_result_to_the_earliest_open_call_with_its_id():
+    # Two turns reuse the id "a" and neither was answered in place; the later turn's call is renamed, and
+    # the late results pair with the calls in the order they were made.
+    conversation = [USER, calls("a"), USER, calls("a"), USER, result("a", "one"), result("a", "two")]
+    repaired = repair_conversation(conversation)
+    validate_conversation(repaired)
+    assert repaired == [
+        USER,
+        calls("a"),
+        result("a", "one"),
+        USER,
+        calls("a_2"),
+        result("a_2", "two"),
+        USER,
+    ]
+
+
+def test_repair_drops_a_result_that_comes_before_its_call():
+    conversation = [USER, result("a", "too early"), calls("a")]
+    assert repair_conversation(conversation) == [
+        USER,
+        calls("a"),
+        ToolMessage(tool_call_id="a", content=MISSING_RESULT),
+    ]
+
+
+def test_repair_of_only_orphan_results_is_an_error_not_an_empty_list():
+    # An empty list would not validate (provider-quirks.md row 12); say so instead of returning it.
+    with pytest.raises(EmptyConversationError, match=r"2 tool result\(s\) that answer no call"):
+        repair_conversation([result("x"), result("y")])
+
+
+def test_repair_rejects_items_that_are_not_messages():
+    with pytest.raises(MessageTypeError, match="message 1 is a dict"):
+        repair_conversation([USER, {"role": "user", "content": "hi"}])  # type: ignore[list-item]

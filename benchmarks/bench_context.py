@@ -1,0 +1,262 @@
+"""A token-limited window fed 1,000, 10,000 and 100,000 messages one at a time, read after each append.
+
+Ours: ``TokenLimitedContext(8_000, model="gpt-4o-mini")``, counting each message once with litellm's
+``token_counter``; and the same window counting ``len(message JSON) // 4`` per message, which shows the
+window's own cost without the tokenizer's. The per-message cost should not grow with the size: the
+ratio between sizes is printed (1.0x is linear; a window that recounts or rescans the history would
+show about 10x per size step). All sizes are timed in the same interleaved rounds (best of 5), the
+1,000-message run ten times over per round, so that a drifting machine load does not skew the ratios.
+
+Baselines, on the same conversation and the same 8,000-token limit (measured in the same run):
+
+* litellm ``litellm.utils.trim_messages(dicts, model="gpt-4o-mini", max_tokens=8000)``, which counts with
+  the same ``token_counter``;
+* LangChain ``langchain_core.messages.trim_messages(messages, max_tokens=8000, strategy="last",
+  include_system=True, token_counter=count_tokens_approximately)``, its recommended counter on a hot path
+  (about four characters per token), so compare it with our chars/4 row.
+
+Both are functions that trim a whole list in one call and keep nothing between calls. Two fair uses:
+
+* after every append, as a bot pays that trims its history before each model call (what our window
+  does). Each call takes a prefix of the conversation; the run's per-message cost is the mean cost of a
+  call over prefix sizes 1..n. Running every call is out of reach (litellm takes seconds per call), so it
+  is estimated from calls at evenly spaced prefix sizes (the midpoints of equal strata, each call timed
+  once); at 1,000 messages LangChain's full run is also timed, to check the estimate;
+* once on the whole list: one call on all n messages, divided by n (their best case: a bot that trims once).
+
+Each output is checked with ``protocol_errors`` (a window of ours is valid whenever the history is) and
+against the limit: litellm's trim swallows its own exceptions and returns the list untrimmed, which is
+reported.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import signal
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from benchmarks._conversation import build_conversation
+from benchmarks._timing import Table, fmt_time, interleaved
+from messages import Message, dump_messages, load_messages, protocol_errors
+from messages.context import TokenLimitedContext
+
+LIMIT = 8_000
+MODEL = "gpt-4o-mini"
+OURS = "ours: TokenLimitedContext, litellm counts"
+
+
+def feed(conversation: list[Message], make: Callable[[], TokenLimitedContext]) -> TokenLimitedContext:
+    """Add every message one at a time, reading the window after each: what a bot does."""
+    context = make()
+    add, read = context.add_message, context.get_messages
+    for message in conversation:
+        add(message)
+        read()
+    return context
+
+
+def feed_times(
+    conversation: list[Message], make: Callable[[], TokenLimitedContext], times: int
+) -> TokenLimitedContext:
+    """``feed`` ``times`` times over (a fresh context each time), so that a short run lasts a while."""
+    for _ in range(times):
+        context = feed(conversation, make)
+    return context
+
+
+def by_litellm() -> TokenLimitedContext:
+    return TokenLimitedContext(LIMIT, model=MODEL)
+
+
+def by_chars() -> TokenLimitedContext:
+    return TokenLimitedContext(LIMIT, message_token_counter=lambda m: len(m.model_dump_json()) // 4)
+
+
+class CapReached(BaseException):
+    """Raised by the timer inside a call that ran past its cap (a BaseException: litellm's trim catches
+    and swallows every Exception)."""
+
+
+def _cap_reached(signum: int, frame: Any) -> None:
+    raise CapReached
+
+
+def timed(fn: Callable[[], Any], cap: float | None = None) -> tuple[float, Any]:
+    """One call, timed with the garbage collector off (these calls take up to minutes: no repeats).
+
+    With ``cap``, a call still running after ``cap`` seconds is stopped: the time returned is the cap (a
+    lower bound) and the result ``CapReached``.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    previous = signal.signal(signal.SIGALRM, _cap_reached) if cap else None
+    start = time.perf_counter()
+    try:
+        if cap:
+            signal.setitimer(signal.ITIMER_REAL, cap)
+        result = fn()
+        return time.perf_counter() - start, result
+    except CapReached:
+        return cap or 0.0, CapReached
+    finally:
+        if cap:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        if enabled:
+            gc.enable()
+
+
+def midpoints(size: int, samples: int) -> list[int]:
+    """Prefix sizes at the middle of ``samples`` equal strata of 1..size."""
+    return [max(1, round(size * (2 * j + 1) / (2 * samples))) for j in range(samples)]
+
+
+def describe(output: list[dict[str, Any]], size: int) -> str:
+    """How many messages a trim kept, whether it fits the limit, and whether it keeps the protocol."""
+    import litellm
+
+    tokens = litellm.token_counter(model=MODEL, messages=output)
+    errors = protocol_errors(load_messages(output))
+    kinds = sorted({type(e).__name__ for e in errors})
+    verdict = "valid" if not errors else f"INVALID ({len(errors)}: {', '.join(kinds)})"
+    untrimmed = " UNTRIMMED (returned the input)" if len(output) == size and tokens > LIMIT else ""
+    return f"{len(output):,} of {size:,} messages, {tokens:,} tokens, {verdict}{untrimmed}"
+
+
+def main(quick: bool = False) -> None:
+    import litellm
+    from langchain_core.messages import convert_to_messages, convert_to_openai_messages, trim_messages
+    from langchain_core.messages.utils import count_tokens_approximately
+    from litellm.utils import trim_messages as litellm_trim
+
+    litellm.suppress_debug_info = True
+    litellm.disable_hf_tokenizer_download = True
+    # litellm's trim logs a traceback each time it fails on a message it cannot shorten (an image part);
+    # count those instead of printing them.
+    failures: list[str] = []
+
+    def swallow(record: logging.LogRecord) -> bool:
+        failures.append(record.getMessage())
+        return False
+
+    logging.getLogger("LiteLLM").addFilter(swallow)
+
+    sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
+    repeat = 3 if quick else 5
+    litellm_samples = 2 if quick else 3
+    langchain_samples = 4 if quick else 10
+    # A litellm trim can take minutes (it shortens a message at the window's edge by repeated halving and
+    # recounting): each litellm call is stopped at this cap and counted at the cap, a lower bound.
+    cap = 5.0 if quick else 20.0
+
+    def lc_trim(messages: list[Any], k: int) -> list[Any]:
+        return trim_messages(
+            messages[:k],
+            max_tokens=LIMIT,
+            strategy="last",
+            include_system=True,
+            token_counter=count_tokens_approximately,
+        )
+
+    def lt_trim(dicts: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
+        return litellm_trim(dicts[:k], model=MODEL, max_tokens=LIMIT)  # type: ignore[no-any-return]
+
+    warm = build_conversation(50)  # load the tokenizer and the lazy modules: not what is measured
+    lt_trim(dump_messages(warm), 50)
+    lc_trim(convert_to_messages(dump_messages(warm)), 50)
+    # Ours at every size in the same rounds (interleaved), so that the ratios between sizes hold while the
+    # machine's load drifts; a short run is repeated within a round so that each timing lasts a while.
+    conversations = {size: build_conversation(size) for size in sizes}
+    runs = {size: max(1, 10_000 // size) for size in sizes}
+    fns = {
+        f"{size} {counts}": partial(feed_times, conversations[size], make, runs[size])
+        for size in sizes
+        for counts, make in (("litellm", by_litellm), ("chars", by_chars))
+    }
+    best = interleaved(fns, repeat=repeat)
+    ours_per_message = {
+        counts: [best[f"{size} {counts}"] / (size * runs[size]) for size in sizes]
+        for counts in ("litellm", "chars")
+    }
+    outputs: list[str] = []
+    capped = 0
+    for position, size in enumerate(sizes):
+        conversation = conversations[size]
+        dicts = dump_messages(conversation)
+        lc_messages = convert_to_messages(dicts)
+        table = Table(f"{size:,} messages, one at a time, window read after each append: cost per message")
+        table.add(OURS, ours_per_message["litellm"][position])
+        table.add("ours: TokenLimitedContext, chars/4 counts", ours_per_message["chars"][position])
+        window = feed(conversation, by_litellm).get_messages()
+        outputs.append(f"{size:,}: ours, the last window: {describe(dump_messages(window), size)}")
+
+        notes = []
+        trims: list[tuple[str, Callable[[int], Any], int, float | None]] = [
+            ("litellm trim_messages", partial(lt_trim, dicts), litellm_samples, cap),
+            ("langchain trim_messages", partial(lc_trim, lc_messages), langchain_samples, None),
+        ]
+        for label, trim, samples, limit in trims:
+            points = midpoints(size, samples)
+            results = [timed(partial(trim, k), limit) for k in points]
+            hit = sum(result is CapReached for _, result in results)
+            capped += hit
+            mean = sum(seconds for seconds, _ in results) / len(results)
+            table.add(f"{label}, after every append (estimated)", mean)
+            note = (
+                f"{label} after every append: mean of {samples} calls at prefix sizes "
+                f"{', '.join(f'{k:,}' for k in points)}"
+            )
+            if hit:
+                note += f" ({hit} stopped at the {cap:.0f} s cap: a lower bound)"
+            notes.append(f"{note}; a full run would take about {_duration(mean * size)}")
+            seconds, output = timed(partial(trim, size), limit)
+            table.add(f"{label}, once on the whole list", seconds / size)
+            name = label.split()[0]
+            if output is CapReached:
+                capped += 1
+                outputs.append(f"{size:,}: {name}, once: stopped at the {cap:.0f} s cap")
+                continue
+            if name == "langchain":
+                output = convert_to_openai_messages(output)
+            outputs.append(f"{size:,}: {name}, once: {describe(output, size)}")
+        if size == 1_000 and not quick:
+            start = time.perf_counter()
+            for k in range(1, size + 1):
+                lc_trim(lc_messages, k)
+            measured = (time.perf_counter() - start) / size
+            notes.append(
+                f"check of the estimate: langchain's full run of {size:,} calls took "
+                f"{fmt_time(measured).strip()} per message"
+            )
+        table.show(OURS, notes=notes)
+
+    print("\n== growth of our per-message cost with the size (1.00x is linear; quadratic would be ~10x)")
+    for name, values in ours_per_message.items():
+        steps = ", ".join(
+            f"{sizes[i]:,} -> {sizes[i + 1]:,}: {values[i + 1] / values[i]:.2f}x"
+            for i in range(len(values) - 1)
+        )
+        per = " / ".join(fmt_time(v).strip() for v in values)
+        print(f"  {name + ' counts':<15} {per} per message;  {steps}")
+    print("\n== what each trim returned (our last window; each baseline's one trim of the whole list)")
+    for line in outputs:
+        print(f"  {line}")
+    if failures:
+        print(
+            f"  litellm's trim_messages raised and swallowed {len(failures)} errors in this run (last: "
+            f"{failures[-1][:100]!r}); each time it returned its input untrimmed"
+        )
+    if capped:
+        print(f"  {capped} litellm calls were stopped at the {cap:.0f} s cap")
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} hours"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds:.1f} s"

@@ -1,0 +1,578 @@
+"""Chat-completion contexts: windows over a conversation that never split a tool call from its results.
+
+A context keeps the whole history a bot adds to it (``add_message``) and returns a window of it to send
+(``get_messages``). The API follows AutoGen's ``autogen_core.model_context`` (unbounded, buffered,
+head-and-tail and token-limited contexts with ``save_state`` / ``load_state``), synchronous, and without the
+bugs that make those windows break the tool-call protocol (AutoGen #7955, LangChain #33245).
+
+The rules every window follows:
+
+* **Whole exchanges.** The history after its leading system messages is cut into *units*: a message that is
+  not a tool result, with the tool results that directly follow it. An assistant turn with tool calls and
+  all its results is one unit. A window keeps or drops whole units, so it never separates a call from its
+  results, and never starts with a tool result unless the history does.
+* **Leading system messages are always kept**, whatever the bound. (A system message later in the
+  conversation is a unit like any other.)
+* **The newest unit is always kept.** It is what the model must answer, and a window without it would be
+  empty or end before the last message. When it alone is larger than the bound, the window is the leading
+  system messages and that unit, and exceeds the bound: the one case in which it does. Otherwise a window
+  never exceeds its bound: the unit that does not fit is dropped whole, with everything older than it.
+* **Order.** A window is a subsequence of the history, in order (plus, for ``HeadAndTailContext``, one
+  placeholder message where messages were left out).
+
+So ``get_messages()`` passes ``validate_conversation`` whenever the whole history does: whole units, in
+order, with the ids they had, cannot break the protocol, and a window of a non-empty history is never empty.
+
+**A window never repairs and never raises.** When the history itself breaks the protocol, the window cuts it
+by the same rules and shows the problem as it is, if the problem falls inside the window. The common case is
+a bot in its tool loop: it adds the assistant's tool-call turn, then the results one by one, and may read the
+window in between; the open exchange is the newest unit, so the window holds it whole, with its calls still
+unanswered, exactly as the history does, and passes validation once the last result is in. Inventing results
+for calls still running would be false, and raising would break the loop; to send a window that is still
+open, call ``repair_conversation`` on it.
+
+The settings are fixed at construction. Each window keeps the position where it starts and moves it
+forward as messages arrive, so adding a message and reading the window costs amortized O(1) beyond copying
+the window itself; token counts are cached per message. Contexts are not thread-safe.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from messages._io import dump_messages, load_messages
+from messages.errors import ContextStateError, MessageTypeError
+from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
+from messages.parts import AudioPart, ImagePart
+
+__all__ = [
+    "STATE_VERSION",
+    "BufferedContext",
+    "ChatCompletionContext",
+    "HeadAndTailContext",
+    "MessageTokenCounter",
+    "TokenCounter",
+    "TokenLimitedContext",
+    "UnboundedContext",
+    "skipped_messages_note",
+]
+
+STATE_VERSION = 1
+"""The version ``save_state`` writes; ``load_state`` reads states up to this version."""
+
+_MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
+_STATE_KEYS = frozenset({"type", "version", "messages"})
+
+
+def _check_message(message: Any, where: str) -> Message:
+    if not isinstance(message, _MESSAGE_TYPES):
+        raise MessageTypeError(
+            f"{where} is a {type(message).__name__}, not a Message; read dicts with load_messages() first"
+        )
+    return message
+
+
+class ChatCompletionContext(ABC):
+    """A conversation history and the window of it to send; the base of every context in this module.
+
+    ``initial_messages`` start the history. The module docstring gives the rules every window follows.
+    """
+
+    def __init__(self, initial_messages: Iterable[Message] | None = None) -> None:
+        self._history: list[Message] = []
+        self._lead = 0  # how many leading system messages the history has
+        self._starts: list[int] = []  # where each unit after them starts, in the history
+        self._reset()
+        for index, message in enumerate(initial_messages or ()):
+            self._append(_check_message(message, f"initial message {index}"))
+
+    # -- the history --------------------------------------------------------------------------------------
+
+    def add_message(self, message: Message) -> None:
+        """Add ``message`` at the end of the history."""
+        self._append(_check_message(message, "the message to add"))
+
+    def _append(self, message: Message) -> None:
+        index = len(self._history)
+        self._history.append(message)
+        if self._lead == index and isinstance(message, SystemMessage):
+            self._lead += 1
+        elif not (isinstance(message, ToolMessage) and self._starts):
+            # A tool result joins the unit before it; one right after the leading system messages (an
+            # orphan, in a broken history) starts a unit of its own.
+            self._starts.append(index)
+
+    @property
+    def history(self) -> list[Message]:
+        """Every message added so far, in order (a new list)."""
+        return list(self._history)
+
+    @abstractmethod
+    def get_messages(self) -> list[Message]:
+        """The window to send: a new list (see the class docstring for its bound)."""
+
+    def clear(self) -> None:
+        """Empty the history, initial messages included."""
+        self._history = []
+        self._lead = 0
+        self._starts = []
+        self._reset()
+
+    def _reset(self) -> None:  # noqa: B027 - a hook: the unbounded window derives nothing
+        """Forget what the window derived from the history (the history was replaced)."""
+
+    def _units(self) -> int:
+        return len(self._starts)
+
+    def _unit_end(self, unit: int) -> int:
+        """Where unit ``unit`` ends (exclusive), in the history."""
+        return self._starts[unit + 1] if unit + 1 < len(self._starts) else len(self._history)
+
+    # -- state --------------------------------------------------------------------------------------------
+
+    def save_state(self) -> dict[str, Any]:
+        """The history as a JSON-able dict: ``{"type": <class name>, "version": 1, "messages": [...]}``.
+
+        The messages are in their OpenAI wire shape (``model_dump()``). The state holds the history, not the
+        settings (sizes, limits, token counters, placeholder), which stay those of the context that loads it:
+        AutoGen likewise keeps a context's configuration apart from its state.
+        """
+        return {
+            "type": type(self).__name__,
+            "version": STATE_VERSION,
+            "messages": dump_messages(self._history, validate=False),
+        }
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        """Replace the history with the one ``state`` holds (from ``save_state`` of this class).
+
+        Raises ``ContextStateError``, and leaves this context unchanged, for a state that is not a mapping,
+        that another context class saved, that a newer version wrote, or whose messages do not read.
+        """
+        messages = self._read_state(state)
+        self.clear()
+        for message in messages:
+            self._append(message)
+
+    def _read_state(self, state: Any) -> list[Message]:
+        name = type(self).__name__
+        if not isinstance(state, Mapping):
+            raise ContextStateError(
+                f"cannot load a {type(state).__name__} into a {name}: a state is the dict that save_state() "
+                "returns"
+            )
+        missing = sorted(_STATE_KEYS - state.keys())
+        if missing:
+            raise ContextStateError(
+                f"the state has no {', '.join(repr(k) for k in missing)}: it is not one save_state() wrote "
+                f"(it has {sorted(map(str, state.keys()))})"
+            )
+        saved_by = state["type"]
+        if saved_by != name:
+            raise ContextStateError(
+                f"the state was saved by {saved_by!r}, not by a {name}: load it into a {saved_by}, or read "
+                "its 'messages' with load_messages() and add them to this context"
+            )
+        version = state["version"]
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise ContextStateError(f"the state's version is {version!r}, not a version number (1, 2, ...)")
+        if version > STATE_VERSION:
+            raise ContextStateError(
+                f"the state was written by a newer version of this package (state version {version}); this "
+                f"version reads state version {STATE_VERSION} and older: upgrade llm-messages to load it"
+            )
+        extra = sorted(map(str, state.keys() - _STATE_KEYS))
+        if extra:
+            raise ContextStateError(
+                f"the state has keys that version {version} does not write: {extra}; it was changed by hand "
+                "or by other code"
+            )
+        raw = state["messages"]
+        if not isinstance(raw, list):
+            raise ContextStateError(
+                f"the state's 'messages' is a {type(raw).__name__}, not a list of messages"
+            )
+        try:
+            return load_messages(raw)
+        except ValidationError as exc:
+            raise ContextStateError(f"the state's 'messages' do not read as messages: {exc}") from None
+
+
+class UnboundedContext(ChatCompletionContext):
+    """A context whose window is the whole history: no bound, nothing left out."""
+
+    def get_messages(self) -> list[Message]:
+        """Every message of the history, in order."""
+        return list(self._history)
+
+
+class _Suffix:
+    """The newest whole units whose weights sum to at most a budget, kept up to date as messages arrive.
+
+    The window's first unit only moves forward while the history grows (each new message adds weight at the
+    end, never takes any away), so each message is weighed once and passed over once: amortized O(1) per
+    message. After the history is replaced, the first read walks back from the end instead, weighing only
+    the units it keeps and the one that does not fit, so loading a long history does not weigh all of it.
+    """
+
+    def __init__(self, context: ChatCompletionContext, weigh: Callable[[int], int]) -> None:
+        self._context = context
+        self._weigh = weigh  # the weight of the history's message at an index (cached by the caller)
+        self.first = 0  # the window's first unit
+        self.total = 0  # the weight of the units from `first` to the end, as of `synced`
+        self._synced: int | None = None  # how much of the history `total` covers; None: not yet walked
+
+    def reset(self) -> None:
+        self.first = 0
+        self.total = 0
+        self._synced = None
+
+    def _weight(self, start: int, end: int) -> int:
+        return sum(self._weigh(i) for i in range(start, end))
+
+    def sync(self, budget: float) -> None:
+        """Move the window to the newest units that fit ``budget`` (the newest unit always)."""
+        context = self._context
+        units = context._units()
+        size = len(context._history)
+        if units == 0:
+            self.first, self.total, self._synced = 0, 0, size
+            return
+        if self._synced is None:
+            # Walk back from the end: the newest unit, then older ones while they fit.
+            first = units - 1
+            total = self._weight(context._starts[first], size)
+            while first > 0:
+                weight = self._weight(context._starts[first - 1], context._starts[first])
+                if total + weight > budget:
+                    break
+                first -= 1
+                total += weight
+            self.first, self.total, self._synced = first, total, size
+            return
+        # Weigh what arrived since the last read (the window always reaches the end), then drop units from
+        # the front while the window is over budget.
+        added = self._weight(max(self._synced, context._starts[self.first]), size)
+        total = self.total + added
+        first = self.first
+        while total > budget and first < units - 1:
+            total -= self._weight(context._starts[first], context._starts[first + 1])
+            first += 1
+        self.first, self.total, self._synced = first, total, size
+
+
+def _positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int; got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}; got {value}")
+    return value
+
+
+class BufferedContext(ChatCompletionContext):
+    """A window of the last ``buffer_size`` messages of the conversation, in whole exchanges.
+
+    The bound counts the messages after the leading system messages, which are always kept on top of it:
+    ``BufferedContext(10)`` sends the instructions and the last 10 messages at most. It is reached in whole
+    units (see the module docstring): the newest units whose messages add up to at most ``buffer_size``,
+    so an exchange that would not fit entirely is left out entirely, and the window may hold fewer than
+    ``buffer_size`` messages. The newest unit is kept even when it alone has more than ``buffer_size``
+    messages (a turn with many parallel calls): then the window is the leading system messages and that
+    unit, and only then does it exceed the bound.
+    """
+
+    def __init__(self, buffer_size: int, initial_messages: Iterable[Message] | None = None) -> None:
+        self._buffer_size = _positive_int(buffer_size, "buffer_size")
+        self._suffix = _Suffix(self, lambda _: 1)
+        super().__init__(initial_messages)
+
+    @property
+    def buffer_size(self) -> int:
+        """The most messages the window keeps after the leading system messages."""
+        return self._buffer_size
+
+    def _reset(self) -> None:
+        self._suffix.reset()
+
+    def get_messages(self) -> list[Message]:
+        """The leading system messages and the newest whole units of at most ``buffer_size`` messages."""
+        self._suffix.sync(self.buffer_size)
+        if not self._starts:
+            return list(self._history)
+        return self._history[: self._lead] + self._history[self._starts[self._suffix.first] :]
+
+
+def skipped_messages_note(count: int) -> UserMessage:
+    """The default placeholder of ``HeadAndTailContext``: a user message saying ``count`` messages are left
+    out, in brackets so that the model reads it as a note about the conversation and not as a request."""
+    noun = "message" if count == 1 else "messages"
+    verb = "is" if count == 1 else "are"
+    return UserMessage(content=f"[{count} earlier {noun} of this conversation {verb} left out here.]")
+
+
+class HeadAndTailContext(ChatCompletionContext):
+    """A window of the first ``head_size`` and the last ``tail_size`` messages, with a placeholder between
+    them that says exactly how many messages it stands for.
+
+    Both bounds count messages after the leading system messages, which are always kept on top of them. The
+    head is the oldest whole units of at most ``head_size`` messages (it stops at the first unit that does
+    not fit); the tail is the newest whole units of at most ``tail_size`` messages that are not in the head.
+    The newest unit is always in the window, even when it alone is larger than ``tail_size``; only then does
+    the tail exceed its bound. When head and tail leave nothing out, the window is the whole history.
+    Otherwise one placeholder message goes between them, made by ``placeholder(count)`` where ``count`` is
+    the number of history messages left out (between the head and the tail, whole units only): by default
+    ``skipped_messages_note(count)``, a ``UserMessage``, which keeps the window valid (it sits between two
+    whole units). A placeholder factory must return a message that is not a tool result and makes no tool
+    calls. The default note may follow a tool result or a user message: OpenAI accepts that, and litellm
+    merges consecutive user turns for Anthropic, Bedrock and Gemini; providers with a strict role order
+    (provider-quirks.md rows 20 and 31) are the provider profiles' concern.
+
+    AutoGen's ``HeadAndTailChatCompletionContext`` counts ``len(messages) - head_size - tail_size`` skipped
+    messages, which is wrong whenever it trims the head or the tail to avoid splitting a call from its result.
+    Here the count is taken from what the window actually holds.
+    """
+
+    def __init__(
+        self,
+        head_size: int,
+        tail_size: int,
+        initial_messages: Iterable[Message] | None = None,
+        *,
+        placeholder: Callable[[int], Message] = skipped_messages_note,
+    ) -> None:
+        self._head_size = _positive_int(head_size, "head_size", minimum=0)
+        self._tail_size = _positive_int(tail_size, "tail_size")
+        self.placeholder = placeholder
+        """Makes the message that stands for the ``count`` messages left out."""
+        self._suffix = _Suffix(self, lambda _: 1)
+        super().__init__(initial_messages)
+
+    @property
+    def head_size(self) -> int:
+        """The most messages the head keeps after the leading system messages (0: none)."""
+        return self._head_size
+
+    @property
+    def tail_size(self) -> int:
+        """The most messages the tail keeps (the newest unit is kept even when larger)."""
+        return self._tail_size
+
+    def _reset(self) -> None:
+        self._suffix.reset()
+
+    def _head_units(self) -> int:
+        """How many units the head holds: the oldest whole units of at most ``head_size`` messages."""
+        count = 0
+        units = self._units()
+        while count < units and self._unit_end(count) - self._starts[0] <= self.head_size:
+            count += 1
+        return count
+
+    def get_messages(self) -> list[Message]:
+        """The leading system messages, the head, a placeholder for what is left out, and the tail."""
+        self._suffix.sync(self.tail_size)
+        if not self._starts:
+            return list(self._history)
+        head = self._head_units()
+        tail = max(self._suffix.first, head)
+        if tail == head:  # nothing left out
+            return list(self._history)
+        head_end = self._starts[head]
+        tail_start = self._starts[tail]
+        note = self.placeholder(tail_start - head_end)
+        _check_message(note, "the placeholder")
+        if isinstance(note, ToolMessage) or (isinstance(note, AIMessage) and note.tool_calls):
+            raise ValueError(
+                "the placeholder must not be a tool result or make tool calls: it would break the tool-call "
+                f"protocol of the window; got {note!r}"
+            )
+        return [*self._history[:head_end], note, *self._history[tail_start:]]
+
+
+TokenCounter = Callable[[list[Message]], int]
+"""Counts the tokens of a list of messages (as LangChain's and litellm's counters do)."""
+
+MessageTokenCounter = Callable[[Message], int]
+"""Counts the tokens of one message."""
+
+
+class TokenLimitedContext(ChatCompletionContext):
+    """A window of the newest whole exchanges that fit in ``token_limit`` tokens, with the instructions.
+
+    What is counted. The window's size is ``overhead + sum(count(m) for m in window)``: a fixed overhead for
+    the list, plus a count per message, each counted once and cached. How the counts are made:
+
+    * ``model="gpt-4o-mini"`` (any litellm model string): litellm's ``token_counter`` for that model. The
+      overhead is ``token_counter(messages=[])`` (3 tokens: the reply priming) and a message's count is
+      ``token_counter(messages=[m]) - overhead`` (its content, role and other string fields, tool-call
+      arguments, images, plus 3 or 4 tokens per message); litellm's count of a list is exactly the sum of
+      these, so the window's size is what ``token_counter(messages=window)`` says. Tool definitions are not
+      counted: subtract them from ``token_limit``. Counting needs no network: images are priced without
+      fetching their URL, audio (which litellm cannot count) is priced like one image, and the default
+      counter sets ``litellm.disable_hf_tokenizer_download = True`` (litellm-notes.md section 3: a
+      ``llama-3`` model name otherwise stalls about 23 s per call retrying a tokenizer download offline), so
+      models other than OpenAI's are counted with tiktoken, an approximation.
+    * ``token_counter=f``, ``f(list_of_messages) -> int``: the overhead is ``f([])`` and a message's count is
+      ``f([m]) - f([])``; this assumes ``f`` adds up per message, as litellm's counter and OpenAI's
+      counting recipe do.
+    * ``message_token_counter=g``, ``g(message) -> int``: the overhead is 0 and a message's count is
+      ``g(m)``.
+
+    How the bound and the no-split rule interact. Unlike the message-count windows, the token limit counts
+    everything sent, the leading system messages included, since it stands for the model's context window:
+    the system messages are always kept, and the newest whole units fill what is left of the limit. A unit
+    that does not fit is dropped whole, with everything older than it. The newest unit is kept even when it
+    does not fit (a large tool result): then the window is the leading system messages and that unit, and
+    only then does it exceed ``token_limit``; ``token_count()`` tells.
+
+    Cost. Each message is counted once, when a window that includes it is first read; a window over ``n``
+    messages, appended one at a time with ``get_messages()`` read after each, counts ``n`` messages and
+    does O(n) other work besides copying each window out.
+    """
+
+    def __init__(
+        self,
+        token_limit: int,
+        initial_messages: Iterable[Message] | None = None,
+        *,
+        model: str | None = None,
+        token_counter: TokenCounter | None = None,
+        message_token_counter: MessageTokenCounter | None = None,
+    ) -> None:
+        self._token_limit = _positive_int(token_limit, "token_limit")
+        counters = {
+            "model": model,
+            "token_counter": token_counter,
+            "message_token_counter": message_token_counter,
+        }
+        given = [name for name, value in counters.items() if value is not None]
+        if len(given) != 1:
+            raise TypeError(
+                "TokenLimitedContext needs exactly one of model= (a litellm model string, counted with "
+                "litellm.token_counter), token_counter= (messages -> int) or message_token_counter= (message "
+                f"-> int); got {', '.join(given) if given else 'none'}"
+            )
+        self._model = model
+        self._list_counter = token_counter
+        self._message_counter = message_token_counter
+        self._counter: MessageTokenCounter | None = None  # made on first use (litellm is imported then)
+        self._overhead = 0
+        self._counts: list[int | None] = []
+        self._suffix = _Suffix(self, self._count)
+        super().__init__(initial_messages)
+
+    @property
+    def token_limit(self) -> int:
+        """The most tokens the window holds (see the class docstring for the one exception)."""
+        return self._token_limit
+
+    @property
+    def model(self) -> str | None:
+        """The litellm model whose ``token_counter`` counts, or ``None`` when a counter was given."""
+        return self._model
+
+    @property
+    def token_counter(self) -> TokenCounter | None:
+        """The list counter given, if any."""
+        return self._list_counter
+
+    @property
+    def message_token_counter(self) -> MessageTokenCounter | None:
+        """The per-message counter given, if any."""
+        return self._message_counter
+
+    def _append(self, message: Message) -> None:
+        super()._append(message)
+        self._counts.append(None)
+
+    def _reset(self) -> None:
+        self._suffix.reset()
+        self._counts = [None] * len(self._history)
+
+    def _ensure_counter(self) -> MessageTokenCounter:
+        if self._counter is None:
+            if self._message_counter is not None:
+                self._overhead, self._counter = 0, self._message_counter
+            elif self._list_counter is not None:
+                counter = self._list_counter
+                overhead = _checked(counter([]), "token_counter([])")
+                self._overhead, self._counter = overhead, lambda m: counter([m]) - overhead
+            else:
+                assert self._model is not None  # one of the three was given (checked in __init__)
+                self._overhead, self._counter = _litellm_counter(self._model)
+        return self._counter
+
+    def _count(self, index: int) -> int:
+        """The token count of the history's message at ``index``, counted once."""
+        count = self._counts[index]
+        if count is None:
+            counter = self._ensure_counter()
+            count = _checked(counter(self._history[index]), f"the token count of message {index}")
+            self._counts[index] = count
+        return count
+
+    def _sync(self) -> int:
+        """Bring the window up to date; the tokens of the leading system messages and the list overhead."""
+        if not self._history:
+            return 0
+        self._ensure_counter()
+        fixed = self._overhead + sum(self._count(i) for i in range(self._lead))
+        self._suffix.sync(self.token_limit - fixed)
+        return fixed
+
+    def get_messages(self) -> list[Message]:
+        """The leading system messages and the newest whole units that fit in what is left of the limit."""
+        self._sync()
+        if not self._starts:
+            return list(self._history)
+        return self._history[: self._lead] + self._history[self._starts[self._suffix.first] :]
+
+    def token_count(self) -> int:
+        """The size of the current window in tokens, counted as the class docstring says (0 when empty)."""
+        fixed = self._sync()
+        return fixed + self._suffix.total if self._history else 0
+
+
+def _checked(count: Any, what: str) -> int:
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise TypeError(f"{what} is a {type(count).__name__} ({count!r}), not an int")
+    if count < 0:
+        raise ValueError(f"{what} is {count}, below 0; a token counter must not count negative tokens")
+    return count
+
+
+def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
+    """litellm's ``token_counter`` for ``model``: the list overhead, and a per-message count without it."""
+    import litellm
+    from litellm.constants import DEFAULT_IMAGE_TOKEN_COUNT
+
+    # Offline, a llama-3 (or llama-2, command-r) model name makes every count retry a tokenizer download
+    # for about 23 s (litellm-notes.md section 3); tiktoken counts those models instead.
+    litellm.disable_hf_tokenizer_download = True
+    overhead = int(litellm.token_counter(model=model, messages=[]))
+
+    def count(message: Message) -> int:
+        audio = 0
+        if isinstance(message, UserMessage | ToolMessage) and isinstance(message.content, list):
+            # litellm raises on input_audio parts; price each like one image, as it prices files it cannot
+            # read, and count the rest of the message as usual.
+            audio = sum(isinstance(part, AudioPart) for part in message.content)
+            if audio:
+                message = message.model_copy(
+                    update={"content": [p for p in message.content if not isinstance(p, AudioPart)]}
+                )
+        # litellm fetches an image by URL only to size a "high" detail image; never do that here.
+        fetches = isinstance(message, UserMessage | ToolMessage) and any(
+            isinstance(part, ImagePart) and part.detail == "high" and not part.url.startswith("data:")
+            for part in (message.content if isinstance(message.content, list) else ())
+        )
+        total = litellm.token_counter(
+            model=model, messages=[message.model_dump()], use_default_image_token_count=fetches
+        )
+        return int(total) - overhead + audio * DEFAULT_IMAGE_TOKEN_COUNT
+
+    return overhead, count
