@@ -21,9 +21,8 @@ def _blocks(native: NativeReply) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = list(native.thinking)
     if native.text:
         blocks.append({"type": "text", "text": native.text})
-    blocks.extend(
-        {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments} for call in native.calls
-    )
+    for call in native.calls:
+        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
     return blocks
 
 
@@ -85,11 +84,14 @@ def _events(body: dict[str, Any], native: NativeReply) -> Iterator[tuple[str, di
         for delta in deltas:
             yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": _stop_reason(native), "stop_sequence": None},
-        "usage": {"output_tokens": native.completion_tokens},
-    }
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": _stop_reason(native), "stop_sequence": None},
+            "usage": {"output_tokens": native.completion_tokens},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 

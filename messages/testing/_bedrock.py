@@ -28,9 +28,8 @@ def _blocks(native: NativeReply) -> list[dict[str, Any]]:
     blocks = [_reasoning_block(block) for block in native.thinking]
     if native.text:
         blocks.append({"text": native.text})
-    blocks.extend(
-        {"toolUse": {"toolUseId": call.id, "name": call.name, "input": call.arguments}} for call in native.calls
-    )
+    for call in native.calls:
+        blocks.append({"toolUse": {"toolUseId": call.id, "name": call.name, "input": call.arguments}})
     return blocks
 
 
@@ -76,8 +75,9 @@ def _events(native: NativeReply) -> Iterator[tuple[str, dict[str, Any]]]:
         else:
             reasoning = block["reasoningContent"]
             if "reasoningText" in reasoning:
-                deltas = [{"reasoningContent": {"text": p}} for p in pieces(reasoning["reasoningText"]["text"])]
-                deltas.append({"reasoningContent": {"signature": reasoning["reasoningText"]["signature"]}})
+                signed = reasoning["reasoningText"]
+                deltas = [{"reasoningContent": {"text": p}} for p in pieces(signed["text"])]
+                deltas.append({"reasoningContent": {"signature": signed["signature"]}})
             else:
                 deltas = [{"reasoningContent": {"redactedContent": reasoning["redactedContent"]}}]
         for delta in deltas:

@@ -77,8 +77,8 @@ def _chunks(body: dict[str, Any], native: NativeReply) -> Iterator[dict[str, Any
 
 @dataclass(frozen=True)
 class GeminiRoute:
-    """``POST .../models/<model>:generateContent`` and ``:streamGenerateContent``; with ``vertex``, only the
-    Vertex AI paths (``/v1/projects/<p>/locations/<l>/publishers/google/models/...``), else only the others."""
+    """``POST .../models/<model>:generateContent`` and ``:streamGenerateContent``; with ``vertex`` only
+    the Vertex AI paths (``/v1/projects/<p>/locations/<l>/publishers/google/models/...``), else the others."""
 
     name: str = "gemini"
     vertex: bool = False

@@ -74,7 +74,8 @@ def take_apart(body: dict[str, Any], reply: AIMessage, *, prompt: Any = None) ->
     if reasoning and calls and calls[0].thought_signature is None:
         # Thinking models sign their first call (provider-quirks.md row 25); the stand-in does too.
         first = calls[0]
-        calls[0] = NativeCall(first.id, first.name, first.arguments, first.raw_arguments, signature_for(reasoning))
+        signature = signature_for(reasoning)
+        calls[0] = NativeCall(first.id, first.name, first.arguments, first.raw_arguments, signature)
     prompt_tokens = word_count(body if prompt is None else prompt)
     completion_tokens = word_count(reply.model_dump())
     return NativeReply(thinking, reasoning, reply_text(reply), calls, prompt_tokens, completion_tokens)

@@ -23,7 +23,9 @@ def _message(native: NativeReply, text: str, *, calls: bool = True, thinking: bo
         message["thinking"] = native.reasoning
     if calls and native.calls:
         # Ollama sends no call ids and decoded arguments (provider-quirks.md rows 49, 52).
-        message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native.calls]
+        message["tool_calls"] = [
+            {"function": {"name": call.name, "arguments": call.arguments}} for call in native.calls
+        ]
     return message
 
 

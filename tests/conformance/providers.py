@@ -24,7 +24,7 @@ class Provider:
     family: Family
     """The native body format litellm sends (which extractor and checker read it)."""
     flavour: str = ""
-    """Which provider's rules the family checker applies (``"mistral"``, ``"groq"``, ...); the key if empty."""
+    """Whose rules the family checker applies (``"mistral"``, ``"groq"``, ...); the key when empty."""
     options: dict[str, Any] = field(default_factory=dict)
     """Extra keyword arguments of ``completion`` for this provider."""
 
@@ -33,7 +33,7 @@ class Provider:
         return self.flavour or self.key
 
     def kwargs(self, server: StandInServer) -> dict[str, Any]:
-        """What ``litellm.completion`` needs to reach the stand-in for this provider: no retries, fake keys."""
+        """What ``litellm.completion`` needs to reach the stand-in for this provider (fake keys, no retry)."""
         base: dict[str, Any] = {"num_retries": 0, "timeout": 30, **self.options}
         if self.family == "cohere":
             return {**base, "api_base": server.url + "/v2/chat", "api_key": "test-key"}
