@@ -66,6 +66,7 @@ def _events(body: dict[str, Any], native: NativeReply) -> Iterator[tuple[str, di
     for index, block in enumerate(_blocks(native)):
         kind = block["type"]
         deltas: list[dict[str, Any]] = []
+        start: dict[str, Any]
         if kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
             deltas = [{"type": "thinking_delta", "thinking": p} for p in pieces(block["thinking"])]

@@ -27,6 +27,9 @@ class Provider:
     """Whose rules the family checker applies (``"mistral"``, ``"groq"``, ...); the key when empty."""
     options: dict[str, Any] = field(default_factory=dict)
     """Extra keyword arguments of ``completion`` for this provider."""
+    has_tools: bool = True
+    """Whether the API takes tools (Perplexity's chat API has none, provider-quirks.md row 61): without
+    them a bot sends no ``tools=``, and tool results can only reach the model as text."""
 
     @property
     def rules(self) -> str:
@@ -102,12 +105,12 @@ PROVIDERS: list[Provider] = [
     Provider("openrouter", "openrouter/openai/gpt-4o-mini", "openai"),
     Provider("together_ai", "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo", "openai"),
     Provider("fireworks_ai", "fireworks_ai/accounts/fireworks/models/llama-v3p3-70b-instruct", "openai"),
-    Provider("perplexity", "perplexity/sonar", "openai"),
+    Provider("perplexity", "perplexity/sonar", "openai", has_tools=False),
     Provider("default", "hosted_vllm/meta-llama/Llama-3.1-8B-Instruct", "openai"),
     Provider("bedrock", "bedrock/converse/anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock"),
     Provider("bedrock-llama", "bedrock/converse/meta.llama3-1-70b-instruct-v1:0", "bedrock"),
     Provider("ollama_chat", "ollama_chat/llama3.1", "ollama_chat"),
-    Provider("ollama", "ollama/llama3.1", "ollama_generate"),
+    Provider("ollama", "ollama/llama3.1", "ollama_generate", has_tools=False),
     Provider("cohere", "cohere/command-r-plus", "cohere"),
 ]
 """Every provider the profiles cover (issue 4, deliverable 2), and the model families with rules of their
