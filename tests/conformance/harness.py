@@ -120,11 +120,35 @@ def _oracle(provider: Provider, body: dict[str, Any]) -> None:
         oracles.bedrock_converse_accepts(body, provider.model.split("/")[-1])
 
 
-def _summary(exc: Exception) -> str:
-    """The gist of an oracle's refusal: the extra keys it found, else its first error."""
+_ROLE_TYPES = {
+    "system": "System",
+    "developer": "Developer",
+    "user": "User",
+    "assistant": "Assistant",
+    "tool": "Tool",
+    "function": "Function",
+}
+
+
+def _summary(exc: Exception, body: dict[str, Any]) -> str:
+    """The gist of an oracle's refusal: the extra keys it found, else its first error.
+
+    The OpenAI types are a union per message, and pydantic reports every member's complaint; only the
+    member of the message's own role counts (``ChatCompletionToolMessageParam`` for a tool message).
+    """
     if isinstance(exc, ValidationError):
         errors = exc.errors()
-        extra = sorted({str(e["loc"][-1]) for e in errors if e["type"] == "extra_forbidden"})
+        messages = body.get("messages") or []
+
+        def own_member(loc: tuple[Any, ...]) -> bool:
+            if len(loc) < 2 or not isinstance(loc[0], int) or loc[0] >= len(messages):
+                return True
+            role = _ROLE_TYPES.get(str(messages[loc[0]].get("role")), "")
+            return f"Completion{role}Message" in str(loc[1])
+
+        extra = sorted(
+            {str(e["loc"][-1]) for e in errors if e["type"] == "extra_forbidden" and own_member(e["loc"])}
+        )
         if extra:
             return f"extra keys forbidden: {', '.join(extra)}"
         first = errors[0]
@@ -138,7 +162,7 @@ def evaluate(provider: Provider, conversation: list[Message], body: dict[str, An
     try:
         _oracle(provider, body)
     except Exception as exc:  # the SDK's validation error, whatever its class
-        found.append(Violation("sdk", provider.family, _summary(exc)))
+        found.append(Violation("sdk", provider.family, _summary(exc, body)))
     found += lost_content(conversation, body, provider.family, tool_results=provider.has_tools)
     found += foreign_payloads(conversation, body, provider.family)
     return found

@@ -83,9 +83,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if generated:
                     passed = 0
                     failed_rules: set[str] = set()
-                    for conversation in generated:
+                    for number, conversation in enumerate(generated, 1):
                         conv = conversation if provider.family == "openai" else offline_images(conversation)
                         outcome = run(litellm, server, provider, conv, profiles=profiles)
+                        if args.verbose and outcome.violations:
+                            report = outcome.report().replace("\n", "\n  ")
+                            details.append(f"[{title}] {provider.key} / generated {number}:\n  {report}")
                         passed += not outcome.rules
                         failed_rules.update(outcome.rules)
                     cell = f"{passed}/{len(generated)}"
