@@ -110,7 +110,7 @@ def test_bedrock_accepts_the_converse_shape_with_base64_images():
     ids=["extra key", "result content not a list", "content not a list"],
 )
 def test_bedrock_refuses(message):
-    with pytest.raises(AssertionError, match="Invalid|Unknown"):
+    with pytest.raises(AssertionError, match=r"Invalid|Unknown"):
         oracles.bedrock_converse_accepts({"messages": [message]}, "meta.llama3-1-70b-instruct-v1:0")
 
 
