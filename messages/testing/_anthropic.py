@@ -32,7 +32,7 @@ def _stop_reason(native: NativeReply) -> str:
 
 def anthropic_message(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
     """A Messages API ``message`` object carrying ``reply``: thinking, text and ``tool_use`` blocks."""
-    native = take_apart(body, reply)
+    native = take_apart(body, reply, "anthropic")
     return {
         "id": f"msg_standin{next(_ids)}",
         "type": "message",
@@ -48,7 +48,7 @@ def anthropic_message(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
 def anthropic_stream_events(body: dict[str, Any], reply: AIMessage) -> Iterator[tuple[str, dict[str, Any]]]:
     """The named events Anthropic streams for ``reply``: each block opened, filled by deltas, closed."""
     # Taken apart before the stream starts, so that a bad reply fails the request, not the stream.
-    return _events(body, take_apart(body, reply))
+    return _events(body, take_apart(body, reply, "anthropic"))
 
 
 def _events(body: dict[str, Any], native: NativeReply) -> Iterator[tuple[str, dict[str, Any]]]:

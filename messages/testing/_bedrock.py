@@ -47,7 +47,7 @@ def _stop_reason(native: NativeReply) -> str:
 
 def converse_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
     """A ``ConverseResponse`` carrying ``reply``: reasoning, text and ``toolUse`` content blocks."""
-    native = take_apart(body, reply)
+    native = take_apart(body, reply, "bedrock")
     return {
         "output": {"message": {"role": "assistant", "content": _blocks(native)}},
         "stopReason": _stop_reason(native),
@@ -58,7 +58,7 @@ def converse_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
 
 def converse_stream_events(body: dict[str, Any], reply: AIMessage) -> Iterator[tuple[str, dict[str, Any]]]:
     """The ``ConverseStream`` events for ``reply``, as ``(event type, payload)``."""
-    return _events(take_apart(body, reply))
+    return _events(take_apart(body, reply, "bedrock"))
 
 
 def _events(native: NativeReply) -> Iterator[tuple[str, dict[str, Any]]]:

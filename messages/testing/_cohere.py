@@ -19,7 +19,7 @@ _ids = itertools.count(1)
 
 def cohere_v2_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
     """A v2 ``ChatResponse`` carrying ``reply``: text content items, ``tool_plan`` and tool calls."""
-    native = take_apart(body, reply, prompt=body.get("messages"))
+    native = take_apart(body, reply, "cohere", prompt=body.get("messages"))
     message: dict[str, Any] = {"role": "assistant"}
     if native.text:
         message["content"] = [{"type": "text", "text": native.text}]

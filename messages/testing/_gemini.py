@@ -50,7 +50,7 @@ def _response(body: dict[str, Any], parts: list[dict[str, Any]], finish: str | N
 def gemini_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
     """A ``GenerateContentResponse`` carrying ``reply``: thought, text and ``functionCall`` parts (a thinking
     reply signs its first call, provider-quirks.md row 25)."""
-    native = take_apart(body, reply, prompt=body.get("contents"))
+    native = take_apart(body, reply, "gemini", prompt=body.get("contents"))
     response = _response(body, _parts(native), "STOP")
     response["usageMetadata"] = _usage(native)
     return response
@@ -59,7 +59,7 @@ def gemini_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
 def gemini_stream_chunks(body: dict[str, Any], reply: AIMessage) -> Iterator[dict[str, Any]]:
     """The ``GenerateContentResponse`` chunks of ``streamGenerateContent?alt=sse``: text in pieces, each call
     whole (Gemini never splits a call), finish reason and usage on the last chunk."""
-    native = take_apart(body, reply, prompt=body.get("contents"))
+    native = take_apart(body, reply, "gemini", prompt=body.get("contents"))
     return _chunks(body, native)
 
 

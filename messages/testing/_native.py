@@ -15,9 +15,10 @@ from messages.testing._openai import reply_text, word_count
 __all__ = ["NativeCall", "NativeReply", "signature_for", "sse", "take_apart"]
 
 
-def signature_for(text: str) -> str:
-    """A deterministic base64 stand-in for a provider's opaque reasoning signature over ``text``."""
-    return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode("ascii")
+def signature_for(text: str, signer: str) -> str:
+    """A deterministic base64 stand-in for the opaque signature ``signer`` (``"anthropic"``, ``"gemini"``)
+    puts on reasoning ``text``: each provider's differs, as real ones do."""
+    return base64.b64encode(hashlib.sha256(f"{signer}\n{text}".encode()).digest()).decode("ascii")
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,10 @@ class NativeReply:
     completion_tokens: int
 
 
-def take_apart(body: dict[str, Any], reply: AIMessage, *, prompt: Any = None) -> NativeReply:
-    """Split ``reply`` into what native APIs send separately; tool arguments must decode to an object
-    (a native API never returns anything else), else ``ValueError`` names the call."""
+def take_apart(body: dict[str, Any], reply: AIMessage, signer: str, *, prompt: Any = None) -> NativeReply:
+    """Split ``reply`` into what native APIs send separately, reasoning signed by ``signer``; tool arguments
+    must decode to an object (a native API never returns anything else), else ``ValueError`` names the
+    call."""
     calls = []
     for call in reply.tool_calls:
         decoded = call.parse_arguments()  # raises ToolArgumentsError (a ValueError) naming the call
@@ -68,13 +70,15 @@ def take_apart(body: dict[str, Any], reply: AIMessage, *, prompt: Any = None) ->
         if not reasoning:
             reasoning = "".join(str(b.get("thinking", "")) for b in thinking if b.get("type") == "thinking")
     elif reasoning:
-        thinking = [{"type": "thinking", "thinking": reasoning, "signature": signature_for(reasoning)}]
+        thinking = [
+            {"type": "thinking", "thinking": reasoning, "signature": signature_for(reasoning, signer)}
+        ]
     else:
         thinking = []
     if reasoning and calls and calls[0].thought_signature is None:
         # Thinking models sign their first call (provider-quirks.md row 25); the stand-in does too.
         first = calls[0]
-        signature = signature_for(reasoning)
+        signature = signature_for(reasoning, signer)
         calls[0] = NativeCall(first.id, first.name, first.arguments, first.raw_arguments, signature)
     prompt_tokens = word_count(body if prompt is None else prompt)
     completion_tokens = word_count(reply.model_dump())

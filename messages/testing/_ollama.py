@@ -42,13 +42,13 @@ def _final(body: dict[str, Any], native: NativeReply) -> dict[str, Any]:
 
 def ollama_chat_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
     """An ``/api/chat`` reply carrying ``reply``: content, ``thinking`` and id-less tool calls."""
-    native = take_apart(body, reply, prompt=body.get("messages"))
+    native = take_apart(body, reply, "ollama", prompt=body.get("messages"))
     return {**_final(body, native), "message": _message(native, native.text)}
 
 
 def ollama_chat_chunks(body: dict[str, Any], reply: AIMessage) -> Iterator[dict[str, Any]]:
     """The streamed ``/api/chat`` objects: thinking and text in pieces, the calls whole, then ``done``."""
-    return _chunks(body, take_apart(body, reply, prompt=body.get("messages")))
+    return _chunks(body, take_apart(body, reply, "ollama", prompt=body.get("messages")))
 
 
 def _chunks(body: dict[str, Any], native: NativeReply) -> Iterator[dict[str, Any]]:
@@ -64,7 +64,7 @@ def _chunks(body: dict[str, Any], native: NativeReply) -> Iterator[dict[str, Any
 
 def ollama_generate_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
     """An ``/api/generate`` reply: the text as ``response`` (the generate API has no tool calls)."""
-    native = take_apart(body, reply, prompt=body.get("prompt"))
+    native = take_apart(body, reply, "ollama", prompt=body.get("prompt"))
     return {**_final(body, native), "response": native.text}
 
 
@@ -80,7 +80,7 @@ class OllamaRoute:
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
         reply = responder(body)
         if path.endswith("/api/generate"):
-            native = take_apart(body, reply, prompt=body.get("prompt"))
+            native = take_apart(body, reply, "ollama", prompt=body.get("prompt"))
             if body.get("stream"):
                 head = {"model": body.get("model", "stand-in"), "created_at": _CREATED, "done": False}
                 lines = [{**head, "response": p} for p in pieces(native.text)]

@@ -13,8 +13,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from messages import AIMessage, ImagePart, Message, ToolMessage, UserMessage, dump_messages
-from messages.testing import StandInServer
+from messages import (
+    AIMessage,
+    ImagePart,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    dump_messages,
+)
+from messages.testing import StandInServer, scripted
 from tests import oracles
 from tests.conformance import (
     rules_anthropic,
@@ -29,7 +38,17 @@ from tests.conformance.content import foreign_payloads, lost_content
 from tests.conformance.providers import Provider
 from tests.conformance.rules import Violation
 
-__all__ = ["HAVE_PROFILES", "Outcome", "evaluate", "offline_images", "run", "tools_for"]
+__all__ = [
+    "HANDOFF_SOURCES",
+    "HAVE_PROFILES",
+    "Outcome",
+    "evaluate",
+    "offline_images",
+    "produced_on",
+    "run",
+    "sendable",
+    "tools_for",
+]
 
 HAVE_PROFILES = importlib.util.find_spec("messages.profiles") is not None
 """Whether the provider profiles (issue 4, branch issue-4-profiles) are part of this tree."""
@@ -89,6 +108,27 @@ def offline_images(conversation: list[Message]) -> list[Message]:
             message = message.model_copy(update={"content": [fix(p) for p in message.content]})
         fixed.append(message)
     return fixed
+
+
+def sendable(conversation: list[Message], provider: Provider) -> list[Message]:
+    """A generated conversation as the conformance tests send it: audio and file parts become a short
+    text (they are capabilities of some models, not a shape of the message list: no profile can make a
+    text model hear audio or read a PDF), and off the OpenAI shape images are inline (``offline_images``)."""
+    from messages import AudioPart, FilePart, TextPart
+
+    def fix(part: Any) -> Any:
+        if isinstance(part, AudioPart):
+            return TextPart(text="[an audio clip]")
+        if isinstance(part, FilePart):
+            return TextPart(text=f"[a file: {part.file.filename or part.file.file_id}]")
+        return part
+
+    fixed: list[Message] = []
+    for message in conversation:
+        if isinstance(message, UserMessage) and isinstance(message.content, list):
+            message = message.model_copy(update={"content": [fix(p) for p in message.content]})
+        fixed.append(message)
+    return fixed if provider.family == "openai" else offline_images(fixed)
 
 
 def _checker(provider: Provider) -> Callable[[dict[str, Any]], list[Violation]]:
@@ -203,3 +243,74 @@ def run(
     body = sent[-1] if sent and isinstance(sent[-1], dict) else None
     found = evaluate(provider, conversation, body) if body is not None else []
     return Outcome(provider, body, [*found, *([error] if error else [])])
+
+
+HANDOFF_SOURCES = [
+    "openai",
+    "anthropic",
+    "gemini",
+    "vertex_ai",
+    "bedrock",
+    "ollama_chat",
+    "cohere",
+    "deepseek-reasoner",
+]
+"""The providers a conversation is produced on before it continues elsewhere: each mints its own ids and
+reasoning payloads (Anthropic and Bedrock signed thinking, Gemini thought signatures in litellm's ids,
+Ollama's UUIDs, DeepSeek's reasoning_content)."""
+
+# The ids each API mints (Gemini and Ollama send none: litellm mints them).
+_ID_SHAPES = {
+    "anthropic": ("toolu_01Oslo4bVx7Qm2Lp9Zt3Kw8Y", "toolu_01Rome9sHd2Jk5Nq7Wx1Cv4B"),
+    "bedrock": ("tooluse_Oslo7Hq2Zk4Mn8Rt1Yw6Pa", "tooluse_Rome3Lc9Vb5Xd2Fg8Js4Qe"),
+    "deepseek-reasoner": ("call_00_Oslo3kLm9Qw2Er5Ty8Ui", "call_01_Rome7zXc4Vb1Nm6As3Df"),
+    "cohere": ("get_weather_o5k2m9q3w7e1", "get_weather_r8z4x1c6v3b9"),
+}
+_OPENAI_IDS = ("call_Oslo8fG3hJ2kL5mN9pQ4rS7t", "call_Rome2wE6rT9yU3iO7pA1sD5f")
+
+
+def _first_reply(provider: Provider) -> AIMessage:
+    oslo, rome = _ID_SHAPES.get(provider.key, _OPENAI_IDS)
+    return AIMessage(
+        content="Checking both cities.",
+        reasoning_content="Two cities: two calls to get_weather.",
+        tool_calls=[
+            ToolCall(id=oslo, name="get_weather", arguments={"city": "Oslo"}),
+            ToolCall(id=rome, name="get_weather", arguments={"city": "Rome"}),
+        ],
+    )
+
+
+_SECOND_REPLY = AIMessage(content="Snow in Oslo, sun in Rome.", reasoning_content="Both results are in.")
+
+
+def produced_on(litellm: ModuleType, provider: Provider) -> list[Message]:
+    """A tool loop run on ``provider`` through the real litellm: a user question, the stand-in's reply with
+    two calls and reasoning (read back with ``AIMessage.from_litellm``, so with the ids and payloads
+    litellm gives back for that provider), the two results, the final answer, and a follow-up question."""
+    conversation: list[Message] = [
+        SystemMessage(content="You are the weather desk."),
+        UserMessage(content="What is the weather in Oslo and in Rome?"),
+    ]
+    results = {"Oslo": "snow, -3 C", "Rome": "sun, 24 C"}
+    first = _first_reply(provider)
+    with StandInServer(scripted(first, _SECOND_REPLY)) as server:
+        for _ in range(2):
+            response = litellm.completion(
+                model=provider.model,
+                messages=_dump_for(conversation, provider),
+                tools=tools_for([*conversation, first]),
+                **provider.kwargs(server),
+            )
+            reply = AIMessage.from_litellm(response)
+            conversation.append(reply)
+            for call in reply.tool_calls:
+                city = call.parse_arguments().get("city", "")
+                conversation.append(ToolMessage.for_call(call, results.get(city, "unknown city")))
+    conversation.append(UserMessage(content="And tomorrow?"))
+    return conversation
+
+
+def _dump_for(conversation: list[Message], provider: Provider) -> list[dict[str, Any]]:
+    # The bot that produced the conversation used the layer when it exists, as a bot would.
+    return dump_messages(conversation, model=provider.model) if HAVE_PROFILES else dump_messages(conversation)

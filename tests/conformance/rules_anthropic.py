@@ -4,10 +4,10 @@ Rows of provider-quirks.md checked: 13 (no empty text block; every message but a
 content), 14 (a final assistant text does not end in whitespace), 15 (Claude 4.6+: the conversation ends on
 a user turn), 16 (each ``tool_use`` answered by ``tool_result`` blocks at the start of the next user turn,
 and each ``tool_result`` answering the turn before), 17 (``tool_use`` ids match ``^[a-zA-Z0-9_-]+$`` and are
-unique), 18 (thinking blocks first in their turn, never last, none in a final assistant turn while thinking
-is off), 19 (``system`` is top-level: roles in ``messages`` are user and assistant; ``messages`` is not
-empty), 20 (roles alternate: contested today, litellm merges anyway), 21 (base64 image media types), and
-litellm's placeholder text (``ph``, litellm-notes.md TL;DR 5).
+unique), 18 (thinking blocks signed, first in their turn, never last, none in a final assistant turn while
+thinking is off), 19 (``system`` is top-level: roles in ``messages`` are user and assistant; ``messages``
+is not empty), 20 (roles alternate: contested today, litellm merges anyway), 21 (base64 image media
+types), and litellm's placeholder text (``ph``, litellm-notes.md TL;DR 5).
 """
 
 from __future__ import annotations
@@ -92,6 +92,11 @@ def check(body: dict[str, Any], model: str) -> list[Violation]:
                     found.append(
                         Violation("r18", where, "the final block in an assistant message cannot be thinking")
                     )
+                for j, block in enumerate(blocks):
+                    if block.get("type") == "thinking" and not block.get("signature"):
+                        found.append(
+                            Violation("r18", f"{where}.content[{j}]", "a thinking block without signature")
+                        )
                 if final_assistant and not thinking_on:
                     found.append(
                         Violation("r18", where, "thinking blocks in a final assistant turn, thinking off")

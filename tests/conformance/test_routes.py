@@ -101,7 +101,7 @@ def test_a_text_reply_reads_back(litellm, key, stream):
 def test_anthropic_signs_its_thinking(litellm, stream):
     message, _, _ = _send(litellm, "anthropic", REPLY, stream=stream)
     assert message.thinking_blocks == [
-        {"type": "thinking", "thinking": REASONING, "signature": signature_for(REASONING)}
+        {"type": "thinking", "thinking": REASONING, "signature": signature_for(REASONING, "anthropic")}
     ]
 
 
@@ -111,8 +111,8 @@ def test_gemini_signs_the_first_call_and_litellm_puts_the_signature_in_its_id(li
     # `call_<32 hex>` and appends the thought signature.
     message, _, _ = _send(litellm, key, REPLY, stream=False)
     first, second = message.tool_calls
-    assert first.id.endswith("__thought__" + signature_for(REASONING))
-    assert first.provider_specific_fields == {"thought_signature": signature_for(REASONING)}
+    assert first.id.endswith("__thought__" + signature_for(REASONING, "gemini"))
+    assert first.provider_specific_fields == {"thought_signature": signature_for(REASONING, "gemini")}
     assert "__thought__" not in second.id
     assert message.provider == key
 
@@ -120,7 +120,7 @@ def test_gemini_signs_the_first_call_and_litellm_puts_the_signature_in_its_id(li
 def test_bedrock_returns_reasoning_as_a_signed_block(litellm):
     message, _, _ = _send(litellm, "bedrock", REPLY, stream=False)
     assert message.thinking_blocks is not None
-    assert message.thinking_blocks[0]["signature"] == signature_for(REASONING)
+    assert message.thinking_blocks[0]["signature"] == signature_for(REASONING, "bedrock")
 
 
 @pytest.mark.parametrize(
