@@ -10,5 +10,8 @@ test:  ## ruff, mypy and the whole test suite
 bench:  ## benchmarks: ratios against baselines measured in the same run
 	python3 scripts/dev.py bench
 
+conformance:  ## providers x hard cases: which provider rules break, litellm alone and with profiles
+	python3 scripts/dev.py conformance
+
 clean:
 	rm -rf .venv .mypy_cache .ruff_cache .pytest_cache .hypothesis

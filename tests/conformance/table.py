@@ -57,10 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from messages.testing import StandInServer
     from tests.conformance.cases import CASES
-    from tests.conformance.harness import HAVE_PROFILES, Outcome, offline_images, run
+    from tests.conformance.harness import HANDOFF_SOURCES, HAVE_PROFILES, Outcome, produced_on, run, sendable
     from tests.conformance.providers import PROVIDERS
 
     providers = [p for p in PROVIDERS if not args.provider or p.key in args.provider]
+    by_key = {p.key: p for p in PROVIDERS}
+    handoffs = {key: produced_on(litellm, by_key[key]) for key in HANDOFF_SOURCES}
     generated = _generated(args.examples, args.seed) if args.examples else []
     modes = [("litellm alone", False)] + ([("with profiles", True)] if HAVE_PROFILES else [])
     started = time.perf_counter()
@@ -84,8 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     passed = 0
                     failed_rules: set[str] = set()
                     for number, conversation in enumerate(generated, 1):
-                        conv = conversation if provider.family == "openai" else offline_images(conversation)
-                        outcome = run(litellm, server, provider, conv, profiles=profiles)
+                        outcome = run(
+                            litellm, server, provider, sendable(conversation, provider), profiles=profiles
+                        )
                         if args.verbose and outcome.violations:
                             report = outcome.report().replace("\n", "\n  ")
                             details.append(f"[{title}] {provider.key} / generated {number}:\n  {report}")
@@ -95,15 +98,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if failed_rules:
                         cell += " " + ",".join(sorted(failed_rules, key=lambda r: (len(r), r)))
                     row.append(cell)
+                failing = []
+                for source, conversation in handoffs.items():
+                    outcome = run(litellm, server, provider, conversation, profiles=profiles)
+                    if outcome.rules:
+                        failing.append(f"{source}:{','.join(outcome.rules)}")
+                        if args.verbose:
+                            report = outcome.report().replace("\n", "\n  ")
+                            details.append(f"[{title}] {provider.key} / from {source}:\n  {report}")
+                row.append(f"{len(handoffs) - len(failing)}/{len(handoffs)}")
                 rows.append(row)
-            header = [
-                "provider",
-                *(str(n) for n in range(1, len(CASES) + 1)),
-                *(["generated"] if generated else []),
-            ]
+            numbers = [str(n) for n in range(1, len(CASES) + 1)]
+            header = ["provider", *numbers, *(["generated"] if generated else []), "handoffs"]
             print(f"\n## {title}: {totals[0]}/{totals[1]} hard-case cells pass\n")
             _print(header, rows)
     print("\ncases: " + "; ".join(f"{n} {name}" for n, name in enumerate(CASES, 1)))
+    print(
+        "generated: conversations from messages.strategies.conversations() that pass, and the rules others"
+        f" break; handoffs: conversations produced on {', '.join(HANDOFF_SOURCES)} that pass when continued"
+        " here; rule ids: provider-quirks.md rows (r13 = row 13), ph (litellm's placeholder text), lost"
+        " (a text or tool result missing), foreign (another provider's reasoning payload), sdk (the"
+        " provider SDK's request type refuses the body), raised (litellm raised instead of sending)"
+    )
     if not HAVE_PROFILES:
         print("\n(with profiles: messages.profiles is not in this tree yet)")
     print(

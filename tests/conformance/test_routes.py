@@ -103,6 +103,7 @@ def test_anthropic_signs_its_thinking(litellm, stream):
     assert message.thinking_blocks == [
         {"type": "thinking", "thinking": REASONING, "signature": signature_for(REASONING, "anthropic")}
     ]
+    assert message.provider == "anthropic"  # so that the profiles send the signed blocks back only there
 
 
 @pytest.mark.parametrize("key", ["gemini", "vertex_ai"])
