@@ -24,6 +24,7 @@ from messages.errors import (
 )
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from messages.parts import AudioPart, FilePart, ImagePart, TextPart
+from messages.profiles import Profile, Violation, get_profile, register_profile
 from messages.protocol import protocol_errors, repair_conversation, validate_conversation
 
 __version__ = "0.1.0.dev0"
@@ -40,6 +41,7 @@ __all__ = [
     "MessageTypeError",
     "MessagesError",
     "OrphanToolResultError",
+    "Profile",
     "ProfileError",
     "ReplyError",
     "StoreError",
@@ -52,9 +54,12 @@ __all__ = [
     "UnansweredToolCallError",
     "UnknownProfileError",
     "UserMessage",
+    "Violation",
     "dump_messages",
+    "get_profile",
     "load_messages",
     "protocol_errors",
+    "register_profile",
     "repair_conversation",
     "validate_conversation",
 ]

@@ -63,11 +63,10 @@ def dump_messages(
     except KeyError:
         check_types(conversation)
         raise
-    if profile is None and model is None:
+    target = profile if profile is not None else model
+    if target is None:
         return dumped
     from messages.profiles import Profile, get_profile
 
-    resolved = (
-        profile if isinstance(profile, Profile) else get_profile(profile if profile is not None else model)
-    )
+    resolved = target if isinstance(target, Profile) else get_profile(target)
     return resolved.apply(dumped)

@@ -1,0 +1,148 @@
+"""Tool-call id rules and the collision-free, deterministic rewriting of ids that break them.
+
+Providers disagree on what a tool-call id may look like (provider-quirks.md rows 3, 17, 30, 45): OpenAI
+takes at most 40 characters, Anthropic ``[a-zA-Z0-9_-]``, Bedrock the same in at most 64, Mistral exactly 9
+letters or digits, and Gemini ignores ids. litellm hides Gemini thought signatures inside ids
+(``<id>__thought__<signature>``, row 25) and cuts them off again for every other provider, so two ids that
+differ only in their signatures reach that provider as one id.
+
+``IdRule`` says what one provider accepts; ``tool_call_id_map`` maps every id that breaks the rule (or
+that would collide with another once litellm has cut its signature) to a new one, and leaves every other
+id alone. The map is a pure function of the ids in order: the same conversation always gets the same ids,
+and the call and its result get the same new id because both are looked up by the old one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+__all__ = ["SIGNATURE_SEPARATOR", "IdRule", "tool_call_id_map"]
+
+SIGNATURE_SEPARATOR = "__thought__"
+"""What litellm puts between a tool-call id and the Gemini thought signature it carries."""
+
+_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_SUFFIX = 8  # base62 characters of hash in a rewritten id: 62**8 ~ 2e14, collisions are checked anyway
+
+
+@cache
+def _charset(alphabet: str) -> re.Pattern[str]:
+    return re.compile(f"[{alphabet}]+")
+
+
+@cache
+def _invalid(alphabet: str) -> re.Pattern[str]:
+    return re.compile(f"[^{alphabet}]")
+
+
+def _base62(data: bytes) -> str:
+    number = int.from_bytes(data, "big")
+    digits = []
+    while number:
+        number, digit = divmod(number, 62)
+        digits.append(_BASE62[digit])
+    return "".join(digits) or "0"
+
+
+@dataclass(frozen=True, slots=True)
+class IdRule:
+    """What a provider accepts as a tool-call id."""
+
+    alphabet: str | None = None
+    """The characters allowed, as the body of a regex character class (``"a-zA-Z0-9_-"``); ``None``:
+    any character. It must allow letters and digits, which rewritten ids are made of."""
+    min_length: int = 1
+    """The shortest id accepted."""
+    max_length: int | None = None
+    """The longest id accepted; ``None``: no limit."""
+    keeps_signatures: bool = False
+    """Whether ids may carry litellm's Gemini thought signature (``__thought__``): only for Gemini models,
+    the one target litellm does not cut it off for."""
+
+    def __post_init__(self) -> None:
+        if self.alphabet is not None and not _charset(self.alphabet).fullmatch(_BASE62):
+            raise ValueError(f"an id alphabet must allow letters and digits; {self.alphabet!r} does not")
+        if self.max_length is not None and self.max_length < max(self.min_length, 1):
+            raise ValueError(f"max_length {self.max_length} is shorter than min_length {self.min_length}")
+
+    def sent_as(self, call_id: str) -> str:
+        """The id as litellm sends it to this provider: without a Gemini signature unless kept."""
+        if self.keeps_signatures:
+            return call_id
+        return call_id.split(SIGNATURE_SEPARATOR, 1)[0]
+
+    def accepts(self, call_id: str) -> bool:
+        """Whether the provider accepts ``call_id`` exactly as written (no signature to cut)."""
+        if not self.keeps_signatures and SIGNATURE_SEPARATOR in call_id:
+            return False
+        return self._fits(call_id)
+
+    def _fits(self, call_id: str) -> bool:
+        size = len(call_id)
+        if size < self.min_length or (self.max_length is not None and size > self.max_length):
+            return False
+        return self.alphabet is None or _charset(self.alphabet).fullmatch(call_id) is not None
+
+    def describe(self) -> str:
+        """The rule in words, for error messages."""
+        if self.max_length is not None and self.min_length == self.max_length:
+            size = f"exactly {self.max_length} characters"
+        elif self.max_length is not None:
+            size = f"at most {self.max_length} characters"
+        else:
+            size = "any length"
+        chars = "any characters" if self.alphabet is None else f"only [{self.alphabet}]"
+        return f"{size}, {chars}"
+
+    def rewrite(self, call_id: str, attempt: int = 0) -> str:
+        """A new id that this rule accepts, derived from ``call_id`` (``attempt`` > 0 after a collision).
+
+        The first attempt keeps the id without its signature when that is enough; otherwise the id keeps
+        a readable head (invalid characters replaced, cut to fit) and gets a hash of the whole original.
+        """
+        base = call_id.split(SIGNATURE_SEPARATOR, 1)[0]
+        if attempt == 0 and self.accepts(base):
+            return base
+        digest = _base62(hashlib.sha256(f"{call_id}\x00{attempt}".encode()).digest())
+        if self.max_length is not None and self.max_length <= _SUFFIX + 1:
+            return digest[: self.max_length].rjust(self.min_length, "0")
+        underscore = self.alphabet is None or _charset(self.alphabet).fullmatch("_") is not None
+        head = base if self.alphabet is None else _invalid(self.alphabet).sub("_" if underscore else "", base)
+        suffix = ("_" if underscore else "") + digest[:_SUFFIX]
+        limit = (self.max_length if self.max_length is not None else 64) - len(suffix)
+        candidate = head[:limit] + suffix
+        if len(candidate) < self.min_length:
+            candidate = (candidate + digest)[: max(self.min_length, len(candidate))]
+        return candidate
+
+
+def tool_call_id_map(ids: Iterable[str], rule: IdRule) -> dict[str, str]:
+    """New ids for the ``ids`` (calls and results, in order) that ``rule`` rejects or that collide.
+
+    An id is kept when the provider accepts it and no earlier id is sent as the same string; every other
+    id gets ``rule.rewrite(...)``, retried until it is unique. The result maps only the ids that change.
+    """
+    ordered = list(dict.fromkeys(ids))
+    taken: set[str] = set()
+    kept: set[str] = set()
+    for call_id in ordered:
+        sent = rule.sent_as(call_id)
+        if rule.accepts(call_id) and sent not in taken:
+            kept.add(call_id)
+            taken.add(sent)
+    mapping: dict[str, str] = {}
+    for call_id in ordered:
+        if call_id in kept:
+            continue
+        attempt = 0
+        candidate = rule.rewrite(call_id)
+        while candidate in taken or not rule.accepts(candidate):
+            attempt += 1
+            candidate = rule.rewrite(call_id, attempt)
+        taken.add(candidate)
+        mapping[call_id] = candidate
+    return mapping

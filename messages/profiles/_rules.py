@@ -1,0 +1,522 @@
+"""The rules ``Profile.check`` applies: each one a predicate over an OpenAI-shape list, read independently of
+the transforms that fix it.
+
+A rule looks at the list as litellm receives it and models what litellm's route does before the provider
+sees it (litellm strips keys whose value is ``None``, cuts Gemini thought signatures off tool-call ids for
+every non-Gemini model): a violation is something the provider rejects, or that litellm silently changes.
+
+Rule ids, and the row each one cites unless the profile's ``rows`` names a more specific one:
+
+==========================  =============================================================================
+rule                        what breaks
+==========================  =============================================================================
+``empty-conversation``      no messages at all (row 12)
+``tool-call-id``            an id the provider rejects, as litellm sends it
+``duplicate-tool-call-id``  two calls sent with one id (row 17), e.g. after litellm cut their signatures
+``unknown-key``             a key a strict provider rejects
+``name``                    a ``name`` where the provider rejects it, or one breaking its pattern
+``refusal``                 a refusal that would not reach the model as text (row 5)
+``foreign-reasoning``       a signed reasoning payload the provider did not sign
+``empty-arguments``         tool-call arguments ``""`` that litellm's route ``json.loads`` (row 58)
+``invalid-arguments``       arguments that are not a JSON object, on such a route (row 58; not fixable)
+``system-role``             a system or developer message the model does not take in that role
+``late-system``             a system message after the conversation started
+``system-content``          system content given as parts where a string is needed
+``tool-media``              an image, audio or file in a tool result
+``tool-content``            a tool result given as parts where a string is needed
+``empty-text``              a blank turn or text part
+``call-turn-text``          the wrong content beside tool calls (null or ``""``)
+``empty-tool-result``       a blank tool result
+``consecutive-roles``       two user or two assistant turns in a row
+``tool-then-user``          a user or system message right after tool results
+``first-turn``              no user turn first (or none at all)
+``prefill``                 the conversation ends on an assistant text
+``prefix``                  a final assistant text not marked ``prefix: true`` (or a stale mark)
+``reasoning-missing``       an assistant turn without ``reasoning_content``
+``tools-unsupported``       tool calls or results for a provider without tools
+``images-unsupported``      images for a model that takes none (not fixable)
+``image-url``               an image by URL where only inline images work (not fixable)
+``files-unsupported``       file parts where the provider takes none (not fixable)
+==========================  =============================================================================
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from messages.profiles._ids import SIGNATURE_SEPARATOR
+from messages.profiles.transforms import blank, is_system
+
+if TYPE_CHECKING:
+    from messages.profiles._profile import Profile, Violation
+
+__all__ = ["GENERAL_ROWS", "check"]
+
+GENERAL_ROWS: Mapping[str, int] = {
+    "empty-conversation": 12,
+    "duplicate-tool-call-id": 17,
+    "refusal": 5,
+    "name": 4,
+    "empty-arguments": 58,
+    "invalid-arguments": 58,
+}
+"""Rows of the rules that are the same for every provider; the rest come from each profile's ``rows``."""
+
+Message = Mapping[str, Any]
+
+
+class _Report:
+    """Collects violations for one profile, each citing its row."""
+
+    def __init__(self, profile: Profile) -> None:
+        from messages.profiles._profile import Violation
+
+        self.profile = profile
+        self.found: list[Violation] = []
+        self._violation = Violation
+
+    def add(self, index: int | None, rule: str, message: str, *, fixable: bool = True) -> None:
+        row = self.profile.rows.get(rule, GENERAL_ROWS.get(rule))
+        self.found.append(self._violation(index, rule, row, message, fixable))
+
+
+def _sent(value: Any) -> bool:
+    """Whether litellm sends a key with this value (it strips keys whose value is ``None``)."""
+    return value is not None
+
+
+def _parts(content: Any) -> Iterator[Mapping[str, Any]]:
+    if isinstance(content, list):
+        yield from (p for p in content if isinstance(p, Mapping))
+
+
+def check(profile: Profile, messages: Sequence[Message]) -> list[Violation]:
+    """The violations of ``messages`` against ``profile``, in message order."""
+    report = _Report(profile)
+    if not messages:
+        report.add(
+            None,
+            "empty-conversation",
+            "the conversation is empty; every provider rejects an empty list",
+            fixable=False,
+        )
+        return report.found
+    if profile.supports_tools:
+        _tool_call_ids(report, messages)
+    else:
+        _no_tools(report, messages)
+    for index, m in enumerate(messages):
+        _keys(report, index, m)
+        _arguments(report, index, m)
+        _system(report, index, m)
+        _content(report, index, m)
+    _order(report, messages)
+    return sorted(report.found, key=lambda v: -1 if v.index is None else v.index)
+
+
+# --- tool calls --------------------------------------------------------------------------------------
+
+
+def _tool_call_ids(report: _Report, messages: Sequence[Message]) -> None:
+    rule = report.profile.tool_call_ids
+    provider = report.profile.provider
+    first_call: dict[str, tuple[str, int]] = {}  # sent id -> (original id, message index)
+    for index, m in enumerate(messages):
+        ids: list[str] = []
+        calls = m.get("tool_calls")
+        if isinstance(calls, list):
+            ids.extend(c["id"] for c in calls if isinstance(c, Mapping) and isinstance(c.get("id"), str))
+        if isinstance(m.get("tool_call_id"), str):
+            ids.append(m["tool_call_id"])
+        for call_id in ids:
+            sent = rule.sent_as(call_id)
+            if not rule._fits(sent):
+                how = f" (litellm sends it as {sent!r})" if sent != call_id else ""
+                report.add(
+                    index,
+                    "tool-call-id",
+                    f"tool-call id {call_id!r}{how} breaks {provider}'s id rule ({rule.describe()})",
+                )
+        if not isinstance(calls, list):
+            continue
+        for c in calls:
+            own = c.get("id") if isinstance(c, Mapping) else None
+            if not isinstance(own, str):
+                continue
+            sent = rule.sent_as(own)
+            if sent not in first_call:
+                first_call[sent] = (own, index)
+                continue
+            original, where = first_call[sent]
+            if original == own:
+                report.add(
+                    index,
+                    "duplicate-tool-call-id",
+                    f"tool-call id {own!r} was already used by a call in message {where}; ids must be "
+                    "unique (use repair_conversation())",
+                    fixable=False,
+                )
+            else:
+                report.add(
+                    index,
+                    "duplicate-tool-call-id",
+                    f"tool-call ids {original!r} (message {where}) and {own!r} both reach {provider} as "
+                    f"{sent!r}: litellm cuts the Gemini thought signature ({SIGNATURE_SEPARATOR}...) off ids "
+                    "for every model but Gemini",
+                )
+
+
+def _no_tools(report: _Report, messages: Sequence[Message]) -> None:
+    for index, m in enumerate(messages):
+        if m.get("role") == "tool" or m.get("tool_calls"):
+            what = "a tool result" if m.get("role") == "tool" else "tool calls"
+            report.add(
+                index,
+                "tools-unsupported",
+                f"{report.profile.provider} has no tool calls, and rejects {what} in the history",
+            )
+
+
+def _arguments(report: _Report, index: int, m: Message) -> None:
+    calls = m.get("tool_calls")
+    if not isinstance(calls, list) or not report.profile.supports_tools:
+        return
+    for c in calls:
+        function = c.get("function") if isinstance(c, Mapping) else None
+        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        if not isinstance(arguments, str):
+            continue
+        call_id = c.get("id")
+        if not arguments.strip():
+            if report.profile.empty_arguments_as_object:
+                report.add(
+                    index,
+                    "empty-arguments",
+                    f"tool call {call_id!r} has arguments {arguments!r}; converters that json.loads them "
+                    "fail on it (send '{}')",
+                )
+            continue
+        if report.profile.decodes_arguments:
+            try:
+                decoded = json.loads(arguments)
+            except ValueError:
+                decoded = None
+            if not isinstance(decoded, dict):
+                report.add(
+                    index,
+                    "invalid-arguments",
+                    f"tool call {call_id!r} has arguments that are not a JSON object ({arguments[:40]!r}); "
+                    f"litellm's route to {report.profile.provider} decodes them, and fails or sends {{}}",
+                    fixable=False,
+                )
+
+
+# --- keys --------------------------------------------------------------------------------------------
+
+_PAYLOADS = ("thinking_blocks", "provider_specific_fields")
+_HANDLED = frozenset({"name", "refusal", *_PAYLOADS})  # reported by their own rules
+
+
+def _keys(report: _Report, index: int, m: Message) -> None:
+    profile = report.profile
+    role = m.get("role")
+    if not isinstance(role, str):
+        return
+    name = m.get("name")
+    if _sent(name) and role not in profile.accepts_names_on:
+        report.add(index, "name", f"{profile.provider} rejects `name` on a {role} message")
+    elif isinstance(name, str) and profile.name_pattern is not None:
+        import re
+
+        char = re.compile(profile.name_pattern)
+        if not (0 < len(name) <= 64 and all(char.fullmatch(c) for c in name)):
+            report.add(index, "name", f"name {name!r} breaks {profile.provider}'s name pattern")
+    if role == "assistant":
+        _refusal(report, index, m)
+        _reasoning(report, index, m)
+    if not profile.rejects_unknown_keys:
+        return
+    allowed = profile.message_keys.get(role)
+    if allowed is None:
+        return
+    unknown = sorted(k for k, v in m.items() if _sent(v) and k not in allowed and k not in _HANDLED)
+    calls = m.get("tool_calls")
+    if isinstance(calls, list):
+        for c in calls:
+            if not isinstance(c, Mapping):
+                continue
+            unknown.extend(
+                f"tool_calls[].{k}"
+                for k, v in c.items()
+                if _sent(v) and k not in profile.call_keys and k != "provider_specific_fields"
+            )
+            function = c.get("function")
+            if isinstance(function, Mapping):
+                unknown.extend(
+                    f"tool_calls[].function.{k}" for k in function if k not in ("name", "arguments")
+                )
+    if unknown:
+        keys = ", ".join(dict.fromkeys(unknown))
+        report.add(
+            index, "unknown-key", f"{profile.provider} rejects unknown keys on a {role} message: {keys}"
+        )
+
+
+def _refusal(report: _Report, index: int, m: Message) -> None:
+    refusal = m.get("refusal")
+    if not _sent(refusal):
+        return
+    content = m.get("content")
+    silent = blank(content, whitespace=False) and not m.get("tool_calls")
+    if report.profile.accepts_refusal:
+        if silent:
+            report.add(
+                index,
+                "refusal",
+                "a refusal with no content: OpenAI allows content null only beside "
+                "tool calls (send the refusal as the content too)",
+            )
+    elif report.profile.rejects_unknown_keys:
+        report.add(index, "refusal", f"{report.profile.provider} rejects the `refusal` key (send it as text)")
+    elif silent:
+        report.add(
+            index,
+            "refusal",
+            f"litellm's {report.profile.provider} route ignores `refusal`: this turn "
+            "reaches the model with no text (send the refusal as the content)",
+        )
+
+
+def _reasoning(report: _Report, index: int, m: Message) -> None:
+    profile = report.profile
+    origin = m.get("provider")
+    kinds = [k for k in _PAYLOADS if _sent(m.get(k))]
+    calls = m.get("tool_calls")
+    if isinstance(calls, list) and any(
+        isinstance(c, Mapping) and _sent(c.get("provider_specific_fields")) for c in calls
+    ):
+        kinds.append("tool_calls[].provider_specific_fields")
+    for kind in kinds:
+        accepted = (
+            profile.accepts_thinking_blocks if kind == "thinking_blocks" else profile.accepts_provider_fields
+        )
+        if accepted:
+            if origin is not None and origin != profile.provider:
+                report.add(
+                    index,
+                    "foreign-reasoning",
+                    f"{kind} were signed by {origin}; {profile.provider} rejects another provider's "
+                    "signatures",
+                )
+        elif profile.rejects_unknown_keys:
+            report.add(
+                index,
+                "unknown-key",
+                f"{profile.provider} rejects unknown keys on an assistant message: {kind}",
+            )
+        # A converting route that does not read this kind builds its request without it: nothing reaches
+        # the provider.
+
+
+# --- system messages ---------------------------------------------------------------------------------
+
+
+def _system(report: _Report, index: int, m: Message) -> None:
+    if not is_system(m):
+        return
+    profile = report.profile
+    role = m.get("role")
+    if profile.system_role == "user":
+        report.add(
+            index, "system-role", f"this model has no {role} role (send the instructions as a user message)"
+        )
+    elif profile.system_role == "system" and role == "developer":
+        report.add(index, "system-role", f"{profile.provider} rejects the developer role (send it as system)")
+    if profile.needs_text_system_content and isinstance(m.get("content"), list):
+        report.add(index, "system-content", f"{profile.provider} takes system content as a string, not parts")
+    if profile.empty_text != "keep" and blank(m.get("content"), whitespace=profile.whitespace_is_empty):
+        report.add(
+            index, "empty-text", f"a system message with no text: {profile.provider} rejects empty text"
+        )
+
+
+# --- content -----------------------------------------------------------------------------------------
+
+
+def _content(report: _Report, index: int, m: Message) -> None:
+    profile = report.profile
+    role = m.get("role")
+    content = m.get("content")
+    whitespace = profile.whitespace_is_empty
+    parts = list(_parts(content))
+    if role == "tool":
+        if profile.moves_tool_media and any(p.get("type") != "text" for p in parts):
+            report.add(
+                index,
+                "tool-media",
+                f"{profile.provider} takes only text in a tool result; its "
+                "images, audio or files are rejected or ignored there",
+            )
+        if profile.needs_text_tool_content and isinstance(content, list):
+            report.add(
+                index,
+                "tool-content",
+                f"{profile.provider} may garble a tool result given as parts (send a string)",
+            )
+        if profile.fills_empty_tool_results and blank(content, whitespace=whitespace):
+            report.add(
+                index,
+                "empty-tool-result",
+                f"an empty tool result: {profile.provider} rejects it, or litellm "
+                "drops or rewrites it (send some text, such as '(no output)')",
+            )
+    elif role in ("user", "assistant"):
+        calls = m.get("tool_calls") if role == "assistant" else None
+        if calls:
+            _call_turn(report, index, content)
+        elif profile.empty_text == "drop" and not (role == "assistant" and _sent(m.get("refusal"))):
+            if blank(content, whitespace=whitespace):
+                report.add(index, "empty-text", f"a {role} turn with no text: {_empty_text_effect(profile)}")
+            elif any(p.get("type") == "text" and blank(p.get("text"), whitespace=whitespace) for p in parts):
+                report.add(index, "empty-text", f"an empty text part: {_empty_text_effect(profile)}")
+        elif profile.empty_text == "space" and (
+            content == "" or any(p.get("type") == "text" and p.get("text") == "" for p in parts)
+        ):
+            report.add(index, "empty-text", f"empty text: {profile.provider} rejects an empty text part")
+    if not profile.accepts_images or not profile.accepts_image_urls:
+        for p in parts:
+            if p.get("type") != "image_url":
+                continue
+            if not profile.accepts_images:
+                report.add(
+                    index,
+                    "images-unsupported",
+                    f"{profile.provider} (this model) takes no images; "
+                    "litellm drops them silently: use a vision model, or describe the image",
+                    fixable=False,
+                )
+                break
+            image = p.get("image_url")
+            url = image.get("url") if isinstance(image, Mapping) else image
+            if isinstance(url, str) and not url.startswith("data:"):
+                report.add(
+                    index,
+                    "image-url",
+                    f"{profile.provider} takes images inline only (base64), not "
+                    f"by URL ({url[:40]}): download it and send an ImagePart.from_bytes",
+                    fixable=False,
+                )
+    if not profile.accepts_files and any(p.get("type") == "file" for p in parts):
+        report.add(
+            index,
+            "files-unsupported",
+            f"{profile.provider} takes no file parts in chat messages",
+            fixable=False,
+        )
+
+
+def _empty_text_effect(profile: Profile) -> str:
+    if profile.rejects_unknown_keys:
+        return f"{profile.provider} rejects it, or litellm drops it"
+    return f"{profile.provider} rejects it, or litellm replaces it with its own placeholder text"
+
+
+def _call_turn(report: _Report, index: int, content: Any) -> None:
+    profile = report.profile
+    if profile.call_turn_content == "null":
+        if content is not None and blank(content, whitespace=profile.whitespace_is_empty):
+            report.add(
+                index,
+                "call-turn-text",
+                f"a tool-call turn with empty text {content!r}: {profile.provider} rejects empty text beside "
+                "tool calls, or litellm turns it into text of its own (send null)",
+            )
+    elif profile.call_turn_content == "empty_string" and content is None:
+        report.add(
+            index,
+            "call-turn-text",
+            f'a tool-call turn with no content: {profile.provider} needs a content (send "")',
+        )
+
+
+# --- order -------------------------------------------------------------------------------------------
+
+
+def _order(report: _Report, messages: Sequence[Message]) -> None:
+    profile = report.profile
+    started = False
+    first_turn: int | None = None
+    for index, m in enumerate(messages):
+        previous = messages[index - 1] if index else None
+        if is_system(m):
+            if started and not profile.accepts_late_system:
+                report.add(
+                    index,
+                    "late-system",
+                    f"{profile.provider} takes system messages only before the first user or assistant turn",
+                )
+        elif not started:
+            started = True
+            first_turn = index
+        role = m.get("role")
+        if (
+            profile.needs_alternation
+            and previous is not None
+            and role in ("user", "assistant")
+            and previous.get("role") == role
+            and not previous.get("tool_calls")
+        ):
+            report.add(
+                index,
+                "consecutive-roles",
+                f"two {role} turns in a row: {profile.provider} needs user and assistant turns to alternate",
+            )
+        if (
+            profile.needs_assistant_after_tool_results
+            and previous is not None
+            and previous.get("role") == "tool"
+            and (role == "user" or is_system(m))
+        ):
+            report.add(
+                index,
+                "tool-then-user",
+                f"a {role} message right after tool results: "
+                f"{profile.provider} needs an assistant turn in between",
+            )
+        if profile.requires_reasoning_content and role == "assistant" and not m.get("reasoning_content"):
+            report.add(
+                index,
+                "reasoning-missing",
+                f"an assistant turn without reasoning_content: "
+                f"{profile.provider}'s thinking models answer 400 (send it back, or ' ')",
+            )
+        if profile.prefill_needs_prefix and "prefix" in m and index != len(messages) - 1:
+            report.add(index, "prefix", "`prefix` marks a message that is not the last one")
+    if profile.needs_user_first:
+        if first_turn is None:
+            report.add(None, "first-turn", f"no user or assistant turn: {profile.provider} needs a user turn")
+        elif messages[first_turn].get("role") != "user":
+            report.add(
+                first_turn,
+                "first-turn",
+                f"the first turn is not a user turn: {profile.provider} needs one first",
+            )
+    last = messages[-1]
+    if last.get("role") == "assistant" and not last.get("tool_calls"):
+        if profile.prefill_needs_prefix:
+            if last.get("prefix") is not True:
+                report.add(
+                    len(messages) - 1,
+                    "prefix",
+                    f"the conversation ends on an assistant text: "
+                    f"{profile.provider} needs it marked prefix: true (or a user turn last)",
+                )
+        elif not profile.supports_assistant_prefill:
+            report.add(
+                len(messages) - 1,
+                "prefill",
+                "the conversation ends on an assistant text: this model "
+                "does not support assistant prefill (add a user turn)",
+            )

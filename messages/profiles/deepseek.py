@@ -1,0 +1,47 @@
+"""DeepSeek (``deepseek/deepseek-chat``, ``deepseek/deepseek-reasoner``, ...).
+
+Implements (provider-quirks.md rows):
+
+* 36: images are reported by ``check`` for models without vision (litellm's DeepSeek route flattens such
+  content to text and drops the images silently; not fixable); families ``deepseek-v4-flash`` and
+  ``deepseek-flash`` take images in user turns;
+* 7 and 36: images in tool results are moved to a user message after them (the route flattens tool
+  content to text, dropping them even for vision models);
+* 34, family ``deepseek-reasoner`` (thinking mode): every assistant turn carries ``reasoning_content``,
+  its own or ``" "`` ("Missing `reasoning_content` field in the assistant message"); litellm fills it only
+  when ``thinking={"type": "enabled"}`` is passed, which the reasoner does not need;
+* 20, family ``deepseek-reasoner``: user and assistant turns alternate ("does not support successive user
+  or assistant messages");
+* only known keys are sent (``reasoning_content`` only to the thinking models: row 35, the R1-era API
+  rejected it in input).
+
+Left to litellm: 36 (flattening text parts into a string), 25 (signatures cut off ids).
+"""
+
+from __future__ import annotations
+
+from messages.profiles._profile import Profile
+
+__all__ = ["FAMILIES", "PROFILE"]
+
+PROFILE = Profile(
+    provider="deepseek",
+    accepts_names_on=frozenset({"system", "developer", "user", "assistant"}),  # DeepSeek's API documents them
+    accepts_images=False,
+    moves_tool_media=True,
+    rows={"images-unsupported": 36, "tool-media": 36, "unknown-key": 35},
+)
+
+_VISION = {"accepts_images": True}
+
+FAMILIES = {
+    "deepseek-reasoner": PROFILE.with_family(
+        "deepseek-reasoner",
+        accepts_reasoning_content=True,
+        requires_reasoning_content=True,
+        needs_alternation=True,
+        rows={**PROFILE.rows, "reasoning-missing": 34, "consecutive-roles": 20},
+    ),
+    "deepseek-v4-flash": PROFILE.with_family("deepseek-v4-flash", **_VISION),
+    "deepseek-flash": PROFILE.with_family("deepseek-flash", **_VISION),
+}

@@ -1,0 +1,29 @@
+"""Fireworks AI (``fireworks_ai/accounts/fireworks/models/...``): open-weight models, OpenAI-compatible API.
+
+No message-list error specific to Fireworks is documented (row 60); its models are rendered through their
+chat templates, so it gets the template rules of the OpenAI-compatible default (rows 7, 9, 30, 33, 53, 54,
+27; see ``default``), and its API rejects fields it does not know (row 60).
+
+Left to litellm: dropping ``thinking_blocks``, 25 (signatures cut off ids).
+"""
+
+from __future__ import annotations
+
+from messages.profiles.default import template_families, template_profile
+
+__all__ = ["FAMILIES", "PROFILE"]
+
+PROFILE = template_profile(
+    "fireworks_ai",
+    rows={
+        "unknown-key": 60,
+        "name": 60,
+        "system-role": 9,
+        "consecutive-roles": 53,
+        "call-turn-text": 53,
+        "tool-content": 54,
+        "tool-media": 7,
+    },
+)
+
+FAMILIES = template_families(PROFILE)

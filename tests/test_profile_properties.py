@@ -1,0 +1,106 @@
+"""Properties every registered profile holds, over the conversations of ``messages.strategies``.
+
+Each example conversation goes through every registered profile (each provider's own, and every model
+family rule): ``apply`` never mutates its input, is idempotent, keeps every non-blank text, every tool
+result and every image, keeps each result paired with its call under ids the provider accepts, and leaves
+``check`` nothing it can fix.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from dataclasses import fields
+
+from hypothesis import given
+
+from messages import dump_messages
+from messages import strategies as ms
+from messages.profiles import SIGNATURE_SEPARATOR, registered_profiles
+from tests.wire import media, missing_texts, pairing, protocol_problems, tool_results
+
+
+def _distinct(profiles):
+    """One profile per behaviour: family rules that differ only in their name (the many Claude families
+    that refuse prefill) behave alike, and the properties need each behaviour once."""
+    seen = {}
+    for profile in profiles:
+        key = tuple((f.name, repr(getattr(profile, f.name))) for f in fields(profile) if f.name != "family")
+        seen.setdefault(key, profile)
+    return list(seen.values())
+
+
+PROFILES = _distinct(registered_profiles())
+
+
+def _show(messages):
+    return json.dumps(messages, ensure_ascii=False)[:2000]
+
+
+@given(ms.conversations())
+def test_apply_is_pure_idempotent_and_leaves_check_nothing_to_fix(conversation):
+    dumped = dump_messages(conversation)
+    before = copy.deepcopy(dumped)
+    for profile in PROFILES:
+        once = profile.apply(dumped)
+        assert dumped == before, f"{profile.name} mutated its input"
+        assert once is not dumped
+        assert profile.apply(once) == once, f"{profile.name} is not idempotent on {_show(dumped)}"
+        remaining = profile.check(once)
+        assert [str(v) for v in remaining if v.fixable] == [], (profile.name, _show(once))
+        # What apply cannot fix (images for a text-only model, ...) it does not make worse.
+        after = Counter(v.rule for v in remaining)
+        unfixable = Counter(v.rule for v in profile.check(dumped) if not v.fixable)
+        assert after <= unfixable, profile.name
+
+
+@given(ms.conversations())
+def test_apply_keeps_every_text_and_tool_result_and_pairs_them_under_accepted_ids(conversation):
+    dumped = dump_messages(conversation)
+    for profile in PROFILES:
+        applied = profile.apply(dumped)
+        assert missing_texts(dumped, applied) == [], profile.name
+        # Images, audio and files may move (out of tool results), never disappear.
+        assert Counter(media(applied)) >= Counter(media(dumped)), profile.name
+        if not profile.supports_tools:
+            continue
+        before, after = tool_results(dumped), tool_results(applied)
+        assert len(after) == len(before), f"{profile.name} lost a tool result"
+        for old, new in zip(before, after, strict=True):
+            assert missing_texts([old], [new]) == [], profile.name
+        assert protocol_problems(applied) == [], (profile.name, _show(applied))
+        assert pairing(applied) == pairing(dumped), profile.name
+        rule = profile.tool_call_ids
+        ids = [c["id"] for m in applied for c in m.get("tool_calls") or []]
+        assert all(rule.accepts(i) for i in ids), (profile.name, ids)
+        # Unique also as litellm sends them, after it cuts Gemini signatures for non-Gemini models.
+        assert len({rule.sent_as(i) for i in ids}) == len(ids), (profile.name, ids)
+        if not rule.keeps_signatures:
+            assert not any(SIGNATURE_SEPARATOR in i for i in ids)
+
+
+@given(ms.conversations())
+def test_every_violation_names_a_real_row_and_a_message(conversation):
+    dumped = dump_messages(conversation)
+    for profile in PROFILES:
+        for violation in profile.check(dumped):
+            assert violation.row is None or 1 <= violation.row <= 61, violation
+            assert violation.index is None or 0 <= violation.index < len(dumped)
+            assert violation.message
+            assert violation.rule in str(violation)
+
+
+@given(ms.conversations(extensions=False))
+def test_profiles_change_nothing_openai_itself_accepts_except_what_they_must(conversation):
+    # The OpenAI profile's only changes to a list without extension fields: ids over 40 characters, names
+    # outside OpenAI's pattern, refusals without text, and the system role of o1-mini (rows 3, 4, 5, 8).
+    from messages.profiles import get_profile
+
+    dumped = dump_messages(conversation)
+    applied = get_profile("openai/gpt-4o").apply(dumped)
+    for old, new in zip(dumped, applied, strict=True):
+        if old is new:
+            continue
+        changed = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+        assert changed <= {"tool_calls", "tool_call_id", "name", "content"}, changed

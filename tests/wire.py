@@ -1,0 +1,115 @@
+"""Reading OpenAI-shape message lists in tests, independently of the code under test.
+
+Nothing here imports ``messages.profiles``: the content a profile must keep, the media it may move, and the
+tool-call pairing it must preserve are read straight from the dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+Msgs = Sequence[Mapping[str, Any]]
+
+
+def _texts_of(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [p["text"] for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
+    return []
+
+
+def kept_texts(messages: Msgs) -> list[str]:
+    """Every text a profile must keep: each non-blank string content and text part of a user, assistant or
+    tool message, and each refusal."""
+    found: list[str] = []
+    for m in messages:
+        if m.get("role") not in ("user", "assistant", "tool"):
+            continue
+        found.extend(_texts_of(m.get("content")))
+        if isinstance(m.get("refusal"), str):
+            found.append(m["refusal"])
+    return [text for text in found if text.strip()]
+
+
+def all_strings(messages: Msgs) -> list[str]:
+    """Every string content, text part and refusal of every message, whatever its role."""
+    found: list[str] = []
+    for m in messages:
+        found.extend(_texts_of(m.get("content")))
+        if isinstance(m.get("refusal"), str):
+            found.append(m["refusal"])
+    return found
+
+
+def missing_texts(before: Msgs, after: Msgs) -> list[str]:
+    """The texts of ``before`` that are not in any string of ``after`` (merging and re-encoding may wrap a
+    text, but each must still be there whole)."""
+    haystack = all_strings(after)
+    return [text for text in kept_texts(before) if not any(text in s for s in haystack)]
+
+
+def media(messages: Msgs) -> list[str]:
+    """Every image URL, audio payload and file reference, in order."""
+    found: list[str] = []
+    for m in messages:
+        content = m.get("content")
+        if not isinstance(content, list):
+            continue
+        for p in content:
+            if not isinstance(p, Mapping):
+                continue
+            if p.get("type") == "image_url":
+                image = p["image_url"]
+                found.append(image["url"] if isinstance(image, Mapping) else image)
+            elif p.get("type") == "input_audio":
+                found.append(p["input_audio"]["data"])
+            elif p.get("type") == "file":
+                ref = p["file"]
+                found.append(ref.get("file_data") or ref.get("file_id"))
+    return found
+
+
+def tool_results(messages: Msgs) -> list[Mapping[str, Any]]:
+    """The tool messages, in order."""
+    return [m for m in messages if m.get("role") == "tool"]
+
+
+def calls(messages: Msgs) -> list[tuple[int, Mapping[str, Any]]]:
+    """Every tool call, with the index of its message, in order."""
+    return [(i, c) for i, m in enumerate(messages) for c in (m.get("tool_calls") or [])]
+
+
+def pairing(messages: Msgs) -> list[int]:
+    """For each tool result, in order, the position (among all calls) of the call it answers; -1 when it
+    answers none. Ids are compared within the list itself, so two lists with different ids pair alike."""
+    position = {c["id"]: n for n, (_, c) in enumerate(calls(messages))}
+    return [position.get(m.get("tool_call_id"), -1) for m in tool_results(messages)]
+
+
+def protocol_problems(messages: Msgs) -> list[str]:
+    """The tool-call protocol checked on dicts: each call answered once, by results right after its turn."""
+    problems: list[str] = []
+    pending: set[str] = set()
+    for index, m in enumerate(messages):
+        if m.get("role") == "tool":
+            if m.get("tool_call_id") not in pending:
+                problems.append(f"message {index} answers {m.get('tool_call_id')!r}, which is not pending")
+            pending.discard(m.get("tool_call_id"))
+            continue
+        if pending:
+            problems.append(f"message {index} comes before the results of {sorted(pending)}")
+            pending = set()
+        ids = [c["id"] for c in m.get("tool_calls") or []]
+        if len(set(ids)) != len(ids):
+            problems.append(f"message {index} repeats a call id")
+        pending = set(ids)
+    if pending:
+        problems.append(f"the conversation ends before the results of {sorted(pending)}")
+    return problems
+
+
+def roles(messages: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The roles, in order."""
+    return [m["role"] for m in messages]
