@@ -196,17 +196,23 @@ def lost_content(
     return found
 
 
-def _payloads(message: AIMessage) -> list[str]:
-    found = [
-        text
-        for block in message.thinking_blocks or []
-        for key in ("signature", "data")
-        if isinstance(text := block.get(key), str) and len(text) >= 8
-    ]
-    for call in message.tool_calls:
-        found += [text for _, text in strings(call.provider_specific_fields or {}) if len(text) >= 8]
-    found += [text for _, text in strings(message.provider_specific_fields or {}) if len(text) >= 8]
+def _signed(value: Any) -> list[str]:
+    """The signatures and redacted payloads inside ``value``: strings under a key that names a signature
+    (``signature``, ``thought_signature(s)``) or an opaque blob (``data``, ``redactedContent``). Reasoning
+    *text* is not a payload: DeepSeek thinking models want it back whoever wrote it (row 34)."""
+    found = []
+    for where, text in strings(value):
+        key = where.rsplit(".", 1)[-1].split("[", 1)[0].lower()
+        if ("signature" in key or key in ("data", "redactedcontent")) and len(text) >= 8:
+            found.append(text)
     return found
+
+
+def _payloads(message: AIMessage) -> list[str]:
+    found = _signed(message.thinking_blocks or [])
+    for call in message.tool_calls:
+        found += _signed(call.provider_specific_fields or {})
+    return found + _signed(message.provider_specific_fields or {})
 
 
 def foreign_payloads(conversation: list[Message], body: dict[str, Any], family: str) -> list[Violation]:

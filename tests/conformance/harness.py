@@ -113,7 +113,9 @@ def offline_images(conversation: list[Message]) -> list[Message]:
 def sendable(conversation: list[Message], provider: Provider) -> list[Message]:
     """A generated conversation as the conformance tests send it: audio and file parts become a short
     text (they are capabilities of some models, not a shape of the message list: no profile can make a
-    text model hear audio or read a PDF), and off the OpenAI shape images are inline (``offline_images``)."""
+    text model hear audio or read a PDF), and off the OpenAI shape images are inline (``offline_images``).
+    For ``ollama/`` (the generate route) images are PNG: litellm re-encodes other formats there with
+    Pillow, an optional dependency of litellm that this project does not install."""
     from messages import AudioPart, FilePart, TextPart
 
     def fix(part: Any) -> Any:
@@ -128,7 +130,26 @@ def sendable(conversation: list[Message], provider: Provider) -> list[Message]:
         if isinstance(message, UserMessage) and isinstance(message.content, list):
             message = message.model_copy(update={"content": [fix(p) for p in message.content]})
         fixed.append(message)
-    return fixed if provider.family == "openai" else offline_images(fixed)
+    if provider.family == "openai":
+        return fixed
+    inline = offline_images(fixed)
+    return _png_only(inline) if provider.family == "ollama_generate" else inline
+
+
+def _png_only(conversation: list[Message]) -> list[Message]:
+    def fix(part: Any) -> Any:
+        if isinstance(part, ImagePart) and not part.image_url.url.startswith(
+            ("data:image/png", "data:image/jpeg")
+        ):
+            return png_part()
+        return part
+
+    fixed: list[Message] = []
+    for message in conversation:
+        if isinstance(message, (UserMessage, ToolMessage)) and isinstance(message.content, list):
+            message = message.model_copy(update={"content": [fix(p) for p in message.content]})
+        fixed.append(message)
+    return fixed
 
 
 def _checker(provider: Provider) -> Callable[[dict[str, Any]], list[Violation]]:

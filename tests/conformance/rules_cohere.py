@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conformance.rules import Violation, is_blank, openai_pairing
+from tests.conformance.rules import Violation, openai_pairing
 
 __all__ = ["check"]
 
@@ -23,11 +23,12 @@ _CALL_KEYS = {"id", "type", "function"}
 
 
 def _has_text(content: Any) -> bool:
+    # Whitespace is at least one token; only nothing at all is not.
     if isinstance(content, str):
-        return not is_blank(content)
+        return content != ""
     if isinstance(content, list):
         return any(
-            not is_blank(item.get("text", "")) if item.get("type") == "text" else True
+            item.get("text", "") != "" if item.get("type") == "text" else True
             for item in content
             if isinstance(item, dict)
         )

@@ -67,10 +67,11 @@ def _is_base64(value: Any) -> bool:
     if not isinstance(value, str):
         return False
     try:
-        base64.b64decode(value, validate=True)
+        decoded = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         return False
-    return True
+    # Python's decoder forgives stray padding ("...=" on 40 characters); Google's does not.
+    return base64.b64encode(decoded).decode() == value
 
 
 def _calls(content: dict[str, Any]) -> list[dict[str, Any]]:

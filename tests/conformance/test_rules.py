@@ -137,6 +137,9 @@ GEMINI_BAD = {
     "r25 signature not base64": _gemini(
         _g("user", {"text": "hi"}), _g("model", {**_CALL, "thoughtSignature": "not base64!"})
     ),
+    "r25 stray padding": _gemini(
+        _g("user", {"text": "hi"}), _g("model", {**_CALL, "thoughtSignature": "A" * 40 + "="})
+    ),
     "r26 no contents": _gemini(system_instruction={"parts": [{"text": "x"}]}),
     "r28 response not object": _gemini(
         _g("user", {"text": "hi"}),
@@ -364,8 +367,9 @@ def test_cohere_rules():
     assert rules_cohere.check(OPENAI_GOOD, "cohere/command-r-plus") == []
     named = _oa({"role": "user", "content": "x", "name": "ann"})
     assert _ids(rules_cohere.check(named, "cohere/command-r-plus")) == {"r55"}
-    empty = _oa({"role": "user", "content": " "})
+    empty = _oa({"role": "user", "content": ""})
     assert _ids(rules_cohere.check(empty, "cohere/command-r-plus")) == {"r55"}
+    assert rules_cohere.check(_oa({"role": "user", "content": " "}), "cohere/command-r-plus") == []
 
 
 _CALL_OBJ = ToolCall(id="call_1", name="get_weather", arguments="{}")
