@@ -255,6 +255,56 @@ def empty_arguments() -> list[Message]:
     ]
 
 
+def identical_parallel_calls() -> list[Message]:
+    """Two calls of one tool with the same arguments in one turn (rows 16, 24, 44)."""
+    calls = [
+        _call("call_Twice1aaaaaaaaaaaaaaaa", "get_time", "{}"),
+        _call("call_Twice2bbbbbbbbbbbbbbbb", "get_time", "{}"),
+    ]
+    return [
+        UserMessage(content="Read the clock twice, to be sure."),
+        *_exchange(calls, ["12:00:01", "12:00:02"]),
+        AIMessage(content="Both reads agree: just after noon."),
+        UserMessage(content="Thanks."),
+    ]
+
+
+def blank_text_parts() -> list[Message]:
+    """Whitespace-only and empty text parts in the system message and in tool results (rows 13, 23,
+    36, 43)."""
+    calls = [
+        _call("call_Blank1aaaaaaaaaaaaaaaa"),
+        _call("call_Blank2bbbbbbbbbbbbbbbb", arguments='{"city": "Oslo"}'),
+    ]
+    return [
+        SystemMessage(content=[TextPart(text="Be brief."), TextPart(text=" ")]),
+        UserMessage(content="Weather in Paris and Oslo?"),
+        AIMessage(content=None, tool_calls=calls),
+        ToolMessage(tool_call_id=calls[0].id, content=[TextPart(text="\n"), TextPart(text="rain in Paris")]),
+        ToolMessage(tool_call_id=calls[1].id, content=[TextPart(text="")]),
+        AIMessage(content="Rain in Paris; Oslo sent nothing."),
+        UserMessage(content="Thanks."),
+    ]
+
+
+def prefill_after_thinking() -> list[Message]:
+    """A final assistant turn that carries Anthropic's signed thinking (rows 14, 18)."""
+    thinking = [{"type": "thinking", "thinking": "A haiku has 5-7-5 syllables.", "signature": _SIGNATURE}]
+    return [
+        UserMessage(content="Write a haiku about rain."),
+        AIMessage(content="Soft rain on the roof", thinking_blocks=thinking, provider="anthropic"),
+    ]
+
+
+def system_at_the_end() -> list[Message]:
+    """The last message is a system message (rows 19, 31, 57)."""
+    return [
+        UserMessage(content="Hello."),
+        AIMessage(content="Hello! How can I help?"),
+        SystemMessage(content="From now on, answer in one sentence."),
+    ]
+
+
 CASES: dict[str, Callable[[], list[Message]]] = {
     "empty texts": empty_texts,
     "empty text beside calls": empty_tool_call_text,
@@ -273,5 +323,9 @@ CASES: dict[str, Callable[[], list[Message]]] = {
     "system mid-way": system_mid_conversation,
     "ends on assistant": ends_on_assistant,
     "empty arguments": empty_arguments,
+    "identical parallel calls": identical_parallel_calls,
+    "blank text parts": blank_text_parts,
+    "prefill after thinking": prefill_after_thinking,
+    "system at the end": system_at_the_end,
 }
 """Every hard case, by the name the table prints."""

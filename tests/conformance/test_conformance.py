@@ -18,16 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from messages import strategies as ms
 from messages.testing import StandInServer
 from tests.conformance.cases import CASES
-from tests.conformance.harness import HANDOFF_SOURCES, HAVE_PROFILES, produced_on, run, sendable
+from tests.conformance.harness import HANDOFF_SOURCES, produced_on, run, sendable
+from tests.conformance.known import known_reason, unexplained
 from tests.conformance.providers import BY_KEY, PROVIDERS
 
 pytestmark = pytest.mark.litellm
-
-needs_profiles = pytest.mark.xfail(
-    not HAVE_PROFILES,
-    reason="messages.profiles (branch issue-4-profiles) is not merged into this tree yet",
-    run=False,
-)
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +70,8 @@ LITELLM_ALONE: dict[tuple[str, str], set[str]] = {
     ("gemini", "images"): set(),
     ("openai", "images"): set(),
     ("bedrock", "consecutive roles"): set(),
+    # litellm merges two equal calls into one functionCall part but keeps both responses (row 24).
+    ("gemini", "identical parallel calls"): {"r24"},
 }
 
 
@@ -84,15 +81,18 @@ def test_litellm_alone_breaks_these_rules(litellm, server, key, case):
     assert set(outcome.rules) == LITELLM_ALONE[key, case], outcome.report()
 
 
-@needs_profiles
-@pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("key", [p.key for p in PROVIDERS])
+def _cell(key: str, case: str) -> Any:
+    reason = known_reason(key, case)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(key, case, marks=marks, id=f"{key}-{case}")
+
+
+@pytest.mark.parametrize(("key", "case"), [_cell(p.key, case) for p in PROVIDERS for case in CASES])
 def test_hard_case_with_profiles(litellm, server, key, case):
     outcome = run(litellm, server, BY_KEY[key], CASES[case](), profiles=True)
     assert outcome.violations == [], outcome.report()
 
 
-@needs_profiles
 @pytest.mark.parametrize("key", [p.key for p in PROVIDERS])
 def test_generated_conversations_with_profiles(litellm, server, key):
     provider = BY_KEY[key]
@@ -102,7 +102,8 @@ def test_generated_conversations_with_profiles(litellm, server, key):
     @given(ms.conversations(max_turns=6))
     def check(conversation: list[Any]) -> None:
         outcome = run(litellm, server, provider, sendable(conversation, provider), profiles=True)
-        assert outcome.violations == [], outcome.report()
+        # Known failures are pinned by strict-xfail hard cases (tests/conformance/known.py).
+        assert unexplained(key, outcome.violations) == [], outcome.report()
 
     check()
 
@@ -113,12 +114,11 @@ def handoffs(litellm) -> dict[str, list[Any]]:
     return {key: produced_on(litellm, BY_KEY[key]) for key in HANDOFF_SOURCES}
 
 
-@needs_profiles
 @pytest.mark.parametrize("target", [p.key for p in PROVIDERS])
 @pytest.mark.parametrize("source", HANDOFF_SOURCES)
 def test_a_conversation_from_one_provider_continues_on_another(litellm, server, handoffs, source, target):
     outcome = run(litellm, server, BY_KEY[target], handoffs[source], profiles=True)
-    assert outcome.violations == [], outcome.report()
+    assert unexplained(target, outcome.violations) == [], outcome.report()
 
 
 def test_handoff_conversations_carry_what_each_provider_minted(handoffs):
