@@ -270,8 +270,8 @@ def identical_parallel_calls() -> list[Message]:
 
 
 def blank_text_parts() -> list[Message]:
-    """Whitespace-only and empty text parts in the system message and in tool results (rows 13, 23,
-    36, 43)."""
+    """Whitespace-only and empty text parts in the system message, beside tool calls and in tool
+    results (rows 13, 23, 36, 43)."""
     calls = [
         _call("call_Blank1aaaaaaaaaaaaaaaa"),
         _call("call_Blank2bbbbbbbbbbbbbbbb", arguments='{"city": "Oslo"}'),
@@ -279,7 +279,7 @@ def blank_text_parts() -> list[Message]:
     return [
         SystemMessage(content=[TextPart(text="Be brief."), TextPart(text=" ")]),
         UserMessage(content="Weather in Paris and Oslo?"),
-        AIMessage(content=None, tool_calls=calls),
+        AIMessage(content=[TextPart(text=""), TextPart(text="\n")], tool_calls=calls),
         ToolMessage(tool_call_id=calls[0].id, content=[TextPart(text="\n"), TextPart(text="rain in Paris")]),
         ToolMessage(tool_call_id=calls[1].id, content=[TextPart(text="")]),
         AIMessage(content="Rain in Paris; Oslo sent nothing."),
@@ -293,6 +293,18 @@ def prefill_after_thinking() -> list[Message]:
     return [
         UserMessage(content="Write a haiku about rain."),
         AIMessage(content="Soft rain on the roof", thinking_blocks=thinking, provider="anthropic"),
+    ]
+
+
+def thinking_after_text() -> list[Message]:
+    """Two assistant turns in a row, the second with Anthropic's signed thinking: merged into one turn,
+    the thinking lands after the text (rows 18, 20)."""
+    thinking = [{"type": "thinking", "thinking": "Add the second half.", "signature": _SIGNATURE}]
+    return [
+        UserMessage(content="Write two lines about rain."),
+        AIMessage(content="Rain taps the window."),
+        AIMessage(content="The street shines.", thinking_blocks=thinking, provider="anthropic"),
+        UserMessage(content="Nice."),
     ]
 
 
@@ -326,6 +338,7 @@ CASES: dict[str, Callable[[], list[Message]]] = {
     "identical parallel calls": identical_parallel_calls,
     "blank text parts": blank_text_parts,
     "prefill after thinking": prefill_after_thinking,
+    "thinking after text": thinking_after_text,
     "system at the end": system_at_the_end,
 }
 """Every hard case, by the name the table prints."""

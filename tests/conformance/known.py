@@ -23,6 +23,7 @@ class Known:
     rule: str
     where: str
     """A regular expression that the violation's place must match in full."""
+    message: str
     cases: tuple[str, ...]
     reason: str
 
@@ -31,6 +32,7 @@ class Known:
             provider in self.providers
             and violation.rule == self.rule
             and re.fullmatch(self.where, violation.where) is not None
+            and re.search(self.message, violation.message) is not None
         )
 
 
@@ -43,6 +45,7 @@ KNOWN = [
         frozenset({"ollama_chat"}),
         "r52",
         r"messages\[\d+\]",
+        "",
         _WITH_TOOL_RESULTS,
         "litellm breaks it, no profile can fix it (provider-quirks.md row 52): litellm 1.106.2 builds each "
         "Ollama message from fixed keys (ollama/chat/transformation.py transform_request), so a tool result "
@@ -52,6 +55,7 @@ KNOWN = [
         frozenset({"gemini", "gemma", "vertex_ai"}),
         "r24",
         r"contents\[\d+\]",
+        "function responses for",
         ("identical parallel calls",),
         "litellm breaks it, no profile can fix it (provider-quirks.md row 24): litellm 1.106.2 sends two "
         "calls of one tool with equal arguments in one turn as a single functionCall part, but both "
@@ -61,6 +65,7 @@ KNOWN = [
         frozenset({"anthropic", "anthropic-4.6"}),
         "r13",
         r"system\.content\[\d+\]|messages\[\d+\]\.content\[\d+\]\.content\[\d+\]",
+        "",
         ("blank text parts",),
         "profile gap, reported to issue-4-profiles (provider-quirks.md row 13): a whitespace-only text part "
         "in the system message or in a tool result is sent as a blank text block",
@@ -69,30 +74,53 @@ KNOWN = [
         frozenset({"bedrock", "bedrock-llama"}),
         "r43",
         r"system\[\d+\]|messages\[\d+\]\.content\[\d+\]\.toolResult\.content\[\d+\]",
+        "",
         ("blank text parts",),
         "profile gap, reported to issue-4-profiles (provider-quirks.md row 43): a whitespace-only text part "
         "in the system message or in a tool result is sent as a blank text block",
     ),
     Known(
+        frozenset({"gemini", "gemma", "vertex_ai"}),
+        "r23",
+        r"contents\[\d+\]\.parts\[\d+\]",
+        "in a model turn",
+        ("blank text parts",),
+        "profile gap, reported to issue-4-profiles (provider-quirks.md row 23): an assistant turn with tool "
+        "calls whose content is a list of empty or whitespace text parts is sent with an empty text part",
+    ),
+    Known(
         frozenset({"deepseek", "deepseek-reasoner"}),
         "r36",
         r"messages\[\d+\]\.content",
+        "only empty text parts",
         ("blank text parts",),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md row 36): a tool result given as text "
-        "parts whose text is empty stays a list instead of a string",
+        "profile gap, reported to issue-4-profiles (provider-quirks.md row 36): content given as text parts "
+        "that are all empty stays a list instead of becoming a string",
     ),
     Known(
         frozenset({"anthropic"}),
         "r18",
         r"messages\[\d+\]",
+        "final assistant turn",
         ("prefill after thinking",),
         "profile gap, reported to issue-4-profiles (provider-quirks.md row 18): a final assistant turn keeps "
         "its thinking blocks, which Anthropic refuses while thinking is off",
     ),
     Known(
+        frozenset({"anthropic", "anthropic-4.6"}),
+        "r18",
+        r"messages\[\d+\]",
+        "must come before",
+        ("thinking after text",),
+        "profile gap, reported to issue-4-profiles (provider-quirks.md rows 18, 20): two assistant turns in "
+        "a row, the second with signed thinking, reach litellm unmerged; litellm merges them and the "
+        "thinking blocks end up after the first turn's text",
+    ),
+    Known(
         frozenset({"mistral"}),
         "r31",
         r"messages\[\d+\]",
+        "got system",
         ("system at the end",),
         "profile gap, reported to issue-4-profiles (provider-quirks.md row 31): a conversation that ends on "
         "a system message still ends on it; Mistral wants the last role user or tool",
@@ -101,6 +129,7 @@ KNOWN = [
         frozenset({"perplexity"}),
         "foreign",
         r"input\[\d+\]",
+        "of (gemini|vertex_ai)",
         ("gemini ids",),
         "profile gap, reported to issue-4-profiles (section 3, observation 3): tool calls rendered as text "
         "for Perplexity quote the call id with Gemini's thought signature in it",

@@ -43,7 +43,7 @@ def field(part: dict[str, Any], snake: str) -> Any:
     return part.get(snake, part.get(camel))
 
 
-def _parts(parts: Any, where: str) -> list[Violation]:
+def _parts(parts: Any, where: str, role: str = "system") -> list[Violation]:
     if not isinstance(parts, list) or not parts:
         return [Violation("r23", where, "contents.parts must not be empty")]
     found = []
@@ -53,7 +53,7 @@ def _parts(parts: Any, where: str) -> list[Violation]:
         if len(data) != 1:
             found.append(Violation("r23", at, f"required oneof field 'data' must have one field, has {data}"))
         elif data[0] == "text" and part["text"] == "":
-            found.append(Violation("r23", at, "empty text parameter"))
+            found.append(Violation("r23", at, f"empty text parameter in a {role} turn"))
         signature = field(part, "thought_signature") if isinstance(part, dict) else None
         if signature is not None and not _is_base64(signature):
             found.append(Violation("r25", at, "thought_signature: Base64 decoding failed"))
@@ -102,7 +102,7 @@ def check(body: dict[str, Any], model: str) -> list[Violation]:
         role = content.get("role")
         if role not in ("user", "model"):
             found.append(Violation("r24", where, f"role {role!r} (Gemini knows user and model)"))
-        found += _parts(content.get("parts"), f"{where}.parts")
+        found += _parts(content.get("parts"), f"{where}.parts", str(role))
         calls, responses = _calls(content), _responses(content)
         if calls:
             if i == 0 or contents[i - 1].get("role") != "user":

@@ -194,11 +194,18 @@ def _xai(messages: list[dict[str, Any]]) -> list[Violation]:
 
 
 def _deepseek(messages: list[dict[str, Any]]) -> list[Violation]:
-    return [
-        Violation("r36", f"messages[{i}].content", "invalid type: sequence, expected a string")
-        for i, message in enumerate(messages)
-        if isinstance(message.get("content"), list)
-    ]
+    found = []
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        if isinstance(content, list):
+            blank = all(p.get("type") == "text" and not p.get("text") for p in content if isinstance(p, dict))
+            detail = f"{message.get('role')}{', only empty text parts' if blank else ''}"
+            found.append(
+                Violation(
+                    "r36", f"messages[{i}].content", f"invalid type: sequence, expected a string ({detail})"
+                )
+            )
+    return found
 
 
 def _deepseek_reasoner(messages: list[dict[str, Any]]) -> list[Violation]:

@@ -120,6 +120,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         " (a text or tool result missing), foreign (another provider's reasoning payload), sdk (the"
         " provider SDK's request type refuses the body), raised (litellm raised instead of sending)"
     )
+    from tests.conformance.known import KNOWN
+
+    print("\nknown failures (strict xfails in tests/conformance/test_conformance.py):")
+    for known in KNOWN:
+        print(
+            f"  {known.rule} on {', '.join(sorted(known.providers))} ({', '.join(known.cases[:3])}"
+            f"{', ...' if len(known.cases) > 3 else ''}): {known.reason}"
+        )
     if not HAVE_PROFILES:
         print("\n(with profiles: messages.profiles is not in this tree yet)")
     print(

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 
 from messages import strategies as ms
 from messages.testing import StandInServer
@@ -97,8 +97,15 @@ def test_hard_case_with_profiles(litellm, server, key, case):
 def test_generated_conversations_with_profiles(litellm, server, key):
     provider = BY_KEY[key]
 
-    # Each example is a real HTTP call through litellm: a few per provider, over every provider.
-    @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+    # Each example is a real HTTP call through litellm: a few per provider, over every provider. No
+    # shrinking and no explain phase: through litellm they cost minutes; the failing example is printed
+    # whole, and `python -m tests.conformance.table --provider <key> --verbose` shows every violation.
+    @settings(
+        max_examples=6,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
     @given(ms.conversations(max_turns=6))
     def check(conversation: list[Any]) -> None:
         outcome = run(litellm, server, provider, sendable(conversation, provider), profiles=True)
