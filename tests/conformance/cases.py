@@ -269,9 +269,18 @@ def identical_parallel_calls() -> list[Message]:
     ]
 
 
+def image_only_turn() -> list[Message]:
+    """A user turn that is one image and no text (rows 23, 36, 51)."""
+    return [
+        UserMessage(content="I will send you a picture."),
+        AIMessage(content="Go ahead."),
+        UserMessage(content=[png_part()]),
+    ]
+
+
 def blank_text_parts() -> list[Message]:
-    """Whitespace-only and empty text parts in the system message, beside tool calls and in tool
-    results (rows 13, 23, 36, 43)."""
+    """Whitespace-only and empty text parts in the system message (first and half-way), beside tool
+    calls and in tool results (rows 13, 23, 36, 43; litellm-notes.md TL;DR 5)."""
     calls = [
         _call("call_Blank1aaaaaaaaaaaaaaaa"),
         _call("call_Blank2bbbbbbbbbbbbbbbb", arguments='{"city": "Oslo"}'),
@@ -283,6 +292,7 @@ def blank_text_parts() -> list[Message]:
         ToolMessage(tool_call_id=calls[0].id, content=[TextPart(text="\n"), TextPart(text="rain in Paris")]),
         ToolMessage(tool_call_id=calls[1].id, content=[TextPart(text="")]),
         AIMessage(content="Rain in Paris; Oslo sent nothing."),
+        SystemMessage(content=[TextPart(text="Stay brief."), TextPart(text="\n")]),
         UserMessage(content="Thanks."),
     ]
 
@@ -336,6 +346,7 @@ CASES: dict[str, Callable[[], list[Message]]] = {
     "ends on assistant": ends_on_assistant,
     "empty arguments": empty_arguments,
     "identical parallel calls": identical_parallel_calls,
+    "image-only turn": image_only_turn,
     "blank text parts": blank_text_parts,
     "prefill after thinking": prefill_after_thinking,
     "thinking after text": thinking_after_text,

@@ -71,6 +71,15 @@ KNOWN = [
         "in the system message or in a tool result is sent as a blank text block",
     ),
     Known(
+        frozenset({"anthropic", "anthropic-4.6"}),
+        "ph",
+        r"messages\[\d+\]\.content\[\d+\]\.text",
+        "",
+        ("blank text parts",),
+        "profile gap, reported to issue-4-profiles (litellm-notes.md TL;DR 5): a whitespace-only text part "
+        "of a system message half-way becomes litellm's placeholder text",
+    ),
+    Known(
         frozenset({"bedrock", "bedrock-llama"}),
         "r43",
         r"system\[\d+\]|messages\[\d+\]\.content\[\d+\]\.toolResult\.content\[\d+\]",
@@ -92,10 +101,11 @@ KNOWN = [
         frozenset({"deepseek", "deepseek-reasoner"}),
         "r36",
         r"messages\[\d+\]\.content",
-        "only empty text parts",
-        ("blank text parts",),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md row 36): content given as text parts "
-        "that are all empty stays a list instead of becoming a string",
+        "only empty text parts|no text parts",
+        ("blank text parts", "image-only turn"),
+        "profile gap, reported to issue-4-profiles (provider-quirks.md row 36): content given as parts with "
+        "no non-empty text (all empty text parts, or images only, which DeepSeek cannot read) stays a list "
+        "instead of becoming a string or a clear error",
     ),
     Known(
         frozenset({"anthropic"}),

@@ -198,8 +198,12 @@ def _deepseek(messages: list[dict[str, Any]]) -> list[Violation]:
     for i, message in enumerate(messages):
         content = message.get("content")
         if isinstance(content, list):
-            blank = all(p.get("type") == "text" and not p.get("text") for p in content if isinstance(p, dict))
-            detail = f"{message.get('role')}{', only empty text parts' if blank else ''}"
+            texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+            detail = str(message.get("role"))
+            if not texts:
+                detail += ", no text parts"
+            elif not any(texts):
+                detail += ", only empty text parts"
             found.append(
                 Violation(
                     "r36", f"messages[{i}].content", f"invalid type: sequence, expected a string ({detail})"
