@@ -224,13 +224,14 @@ def foreign_payloads(conversation: list[Message], body: dict[str, Any], family: 
     own = {
         p for m in conversation if isinstance(m, AIMessage) and m.provider in accepted for p in _payloads(m)
     }
-    own |= {
-        c.id.split("__thought__", 1)[1]
-        for m in conversation
-        if isinstance(m, AIMessage)
-        for c in m.tool_calls
-        if "__thought__" in c.id
-    }
+    if "gemini" in accepted:  # litellm hands Gemini the signature it keeps in a call id
+        own |= {
+            c.id.split("__thought__", 1)[1]
+            for m in conversation
+            if isinstance(m, AIMessage)
+            for c in m.tool_calls
+            if "__thought__" in c.id
+        }
     found = []
     for index, message in enumerate(conversation):
         if not isinstance(message, AIMessage) or message.provider in accepted:
