@@ -16,6 +16,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # name -> module; each module has `main(quick: bool) -> None`.
 BENCHMARKS = {
     "core": "benchmarks.bench_core",
+    "profiles": "benchmarks.bench_profiles",
 }
 
 

@@ -6,6 +6,8 @@ the reply back with ``AIMessage.from_litellm(response)``. litellm itself is impo
 called, never by ``import messages``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from messages._io import dump_messages, load_messages
 from messages.errors import (
     ConversationError,
@@ -24,8 +26,10 @@ from messages.errors import (
 )
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from messages.parts import AudioPart, FilePart, ImagePart, TextPart
-from messages.profiles import Profile, Violation, get_profile, register_profile
 from messages.protocol import protocol_errors, repair_conversation, validate_conversation
+
+if TYPE_CHECKING:
+    from messages.profiles import Profile, Violation, get_profile, register_profile
 
 __version__ = "0.1.0.dev0"
 
@@ -63,3 +67,17 @@ __all__ = [
     "repair_conversation",
     "validate_conversation",
 ]
+
+# The provider profiles load on first use (`dump_messages(model=...)` or one of these names), not at
+# `import messages`: they are a good share of the import cost, and many programs never need them.
+_LAZY = {"Profile", "Violation", "get_profile", "register_profile"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from messages import profiles
+
+        value = getattr(profiles, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'messages' has no attribute {name!r}")

@@ -32,6 +32,9 @@ DESIGN_NAMES = {
     "EmptyConversationError",
     "ProfileError",
     "UnknownProfileError",
+    "Profile",
+    "get_profile",
+    "register_profile",
     "StoreError",
     "ThreadNotFoundError",
 }

@@ -50,23 +50,24 @@ def missing_texts(before: Msgs, after: Msgs) -> list[str]:
     return [text for text in kept_texts(before) if not any(text in s for s in haystack)]
 
 
-def media(messages: Msgs) -> list[str]:
-    """Every image URL, audio payload and file reference, in order."""
+def media(messages: Msgs, types: Iterable[str] = ("image_url", "input_audio", "file")) -> list[str]:
+    """Every image URL, audio payload and file reference (of the part ``types`` given), in order."""
+    wanted = set(types) - {"text"}
     found: list[str] = []
     for m in messages:
         content = m.get("content")
         if not isinstance(content, list):
             continue
         for p in content:
-            if not isinstance(p, Mapping):
+            if not isinstance(p, Mapping) or p.get("type") not in wanted:
                 continue
-            if p.get("type") == "image_url":
+            if p["type"] == "image_url":
                 image = p["image_url"]
                 found.append(image["url"] if isinstance(image, Mapping) else image)
-            elif p.get("type") == "input_audio":
+            elif p["type"] == "input_audio":
                 found.append(p["input_audio"]["data"])
-            elif p.get("type") == "file":
-                ref = p["file"]
+            else:
+                ref = p.get("file") or p  # litellm's Mistral route lifts file_id out of "file"
                 found.append(ref.get("file_data") or ref.get("file_id"))
     return found
 

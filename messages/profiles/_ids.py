@@ -14,9 +14,10 @@ and the call and its result get the same new id because both are looked up by th
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -25,8 +26,8 @@ __all__ = ["SIGNATURE_SEPARATOR", "IdRule", "tool_call_id_map"]
 SIGNATURE_SEPARATOR = "__thought__"
 """What litellm puts between a tool-call id and the Gemini thought signature it carries."""
 
-_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_SUFFIX = 8  # base62 characters of hash in a rewritten id: 62**8 ~ 2e14, collisions are checked anyway
+_LETTERS_AND_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_SUFFIX = 8  # base32 characters of hash in a rewritten id: 32**8 ~ 1e12, collisions are checked anyway
 
 
 @cache
@@ -39,13 +40,19 @@ def _invalid(alphabet: str) -> re.Pattern[str]:
     return re.compile(f"[^{alphabet}]")
 
 
-def _base62(data: bytes) -> str:
-    number = int.from_bytes(data, "big")
-    digits = []
-    while number:
-        number, digit = divmod(number, 62)
-        digits.append(_BASE62[digit])
-    return "".join(digits) or "0"
+def _digest(call_id: str, attempt: int) -> str:
+    """A hash of the id in letters and digits only (base32: A-Z and 2-7), 32 characters."""
+    data = hashlib.sha256(f"{call_id}\x00{attempt}".encode()).digest()[:20]
+    return base64.b32encode(data).decode("ascii")
+
+
+@cache
+def _pattern(rule: IdRule) -> re.Pattern[str]:
+    """One regex for the whole rule, so that checking an id is one call into the regex engine."""
+    chars = r"[\s\S]" if rule.alphabet is None else f"[{rule.alphabet}]"
+    size = f"{{{rule.min_length},{'' if rule.max_length is None else rule.max_length}}}"
+    guard = "" if rule.keeps_signatures else f"(?!.*{re.escape(SIGNATURE_SEPARATOR)})"
+    return re.compile(f"{guard}{chars}{size}", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +71,7 @@ class IdRule:
     the one target litellm does not cut it off for."""
 
     def __post_init__(self) -> None:
-        if self.alphabet is not None and not _charset(self.alphabet).fullmatch(_BASE62):
+        if self.alphabet is not None and not _charset(self.alphabet).fullmatch(_LETTERS_AND_DIGITS):
             raise ValueError(f"an id alphabet must allow letters and digits; {self.alphabet!r} does not")
         if self.max_length is not None and self.max_length < max(self.min_length, 1):
             raise ValueError(f"max_length {self.max_length} is shorter than min_length {self.min_length}")
@@ -77,11 +84,33 @@ class IdRule:
 
     def accepts(self, call_id: str) -> bool:
         """Whether the provider accepts ``call_id`` exactly as written (no signature to cut)."""
-        if not self.keeps_signatures and SIGNATURE_SEPARATOR in call_id:
-            return False
-        return self._fits(call_id)
+        return _pattern(self).fullmatch(call_id) is not None
 
-    def _fits(self, call_id: str) -> bool:
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The rule as one regex: an id is accepted when the whole of it matches."""
+        return _pattern(self)
+
+    def first_rewriter(self) -> Callable[[str], str]:
+        """``rewrite(call_id)`` (the first attempt), as a function with its cache at hand."""
+        cache = _FIRST_REWRITES.setdefault(self, {})
+
+        def first(call_id: str) -> str:
+            found = cache.get(call_id)
+            if found is None:
+                if len(cache) >= _CACHE_LIMIT:
+                    cache.clear()
+                found = cache[call_id] = self._rewrite(call_id, 0)
+            return found
+
+        return first
+
+    def accepts_all(self, call_ids: Iterable[str]) -> bool:
+        """Whether the provider accepts every one of ``call_ids`` as written."""
+        return all(map(_pattern(self).fullmatch, call_ids))
+
+    def fits(self, call_id: str) -> bool:
+        """Whether ``call_id`` has the length and characters the provider accepts (signatures aside)."""
         size = len(call_id)
         if size < self.min_length or (self.max_length is not None and size > self.max_length):
             return False
@@ -103,11 +132,17 @@ class IdRule:
 
         The first attempt keeps the id without its signature when that is enough; otherwise the id keeps
         a readable head (invalid characters replaced, cut to fit) and gets a hash of the whole original.
+        First attempts are cached: a conversation dumped again each turn pays for its ids once.
         """
+        if attempt == 0:
+            return _first_rewrite(self, call_id)
+        return self._rewrite(call_id, attempt)
+
+    def _rewrite(self, call_id: str, attempt: int) -> str:
         base = call_id.split(SIGNATURE_SEPARATOR, 1)[0]
         if attempt == 0 and self.accepts(base):
             return base
-        digest = _base62(hashlib.sha256(f"{call_id}\x00{attempt}".encode()).digest())
+        digest = _digest(call_id, attempt)
         if self.max_length is not None and self.max_length <= _SUFFIX + 1:
             return digest[: self.max_length].rjust(self.min_length, "0")
         underscore = self.alphabet is None or _charset(self.alphabet).fullmatch("_") is not None
@@ -120,29 +155,40 @@ class IdRule:
         return candidate
 
 
+_FIRST_REWRITES: dict[IdRule, dict[str, str]] = {}
+_CACHE_LIMIT = 1 << 16
+
+
+def _first_rewrite(rule: IdRule, call_id: str) -> str:
+    """``rule``'s first attempt at a new id for ``call_id``, cached (a pure function of the two)."""
+    return rule.first_rewriter()(call_id)
+
+
 def tool_call_id_map(ids: Iterable[str], rule: IdRule) -> dict[str, str]:
     """New ids for the ``ids`` (calls and results, in order) that ``rule`` rejects or that collide.
 
-    An id is kept when the provider accepts it and no earlier id is sent as the same string; every other
-    id gets ``rule.rewrite(...)``, retried until it is unique. The result maps only the ids that change.
+    An id the provider accepts is kept (it has no signature for litellm to cut, so it reaches the
+    provider as it is); every other id gets ``rule.rewrite(...)``, retried until it is unique among all
+    the ids. The result maps only the ids that change.
     """
-    ordered = list(dict.fromkeys(ids))
-    taken: set[str] = set()
-    kept: set[str] = set()
-    for call_id in ordered:
-        sent = rule.sent_as(call_id)
-        if rule.accepts(call_id) and sent not in taken:
-            kept.add(call_id)
-            taken.add(sent)
+    fullmatch = _pattern(rule).fullmatch
+    ordered = dict.fromkeys(ids)
+    kept = {call_id for call_id in ordered if fullmatch(call_id)}
+    taken = set(kept)
+    cache = _FIRST_REWRITES.setdefault(rule, {})
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
     mapping: dict[str, str] = {}
     for call_id in ordered:
         if call_id in kept:
             continue
+        candidate = cache.get(call_id)
+        if candidate is None:
+            candidate = cache[call_id] = rule._rewrite(call_id, 0)
         attempt = 0
-        candidate = rule.rewrite(call_id)
-        while candidate in taken or not rule.accepts(candidate):
+        while candidate in taken or not fullmatch(candidate):
             attempt += 1
-            candidate = rule.rewrite(call_id, attempt)
+            candidate = rule._rewrite(call_id, attempt)
         taken.add(candidate)
         mapping[call_id] = candidate
     return mapping

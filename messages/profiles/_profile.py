@@ -8,15 +8,20 @@ provider (or litellm's route to it) would answer 400 or silently change the conv
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, Literal
 
 from messages.profiles import transforms as t
 from messages.profiles._ids import IdRule
+from messages.profiles.transforms import Fixer
 
-__all__ = ["CORE_KEYS", "Profile", "Violation"]
+__all__ = ["ALL_PARTS", "CORE_KEYS", "Profile", "Violation"]
+
+ALL_PARTS = frozenset({"text", "image_url", "input_audio", "file"})
+"""Every content part type of the OpenAI shape."""
 
 CORE_KEYS: Mapping[str, frozenset[str]] = {
     "system": frozenset({"role", "content"}),
@@ -158,12 +163,12 @@ class Profile:
     Default: False (litellm's OpenAI-shaped routes move images themselves)."""
     needs_text_tool_content: bool = False
     """Whether tool results made of text parts are sent as one string (row 54). Default: False."""
-    accepts_images: bool = True
-    """Whether the provider takes images at all (DeepSeek text models, row 36). Default: True."""
+    accepts_parts: frozenset[str] = ALL_PARTS
+    """The content part types the provider (or litellm's route to it) takes; others are reported, not
+    fixable: DeepSeek's text models take text only (litellm drops the rest silently, row 36), Azure no
+    ``file`` (row 10), Claude no audio. Default: text, images, audio and files."""
     accepts_image_urls: bool = True
     """Whether images may be given by http(s) URL, not only inline (Ollama, row 51). Default: True."""
-    accepts_files: bool = True
-    """Whether the provider takes ``file`` parts in chat messages (Azure, row 10). Default: True."""
 
     # --- texts the profile adds -----------------------------------------------------------------------
     continue_text: str = t.CONTINUE_TEXT
@@ -233,67 +238,48 @@ class Profile:
         not blank, and every tool result, is still there (it may be re-encoded or moved). A message that
         needs no change is passed on as the same dict object.
         """
-        out: list[dict[str, Any]] = [m if isinstance(m, dict) else dict(m) for m in messages]
-        out = t.drop_foreign_reasoning(
-            out,
-            self.provider,
-            thinking_blocks=self.accepts_thinking_blocks,
-            provider_fields=self.accepts_provider_fields,
-        )
-        out = t.fold_refusal(out, keep_key=self.accepts_refusal)
-        if self.rejects_unknown_keys:
-            out = t.keep_known_keys(out, self.message_keys, self.call_keys)
-        else:
-            out = t.drop_keys(out, self._dropped_extensions)
-        out = t.drop_names(out, self.accepts_names_on)
-        if self.name_pattern is not None:
-            out = t.sanitize_names(out, self.name_pattern)
-        if self.empty_arguments_as_object:
-            out = t.normalize_empty_arguments(out)
-        if self.supports_tools:
-            out = t.rewrite_tool_call_ids(out, self.tool_call_ids)
-        else:
-            out = t.render_tool_exchanges_as_text(out)
-        if self.system_role != "as_given":
-            out = t.set_system_role(out, self.system_role)
-        if not self.accepts_late_system:
-            out = t.move_late_system_messages(out)
-        if self.needs_text_system_content:
-            out = t.flatten_text_content(out, ("system", "developer"))
-        if self.moves_tool_media:
-            out = t.move_tool_media(out)
-        if self.needs_text_tool_content:
-            out = t.flatten_text_content(out, ("tool",))
-        if self.empty_text != "keep":
-            out = t.drop_blank_system_messages(out, whitespace=self.whitespace_is_empty)
+        given: Sequence[Mapping[str, Any]] = messages
+        if not self.supports_tools:
+            given = t.render_tool_exchanges_as_text(messages)
+        # Ids the provider rejects get their new ids in the same pass, on the guess that none of the new
+        # ids collides with another id (it has a hash of the old one in it); when one does, the pass runs
+        # again without renaming, and rewrite_tool_call_ids settles the collisions.
+        result, renamed, facts = self._plan.fix_each(given, rename=self.supports_tools)
+        if renamed is None:
+            result, _, facts = self._plan.fix_each(given, rename=False)
+            result = t.rewrite_tool_call_ids(result, self.tool_call_ids)
+        return self._arrange(result, facts)
+
+    def _arrange(self, result: list[dict[str, Any]], facts: _Facts) -> list[dict[str, Any]]:
+        """The steps of ``apply`` that depend on a message's neighbours, in order; ``facts`` (gathered by
+        the pass over the messages) let the steps with nothing to do be skipped."""
+        shifted = facts.late_system and not self.accepts_late_system  # moved by the pass (as user turns)
+        if self.moves_tool_media and facts.tool_parts:
+            moved = t.move_tool_media(result)
+            if len(moved) != len(result):
+                shifted = True
+                if self.needs_text_tool_content:
+                    moved = t.each(moved, t.flatten_text_content(("tool",)))
+            result = moved
         if self.empty_text == "drop":
-            out = t.drop_blank_text(out, whitespace=self.whitespace_is_empty)
-            out = t.ensure_a_turn(out, self.continue_text)
-        elif self.empty_text == "space":
-            out = t.space_empty_text(out)
-        if self.fills_empty_tool_results:
-            out = t.fill_blank_tool_results(out, self.empty_result_text, whitespace=self.whitespace_is_empty)
-        if self.needs_alternation:
-            out = t.merge_consecutive_roles(out)
-        if self.call_turn_content != "as_given":
-            out = t.set_call_turn_content(out, self.call_turn_content, whitespace=self.whitespace_is_empty)
-        if self.needs_assistant_after_tool_results:
-            out = t.bridge_tool_results(out, self.bridge_text)
+            result = t.ensure_a_turn(result, self.continue_text)
+        if self.needs_alternation and (facts.same_roles or shifted):
+            result = t.merge_consecutive_roles(result, then=self._plan.call_turn)
+        if self.needs_assistant_after_tool_results and (facts.tool_then_user or shifted):
+            result = t.bridge_tool_results(result, self.bridge_text)
+            if self.requires_reasoning_content:  # the bridging turns need it too
+                result = t.each(result, t.fill_reasoning_content())
         if self.needs_user_first:
-            out = t.ensure_user_first(out, self.continue_text)
+            result = t.ensure_user_first(result, self.continue_text)
         if self.prefill_needs_prefix:
-            out = t.mark_final_prefix(out)
+            result = t.mark_final_prefix(result)
         elif not self.supports_assistant_prefill:
-            out = t.ensure_user_last(out, self.continue_text)
-        if self.requires_reasoning_content:
-            out = t.fill_reasoning_content(out)
-        return out
+            result = t.ensure_user_last(result, self.continue_text)
+        return result
 
     @cached_property
-    def _dropped_extensions(self) -> frozenset[str]:
-        # Converting routes ignore unknown keys, but read these extension keys when present.
-        kept = self.message_keys["assistant"]
-        return frozenset(k for k in _EXTENSION_KEYS - {"name"} if k not in kept) | {"provider"}
+    def _plan(self) -> _Plan:
+        return _Plan.of(self)
 
     def check(self, messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
         """Every place where ``messages`` breaks this provider's rules, in message order.
@@ -305,3 +291,288 @@ class Profile:
         from messages.profiles._rules import check
 
         return check(self, messages)
+
+
+_ALL_ROLES = frozenset(CORE_KEYS)
+_NO_KEYS: frozenset[str] = frozenset()
+
+
+_PAYLOAD_KEYS = frozenset({"thinking_blocks", "provider_specific_fields"})
+_FUNCTION_KEYS = frozenset({"name", "arguments"})
+
+
+_SYSTEM_ROLES = frozenset({"system", "developer"})
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What one pass over the messages saw of their order, so that steps with nothing to do are skipped."""
+
+    late_system: bool
+    """A system message after the first other message."""
+    tool_parts: bool
+    """A tool result given as parts (which may hold media)."""
+    same_roles: bool
+    """Two messages of one role in a row."""
+    tool_then_user: bool
+    """A tool result followed by a message that is neither a tool result nor an assistant turn."""
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A profile's fields turned into the fixers ``apply`` runs, built once per profile.
+
+    ``safe_keys`` and ``unsafe_keys`` are the fast path of ``Profile.apply``: a message whose keys need no
+    fixing (most of them) skips the key fixers after one set comparison.
+    """
+
+    key_fixers: tuple[Fixer, ...]
+    content_fixers: Mapping[str, tuple[tuple[Fixer, ...], tuple[Fixer, ...]]]
+    """By role: the fixers for every message, and those for messages whose content is not a string with
+    text (``None``, blank, or parts). Arguments ``""`` are fixed apart (see ``normalizes_arguments``)."""
+    safe_keys: Mapping[str, frozenset[str]]
+    """Keys that never need key work, by role (strict routes: a message's keys must all be in it)."""
+    unsafe_keys: Mapping[str, frozenset[str]]
+    """Keys that always need key work, by role (converting routes: a message must have none of them)."""
+    strict: bool
+    call_turn: Fixer | None
+    drops_blank: bool
+    drops_turns: bool
+    whitespace: bool
+    id_pattern: re.Pattern[str]
+    """The profile's id rule as one regex."""
+    new_id: Callable[[str], str]
+    """The first new id the id rule proposes for an id it rejects (cached)."""
+    accepts_any_id: bool
+    """Whether the id rule accepts every id (Gemini), so that ids need no look."""
+    fixes_none_content: bool
+    """Whether a content fixer changes a ``None`` content (``call_turn_content="empty_string"``)."""
+    normalizes_arguments: bool
+    """Whether arguments ``""`` are sent as ``"{}"``."""
+    moves_late_system: bool
+    """Whether system messages after the first other message are sent as user messages."""
+    watches_order: bool
+    """Whether a step after the pass needs to know what the pass saw of the order (``_Facts``)."""
+
+    def fix_each(
+        self, messages: Sequence[Mapping[str, Any]], *, rename: bool
+    ) -> tuple[list[dict[str, Any]], dict[str, str] | None, _Facts]:
+        """One pass for everything that concerns one message at a time: its keys, its content and (with
+        ``rename``) its tool-call ids; blank messages the profile drops are left out.
+
+        Returns the messages, the ids renamed (old to new), or ``None`` for the renaming when two new ids
+        turned out equal to each other or to a kept id (the caller then renames without guessing), and
+        what the pass saw of the order of the messages.
+        Written for speed, as ``dump_messages(model=...)`` runs it on every call: most messages need
+        nothing, and find that out in a few comparisons; a fixer runs only where it may have work.
+        """
+        strict, safe_keys, unsafe_keys = self.strict, self.safe_keys, self.unsafe_keys
+        key_fixers, content_fixers = self.key_fixers, self.content_fixers
+        drops_blank, drops_turns, whitespace = self.drops_blank, self.drops_turns, self.whitespace
+        fixes_none, normalize = self.fixes_none_content, self.normalizes_arguments
+        moves_late_system, watches_order = self.moves_late_system, self.watches_order
+        rename = rename and not self.accepts_any_id
+        fullmatch = self.id_pattern.fullmatch
+        new_id = self.new_id
+        renamed: dict[str, str] = {}
+        kept: set[str] = set()  # the ids accepted as they are, for the collision check at the end
+        fixed: list[dict[str, Any]] = []
+        append = fixed.append
+        previous: Any = None
+        started = late_system = tool_parts = same_roles = tool_then_user = False
+        for given in messages:
+            m: dict[str, Any] = given if type(given) is dict else dict(given)
+            role: Any = m.get("role")
+            if moves_late_system and started and role in _SYSTEM_ROLES:
+                m, role = {**m, "role": "user"}, "user"  # then fixed as the user message it now is
+                late_system = True
+            if strict:
+                work = not m.keys() <= safe_keys.get(role, _NO_KEYS)
+            else:
+                work = not unsafe_keys.get(role, _EXTENSION_KEYS).isdisjoint(m.keys())
+            calls = m.get("tool_calls")
+            empty_arguments = bad_ids = False
+            if calls:
+                # One look at every call: odd keys, arguments "", ids the provider rejects.
+                if type(calls) is not list:
+                    work = True
+                else:
+                    for c in calls:
+                        function = c.get("function") if type(c) is dict else None
+                        if type(function) is not dict:
+                            work = True
+                            continue
+                        if not c.keys() <= _CALL_KEYS or not function.keys() <= _FUNCTION_KEYS:
+                            work = True
+                        arguments = function.get("arguments")
+                        if type(arguments) is str and not arguments.strip():
+                            empty_arguments = True
+                        call_id = c.get("id")
+                        if rename and type(call_id) is str:
+                            if fullmatch(call_id):
+                                kept.add(call_id)
+                            else:
+                                bad_ids = True
+            if work:
+                for fix in key_fixers:
+                    new = fix(m)
+                    if new is not None:
+                        m = new
+                calls = m.get("tool_calls")
+            if empty_arguments and normalize:
+                m = t.normalize_empty_arguments(m) or m
+                calls = m.get("tool_calls")
+            content = m.get("content")
+            chains = content_fixers.get(role)
+            if chains is not None:
+                always, on_shape = chains
+                if always:
+                    for fix in always:
+                        new = fix(m)
+                        if new is not None:
+                            m = new
+                    role, content = m.get("role"), m.get("content")
+                # A string with text needs none of the content fixers (the common case).
+                if on_shape and (
+                    fixes_none
+                    if content is None
+                    else type(content) is not str or not (content.strip() if whitespace else content)
+                ):
+                    for fix in on_shape:
+                        new = fix(m)
+                        if new is not None:
+                            m = new
+                    content = m.get("content")
+            if (
+                drops_blank
+                and not calls
+                and role != "tool"
+                and (type(content) is not str or not (content.strip() if whitespace else content))
+                and t.blank_message(m, whitespace=whitespace, turns=drops_turns)
+            ):
+                continue
+            if rename:
+                if bad_ids and calls:
+                    renamed_calls = []
+                    for c in calls:
+                        call_id = c.get("id") if type(c) is dict else None
+                        if type(call_id) is str and not fullmatch(call_id):
+                            c = {
+                                **c,
+                                "id": renamed.get(call_id) or renamed.setdefault(call_id, new_id(call_id)),
+                            }
+                        renamed_calls.append(c)
+                    m = {**m, "tool_calls": renamed_calls}
+                elif role == "tool":
+                    call_id = m.get("tool_call_id")
+                    if call_id in renamed:
+                        m = {**m, "tool_call_id": renamed[call_id]}
+                    elif type(call_id) is str and call_id not in kept:
+                        if fullmatch(call_id):
+                            kept.add(call_id)
+                        else:
+                            m = {**m, "tool_call_id": renamed.setdefault(call_id, new_id(call_id))}
+            append(m)
+            if not watches_order:
+                continue
+            if role in _SYSTEM_ROLES:
+                late_system = late_system or started
+            else:
+                started = True
+            if role == previous:
+                same_roles = True
+            elif previous == "tool":
+                tool_then_user = tool_then_user or role != "assistant"
+            if role == "tool" and type(content) is list:
+                tool_parts = True
+            previous = role
+        facts = _Facts(late_system, tool_parts, same_roles, tool_then_user)
+        if renamed:
+            new_ids = set(renamed.values())
+            if len(new_ids) != len(renamed) or not new_ids.isdisjoint(kept):
+                return fixed, None, facts
+        return fixed, renamed, facts
+
+    @classmethod
+    def of(cls, p: Profile) -> _Plan:
+        accepted = p.message_keys
+        dropped = frozenset(k for k in _EXTENSION_KEYS - {"name"} if k not in accepted["assistant"]) | {
+            "provider"
+        }
+        key_fixers: list[Fixer] = [
+            t.drop_foreign_reasoning(
+                p.provider,
+                thinking_blocks=p.accepts_thinking_blocks,
+                provider_fields=p.accepts_provider_fields,
+            ),
+            t.fold_refusal(keep_key=p.accepts_refusal),
+            t.keep_known_keys(accepted, p.call_keys) if p.rejects_unknown_keys else t.drop_keys(dropped),
+        ]
+        if not p.accepts_names_on >= _ALL_ROLES:
+            key_fixers.append(t.drop_names(p.accepts_names_on))
+        if p.name_pattern is not None:
+            key_fixers.append(t.sanitize_names(p.name_pattern))
+        checked_names = frozenset({"name"}) if p.name_pattern is not None else frozenset()
+        always = frozenset({"refusal", "provider"}) | _PAYLOAD_KEYS | checked_names
+        safe = {role: keys - always for role, keys in accepted.items()}
+        unsafe = {
+            role: dropped | always | (frozenset({"name"}) if role not in p.accepts_names_on else frozenset())
+            for role in accepted
+        }
+
+        turn: list[Fixer] = []  # the text of user and assistant turns
+        if p.empty_text == "space":
+            turn.append(t.space_empty_text)
+        elif p.empty_text == "drop":
+            turn.append(t.drop_blank_parts(whitespace=p.whitespace_is_empty))
+        call_turn = (
+            t.set_call_turn_content(p.call_turn_content, whitespace=p.whitespace_is_empty)
+            if p.call_turn_content != "as_given"
+            else None
+        )
+        system: list[Fixer] = []
+        system_shape: list[Fixer] = []
+        if p.system_role != "as_given":
+            system.append(t.set_system_role(p.system_role))
+            if p.system_role == "user":
+                system_shape.extend(turn)
+        if p.needs_text_system_content:
+            system_shape.append(t.flatten_text_content(("system", "developer")))
+        assistant = [*turn, *([call_turn] if call_turn is not None else [])]
+        assistant_always: list[Fixer] = [t.fill_reasoning_content()] if p.requires_reasoning_content else []
+        tool: list[Fixer] = []
+        if p.fills_empty_tool_results:
+            tool.append(t.fill_blank_tool_results(p.empty_result_text, whitespace=p.whitespace_is_empty))
+        if p.needs_text_tool_content:
+            tool.append(t.flatten_text_content(("tool",)))
+        return cls(
+            key_fixers=tuple(key_fixers),
+            content_fixers={
+                role: chains
+                for role, chains in {
+                    "system": (tuple(system), tuple(system_shape)),
+                    "developer": (tuple(system), tuple(system_shape)),
+                    "user": ((), tuple(turn)),
+                    "assistant": (tuple(assistant_always), tuple(assistant)),
+                    "tool": ((), tuple(tool)),
+                }.items()
+                if any(chains)
+            },
+            safe_keys=safe,
+            unsafe_keys=unsafe,
+            strict=p.rejects_unknown_keys,
+            call_turn=call_turn,
+            drops_blank=p.empty_text != "keep",
+            drops_turns=p.empty_text == "drop",
+            whitespace=p.whitespace_is_empty,
+            id_pattern=p.tool_call_ids.pattern,
+            new_id=p.tool_call_ids.first_rewriter(),
+            accepts_any_id=p.tool_call_ids == IdRule(keeps_signatures=True),
+            fixes_none_content=p.call_turn_content == "empty_string",
+            normalizes_arguments=p.empty_arguments_as_object,
+            moves_late_system=not p.accepts_late_system,
+            watches_order=not p.accepts_late_system
+            or p.moves_tool_media
+            or p.needs_alternation
+            or p.needs_assistant_after_tool_results,
+        )

@@ -34,9 +34,8 @@ rule                        what breaks
 ``prefix``                  a final assistant text not marked ``prefix: true`` (or a stale mark)
 ``reasoning-missing``       an assistant turn without ``reasoning_content``
 ``tools-unsupported``       tool calls or results for a provider without tools
-``images-unsupported``      images for a model that takes none (not fixable)
+``unsupported-part``        an image, audio or file part the model does not take (not fixable)
 ``image-url``               an image by URL where only inline images work (not fixable)
-``files-unsupported``       file parts where the provider takes none (not fixable)
 ==========================  =============================================================================
 """
 
@@ -87,6 +86,10 @@ def _sent(value: Any) -> bool:
     return value is not None
 
 
+def _a(role: str) -> str:
+    return "an assistant" if role == "assistant" else f"a {role}"
+
+
 def _parts(content: Any) -> Iterator[Mapping[str, Any]]:
     if isinstance(content, list):
         yield from (p for p in content if isinstance(p, Mapping))
@@ -132,7 +135,7 @@ def _tool_call_ids(report: _Report, messages: Sequence[Message]) -> None:
             ids.append(m["tool_call_id"])
         for call_id in ids:
             sent = rule.sent_as(call_id)
-            if not rule._fits(sent):
+            if not rule.fits(sent):
                 how = f" (litellm sends it as {sent!r})" if sent != call_id else ""
                 report.add(
                     index,
@@ -216,7 +219,7 @@ def _arguments(report: _Report, index: int, m: Message) -> None:
 # --- keys --------------------------------------------------------------------------------------------
 
 _PAYLOADS = ("thinking_blocks", "provider_specific_fields")
-_HANDLED = frozenset({"name", "refusal", *_PAYLOADS})  # reported by their own rules
+_HANDLED = frozenset({"name", "refusal"})  # reported by their own rules
 
 
 def _keys(report: _Report, index: int, m: Message) -> None:
@@ -226,7 +229,7 @@ def _keys(report: _Report, index: int, m: Message) -> None:
         return
     name = m.get("name")
     if _sent(name) and role not in profile.accepts_names_on:
-        report.add(index, "name", f"{profile.provider} rejects `name` on a {role} message")
+        report.add(index, "name", f"{profile.provider} rejects `name` on {_a(role)} message")
     elif isinstance(name, str) and profile.name_pattern is not None:
         import re
 
@@ -248,9 +251,7 @@ def _keys(report: _Report, index: int, m: Message) -> None:
             if not isinstance(c, Mapping):
                 continue
             unknown.extend(
-                f"tool_calls[].{k}"
-                for k, v in c.items()
-                if _sent(v) and k not in profile.call_keys and k != "provider_specific_fields"
+                f"tool_calls[].{k}" for k, v in c.items() if _sent(v) and k not in profile.call_keys
             )
             function = c.get("function")
             if isinstance(function, Mapping):
@@ -260,7 +261,7 @@ def _keys(report: _Report, index: int, m: Message) -> None:
     if unknown:
         keys = ", ".join(dict.fromkeys(unknown))
         report.add(
-            index, "unknown-key", f"{profile.provider} rejects unknown keys on a {role} message: {keys}"
+            index, "unknown-key", f"{profile.provider} rejects unknown keys on {_a(role)} message: {keys}"
         )
 
 
@@ -302,22 +303,14 @@ def _reasoning(report: _Report, index: int, m: Message) -> None:
         accepted = (
             profile.accepts_thinking_blocks if kind == "thinking_blocks" else profile.accepts_provider_fields
         )
-        if accepted:
-            if origin is not None and origin != profile.provider:
-                report.add(
-                    index,
-                    "foreign-reasoning",
-                    f"{kind} were signed by {origin}; {profile.provider} rejects another provider's "
-                    "signatures",
-                )
-        elif profile.rejects_unknown_keys:
+        if accepted and origin is not None and origin != profile.provider:
             report.add(
                 index,
-                "unknown-key",
-                f"{profile.provider} rejects unknown keys on an assistant message: {kind}",
+                "foreign-reasoning",
+                f"{kind} were signed by {origin}; {profile.provider} rejects another provider's signatures",
             )
-        # A converting route that does not read this kind builds its request without it: nothing reaches
-        # the provider.
+        # Not accepted: a strict route rejects the key (reported as an unknown key by _keys), and a
+        # converting route builds its request without it.
 
 
 # --- system messages ---------------------------------------------------------------------------------
@@ -365,7 +358,10 @@ def _content(report: _Report, index: int, m: Message) -> None:
                 "tool-content",
                 f"{profile.provider} may garble a tool result given as parts (send a string)",
             )
-        if profile.fills_empty_tool_results and blank(content, whitespace=whitespace):
+        if profile.fills_empty_tool_results and (
+            blank(content, whitespace=whitespace)
+            or any(p.get("type") == "text" and blank(p.get("text"), whitespace=whitespace) for p in parts)
+        ):
             report.add(
                 index,
                 "empty-tool-result",
@@ -378,43 +374,36 @@ def _content(report: _Report, index: int, m: Message) -> None:
             _call_turn(report, index, content)
         elif profile.empty_text == "drop" and not (role == "assistant" and _sent(m.get("refusal"))):
             if blank(content, whitespace=whitespace):
-                report.add(index, "empty-text", f"a {role} turn with no text: {_empty_text_effect(profile)}")
+                report.add(
+                    index, "empty-text", f"{_a(role)} turn with no text: {_empty_text_effect(profile)}"
+                )
             elif any(p.get("type") == "text" and blank(p.get("text"), whitespace=whitespace) for p in parts):
                 report.add(index, "empty-text", f"an empty text part: {_empty_text_effect(profile)}")
         elif profile.empty_text == "space" and (
             content == "" or any(p.get("type") == "text" and p.get("text") == "" for p in parts)
         ):
             report.add(index, "empty-text", f"empty text: {profile.provider} rejects an empty text part")
-    if not profile.accepts_images or not profile.accepts_image_urls:
+    unsupported = sorted({str(p.get("type")) for p in parts} - profile.accepts_parts)
+    if unsupported:
+        report.add(
+            index,
+            "unsupported-part",
+            f"{profile.provider} (this model) takes no {', '.join(unsupported)} parts; litellm drops them or "
+            "the provider rejects them: use a model that takes them, or describe them in text",
+            fixable=False,
+        )
+    if not profile.accepts_image_urls:
         for p in parts:
-            if p.get("type") != "image_url":
-                continue
-            if not profile.accepts_images:
-                report.add(
-                    index,
-                    "images-unsupported",
-                    f"{profile.provider} (this model) takes no images; "
-                    "litellm drops them silently: use a vision model, or describe the image",
-                    fixable=False,
-                )
-                break
-            image = p.get("image_url")
+            image = p.get("image_url") if p.get("type") == "image_url" else None
             url = image.get("url") if isinstance(image, Mapping) else image
             if isinstance(url, str) and not url.startswith("data:"):
                 report.add(
                     index,
                     "image-url",
-                    f"{profile.provider} takes images inline only (base64), not "
-                    f"by URL ({url[:40]}): download it and send an ImagePart.from_bytes",
+                    f"{profile.provider} takes images inline only (base64), not by URL ({url[:40]}): "
+                    "download it and send an ImagePart.from_bytes",
                     fixable=False,
                 )
-    if not profile.accepts_files and any(p.get("type") == "file" for p in parts):
-        report.add(
-            index,
-            "files-unsupported",
-            f"{profile.provider} takes no file parts in chat messages",
-            fixable=False,
-        )
 
 
 def _empty_text_effect(profile: Profile) -> str:
@@ -482,7 +471,7 @@ def _order(report: _Report, messages: Sequence[Message]) -> None:
             report.add(
                 index,
                 "tool-then-user",
-                f"a {role} message right after tool results: "
+                f"{_a(str(role))} message right after tool results: "
                 f"{profile.provider} needs an assistant turn in between",
             )
         if profile.requires_reasoning_content and role == "assistant" and not m.get("reasoning_content"):

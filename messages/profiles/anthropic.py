@@ -17,7 +17,8 @@ Implements (provider-quirks.md rows):
 * 19: a conversation with no user turn first gets one (litellm's converter expects it, and a request with
   only system messages is rejected);
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not a JSON object are reported (litellm
-  replaces them with ``{}`` silently).
+  replaces them with ``{}`` silently);
+* audio parts are reported: Claude takes none, and litellm's converter skips them silently.
 
 Left to litellm: 14 (trailing whitespace of a final assistant text), 16 (tool results merged into one
 user turn, first), 19 (system hoisting), 20 (merging consecutive turns), 21 (image media types from data
@@ -54,6 +55,7 @@ CLAUDE_RULES: Mapping[str, object] = {
     "call_turn_content": "null",
     "fills_empty_tool_results": True,
     "needs_user_first": True,
+    "accepts_parts": frozenset({"text", "image_url", "file"}),  # litellm's converter skips input_audio
     "rows": {
         "tool-call-id": 17,
         "foreign-reasoning": 18,

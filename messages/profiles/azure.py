@@ -20,8 +20,8 @@ __all__ = ["FAMILIES", "PROFILE"]
 PROFILE = openai_like(
     "azure",
     system_role="system",
-    accepts_files=False,
-    rows={"tool-call-id": 3, "name": 4, "refusal": 5, "system-role": 9, "files-unsupported": 10},
+    accepts_parts=frozenset({"text", "image_url", "input_audio"}),
+    rows={"tool-call-id": 3, "name": 4, "refusal": 5, "system-role": 9, "unsupported-part": 10},
 )
 
 FAMILIES = {

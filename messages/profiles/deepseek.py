@@ -2,9 +2,9 @@
 
 Implements (provider-quirks.md rows):
 
-* 36: images are reported by ``check`` for models without vision (litellm's DeepSeek route flattens such
-  content to text and drops the images silently; not fixable); families ``deepseek-v4-flash`` and
-  ``deepseek-flash`` take images in user turns;
+* 36: images, audio and files are reported by ``check`` (litellm's DeepSeek route flattens content to
+  text and drops them silently; not fixable); families ``deepseek-v4-flash`` and ``deepseek-flash`` take
+  images in user turns;
 * 7 and 36: images in tool results are moved to a user message after them (the route flattens tool
   content to text, dropping them even for vision models);
 * 34, family ``deepseek-reasoner`` (thinking mode): every assistant turn carries ``reasoning_content``,
@@ -27,12 +27,12 @@ __all__ = ["FAMILIES", "PROFILE"]
 PROFILE = Profile(
     provider="deepseek",
     accepts_names_on=frozenset({"system", "developer", "user", "assistant"}),  # DeepSeek's API documents them
-    accepts_images=False,
+    accepts_parts=frozenset({"text"}),
     moves_tool_media=True,
-    rows={"images-unsupported": 36, "tool-media": 36, "unknown-key": 35},
+    rows={"unsupported-part": 36, "tool-media": 36, "unknown-key": 35},
 )
 
-_VISION = {"accepts_images": True}
+_VISION = {"accepts_parts": frozenset({"text", "image_url"})}
 
 FAMILIES = {
     "deepseek-reasoner": PROFILE.with_family(

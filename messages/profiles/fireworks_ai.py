@@ -4,6 +4,8 @@ No message-list error specific to Fireworks is documented (row 60); its models a
 chat templates, so it gets the template rules of the OpenAI-compatible default (rows 7, 9, 30, 33, 53, 54,
 27; see ``default``), and its API rejects fields it does not know (row 60).
 
+File parts are reported: litellm's Fireworks route refuses them before sending.
+
 Left to litellm: dropping ``thinking_blocks``, 25 (signatures cut off ids).
 """
 
@@ -15,6 +17,8 @@ __all__ = ["FAMILIES", "PROFILE"]
 
 PROFILE = template_profile(
     "fireworks_ai",
+    # litellm refuses file parts for Fireworks before sending ("convert pages to images")
+    accepts_parts=frozenset({"text", "image_url", "input_audio"}),
     rows={
         "unknown-key": 60,
         "name": 60,

@@ -15,6 +15,9 @@ Implements (provider-quirks.md rows):
 * 32: no empty assistant turn, and no text beside tool calls that is empty;
 * 33: only known keys, and ``name`` only on tool results ("Extra inputs are not permitted").
 
+Audio parts are reported (not fixable): litellm's route flattens the content of a conversation without
+images or files to text, and drops them.
+
 Left to litellm: stripping ``reasoning_content`` and ``thinking_blocks`` (the key list drops them too),
 flattening text-only content lists, rebuilding tool calls without their provider fields.
 """
@@ -39,6 +42,8 @@ PROFILE = Profile(
     moves_tool_media=True,
     needs_assistant_after_tool_results=True,
     prefill_needs_prefix=True,
+    # litellm's route flattens a conversation without images or files to text, dropping audio parts
+    accepts_parts=frozenset({"text", "image_url", "file"}),
     rows={
         "tool-call-id": 30,
         "tool-then-user": 31,

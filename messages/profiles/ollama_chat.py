@@ -12,6 +12,8 @@ Implements (provider-quirks.md rows):
 * 7: images in tool results are moved to a user message after them (Ollama's chat templates render the
   images of user turns).
 
+Audio and file parts are reported: litellm's route keeps only the text and the images of a message.
+
 Left to litellm: 49 (decoding arguments into objects), 51 (stripping the ``data:`` prefix of inline
 images). Not fixable through the OpenAI-shape list: 52 (litellm drops call ids and sends no
 ``tool_name``, so results are matched by position).
@@ -30,6 +32,7 @@ PROFILE = Profile(
     rejects_unknown_keys=False,
     accepts_names_on=_ALL_ROLES,  # litellm builds Ollama's messages without them
     decodes_arguments=True,
+    accepts_parts=frozenset({"text", "image_url"}),  # litellm keeps the text and the images, nothing else
     moves_tool_media=True,
     accepts_image_urls=False,
     rows={"empty-arguments": 49, "invalid-arguments": 49, "tool-media": 7, "image-url": 51},

@@ -34,6 +34,5 @@ PROFILE = Profile(
 FAMILIES = {
     **no_prefill_families(PROFILE),
     "mistral": PROFILE.with_family("mistral", tool_call_ids=MISTRAL_IDS, rows={"tool-call-id": 30}),
-    "mistralai": PROFILE.with_family("mistralai", tool_call_ids=MISTRAL_IDS, rows={"tool-call-id": 30}),
     "gemini": PROFILE.with_family("gemini", tool_call_ids=IdRule(keeps_signatures=True)),
 }

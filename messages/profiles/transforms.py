@@ -1,4 +1,13 @@
-"""The small pure functions profiles are made of: ``list[dict] -> list[dict]``, over OpenAI-shape messages.
+"""The small pure functions profiles are made of, over OpenAI-shape message lists.
+
+Two kinds:
+
+* fixers, for what concerns one message at a time: a ``Fixer`` takes a message and returns a new dict, or
+  ``None`` when the message needs no change. The parameterized ones are built by a function of the same
+  name (``keep_known_keys(keys, call_keys)`` returns the fixer); ``each(messages, *fixers)`` applies them
+  to a list. ``Profile.apply`` runs a profile's fixers over each message in one pass.
+* list steps, for what depends on a message's neighbours (ids shared by a call and its result, turns that
+  must alternate, the first and last turn): ``list[dict] -> list[dict]``.
 
 Every function here:
 
@@ -7,7 +16,7 @@ Every function here:
 * is idempotent: applying it to its own output changes nothing;
 * keeps content: it may re-encode or move a user, assistant or tool text or a tool result, never drop a
   text that has more than whitespace in it (the only messages dropped are blank ones, by
-  ``drop_blank_text`` and ``drop_blank_system_messages``).
+  ``drop_blank_messages``).
 
 Each docstring names the rows of provider-quirks.md the function exists for. ``Profile.apply`` reads the
 profile's fields and calls these in a fixed order; nothing here knows which provider it is working for.
@@ -19,20 +28,23 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
-from messages.profiles._ids import IdRule, tool_call_id_map
+from messages.profiles._ids import SIGNATURE_SEPARATOR, IdRule, tool_call_id_map
 
 __all__ = [
     "BRIDGE_TEXT",
     "CONTINUE_TEXT",
     "EMPTY_RESULT_TEXT",
+    "Fixer",
     "Messages",
     "blank",
+    "blank_message",
     "bridge_tool_results",
-    "drop_blank_system_messages",
-    "drop_blank_text",
+    "drop_blank_messages",
+    "drop_blank_parts",
     "drop_foreign_reasoning",
     "drop_keys",
     "drop_names",
+    "each",
     "ensure_a_turn",
     "ensure_user_first",
     "ensure_user_last",
@@ -58,6 +70,9 @@ __all__ = [
 
 Messages = list[dict[str, Any]]
 """A conversation in the OpenAI Chat Completions shape."""
+
+Fixer = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+"""A change to one message: the new message, or ``None`` when it needs none."""
 
 CONTINUE_TEXT = "Continue."
 """The user turn added where a provider needs one and the conversation has none (a conversation that must
@@ -111,23 +126,22 @@ def blank(content: Any, *, whitespace: bool = True) -> bool:
     return False
 
 
-def _changed(
-    messages: Sequence[dict[str, Any]], fn: Callable[[dict[str, Any]], dict[str, Any] | None]
-) -> Messages:
-    """``fn`` over each message; ``fn`` returns a new dict, or ``None`` to keep the message as it is."""
+def each(messages: Sequence[dict[str, Any]], *fixers: Fixer) -> Messages:
+    """``fixers`` applied in order to every message of ``messages``: a new list, the input untouched."""
     out: Messages = []
     for message in messages:
-        new = fn(message)
-        out.append(message if new is None else new)
+        for fix in fixers:
+            new = fix(message)
+            if new is not None:
+                message = new
+        out.append(message)
     return out
 
 
-# --- keys --------------------------------------------------------------------------------------------
+# --- fixers: keys ------------------------------------------------------------------------------------
 
 
-def drop_foreign_reasoning(
-    messages: Sequence[dict[str, Any]], provider: str, *, thinking_blocks: bool, provider_fields: bool
-) -> Messages:
+def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fields: bool) -> Fixer:
     """Keep signed reasoning payloads only for the provider that signed them (rows 18, 25, 48, 56).
 
     ``thinking_blocks`` (Anthropic, Bedrock) and ``provider_specific_fields`` (Gemini thought signatures,
@@ -172,14 +186,23 @@ def drop_foreign_reasoning(
             ]
         return new
 
-    return _changed(messages, fix)
+    return fix
 
 
-def keep_known_keys(
-    messages: Sequence[dict[str, Any]],
-    keys: Mapping[str, Collection[str]],
-    call_keys: Collection[str],
-) -> Messages:
+_FUNCTION_KEYS = frozenset({"name", "arguments"})
+
+
+def _known_call(call: Any, call_keys: Collection[str]) -> Any:
+    if not isinstance(call, dict):
+        return call
+    new = {k: v for k, v in call.items() if k in call_keys}
+    function = new.get("function")
+    if isinstance(function, dict):
+        new["function"] = {k: v for k, v in function.items() if k in _FUNCTION_KEYS}
+    return new
+
+
+def keep_known_keys(keys: Mapping[str, Collection[str]], call_keys: Collection[str]) -> Fixer:
     """Drop every key a strict provider does not know (rows 33, 37, 60; litellm-notes.md TL;DR 7).
 
     ``keys`` gives the keys each role may carry, ``call_keys`` those of a tool call (a tool call's
@@ -211,31 +234,29 @@ def keep_known_keys(
             new["tool_calls"] = [_known_call(c, call_keys) for c in calls]
         return new
 
-    return _changed(messages, fix)
+    return fix
 
 
-_FUNCTION_KEYS = frozenset({"name", "arguments"})
-
-
-def _known_call(call: Any, call_keys: Collection[str]) -> Any:
-    if not isinstance(call, dict):
-        return call
-    new = {k: v for k, v in call.items() if k in call_keys}
-    function = new.get("function")
-    if isinstance(function, dict):
-        new["function"] = {k: v for k, v in function.items() if k in _FUNCTION_KEYS}
-    return new
-
-
-def drop_keys(messages: Sequence[dict[str, Any]], keys: Collection[str]) -> Messages:
+def drop_keys(keys: Collection[str]) -> Fixer:
     """Drop ``keys`` from every message (the extension keys a converting route would misread)."""
-    return _changed(
-        messages,
-        lambda m: {k: v for k, v in m.items() if k not in keys} if any(k in m for k in keys) else None,
-    )
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        if not any(k in m for k in keys):
+            return None
+        return {k: v for k, v in m.items() if k not in keys}
+
+    return fix
 
 
-def fold_refusal(messages: Sequence[dict[str, Any]], *, keep_key: bool) -> Messages:
+def _append_text(content: Any, text: str) -> Any:
+    if content is None or content == "":
+        return text
+    if isinstance(content, list):
+        return [*content, {"type": "text", "text": text}]
+    return f"{content}\n\n{text}"
+
+
+def fold_refusal(*, keep_key: bool) -> Fixer:
     """Make sure a refusal reaches the model as text (row 5).
 
     An assistant turn with a ``refusal`` but no text and no tool calls gets the refusal as its content
@@ -259,30 +280,21 @@ def fold_refusal(messages: Sequence[dict[str, Any]], *, keep_key: bool) -> Messa
             new["content"] = _append_text(None if blank(content, whitespace=False) else content, refusal)
         return new
 
-    return _changed(messages, fix)
+    return fix
 
 
-def _append_text(content: Any, text: str) -> Any:
-    if content is None or content == "":
-        return text
-    if isinstance(content, list):
-        return [*content, {"type": "text", "text": text}]
-    return f"{content}\n\n{text}"
-
-
-def drop_names(messages: Sequence[dict[str, Any]], keep_roles: Collection[str]) -> Messages:
+def drop_names(keep_roles: Collection[str]) -> Fixer:
     """Drop ``name`` from messages whose role is not in ``keep_roles`` (rows 4, 33, 55, 57, 59)."""
-    return _changed(
-        messages,
-        lambda m: (
-            {k: v for k, v in m.items() if k != "name"}
-            if "name" in m and m.get("role") not in keep_roles
-            else None
-        ),
-    )
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        if "name" not in m or m.get("role") in keep_roles:
+            return None
+        return {k: v for k, v in m.items() if k != "name"}
+
+    return fix
 
 
-def sanitize_names(messages: Sequence[dict[str, Any]], allowed: str, *, max_length: int = 64) -> Messages:
+def sanitize_names(allowed: str, *, max_length: int = 64) -> Fixer:
     """Rewrite each ``name`` to match the provider's pattern (row 4): a character that ``allowed`` (a regex
     for one character) does not match becomes ``_``, and the name is cut to ``max_length``."""
     char = re.compile(allowed)
@@ -299,150 +311,66 @@ def sanitize_names(messages: Sequence[dict[str, Any]], allowed: str, *, max_leng
             new["name"] = cleaned
         return new
 
-    return _changed(messages, fix)
+    return fix
 
 
-# --- tool calls --------------------------------------------------------------------------------------
+# --- fixers: content ---------------------------------------------------------------------------------
 
 
-def normalize_empty_arguments(messages: Sequence[dict[str, Any]]) -> Messages:
+def _empty_arguments(call: Any) -> bool:
+    function = call.get("function") if isinstance(call, dict) else None
+    arguments = function.get("arguments") if isinstance(function, dict) else None
+    return isinstance(arguments, str) and not arguments.strip()
+
+
+def normalize_empty_arguments(m: dict[str, Any]) -> dict[str, Any] | None:
     """Send ``"{}"`` for a call made without arguments (``""``, streamed no-arg calls) (rows 49, 53, 58):
     litellm's Anthropic, Bedrock, Gemini and Ollama converters and vLLM ``json.loads`` the arguments."""
-
-    def empty(call: Any) -> bool:
-        function = call.get("function") if isinstance(call, dict) else None
-        arguments = function.get("arguments") if isinstance(function, dict) else None
-        return isinstance(arguments, str) and not arguments.strip()
-
-    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
-        calls = m.get("tool_calls")
-        if not isinstance(calls, list) or not any(empty(c) for c in calls):
-            return None
-        return {
-            **m,
-            "tool_calls": [
-                {**c, "function": {**c["function"], "arguments": "{}"}} if empty(c) else c for c in calls
-            ],
-        }
-
-    return _changed(messages, fix)
-
-
-def rewrite_tool_call_ids(messages: Sequence[dict[str, Any]], rule: IdRule) -> Messages:
-    """Give every tool call whose id ``rule`` rejects (or that collides with another once litellm has cut
-    its Gemini signature) a new id, on the call and on its result alike (rows 3, 17, 25, 30, 45).
-
-    Deterministic and collision-free (see ``messages.profiles._ids``); ids the provider accepts are kept.
-    """
-    ids: list[str] = []
-    for m in messages:
-        calls = m.get("tool_calls")
-        if isinstance(calls, list):
-            ids.extend(c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str))
-        call_id = m.get("tool_call_id")
-        if isinstance(call_id, str):
-            ids.append(call_id)
-    if all(rule.accepts(i) for i in ids) and len(set(map(rule.sent_as, ids))) == len(set(ids)):
-        return list(messages)
-    mapping = tool_call_id_map(ids, rule)
-    if not mapping:
-        return list(messages)
-
-    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
-        calls = m.get("tool_calls")
-        if isinstance(calls, list) and any(isinstance(c, dict) and c.get("id") in mapping for c in calls):
-            return {
-                **m,
-                "tool_calls": [
-                    {**c, "id": mapping[c["id"]]} if isinstance(c, dict) and c.get("id") in mapping else c
-                    for c in calls
-                ],
-            }
-        call_id = m.get("tool_call_id")
-        if isinstance(call_id, str) and call_id in mapping:
-            return {**m, "tool_call_id": mapping[call_id]}
+    calls = m.get("tool_calls")
+    if not isinstance(calls, list):
         return None
-
-    return _changed(messages, fix)
-
-
-def _call_names(messages: Sequence[dict[str, Any]]) -> dict[str, str]:
-    names: dict[str, str] = {}
-    for m in messages:
-        for c in m.get("tool_calls") or ():
-            function = c.get("function") if isinstance(c, dict) else None
-            if isinstance(function, dict) and isinstance(c.get("id"), str):
-                names[c["id"]] = str(function.get("name", ""))
-    return names
-
-
-def render_tool_exchanges_as_text(messages: Sequence[dict[str, Any]]) -> Messages:
-    """Turn tool calls and results into plain turns, for a provider without tools (row 61, Perplexity).
-
-    An assistant turn's calls become lines of its text (``Called tool get_weather with {...} (call
-    call_1).``) and each result becomes a user message that says which call it answers and carries the
-    result unchanged (text, or its parts). Nothing is dropped; ``merge_consecutive_roles`` then restores
-    the alternation such a provider needs.
-    """
-    if not any(m.get("role") == "tool" or m.get("tool_calls") for m in messages):
-        return list(messages)
-    names = _call_names(messages)
-    out: Messages = []
-    for m in messages:
-        calls = m.get("tool_calls")
-        if m.get("role") == "assistant" and calls:
-            lines = []
-            for c in calls:
-                function = c.get("function") or {}
-                arguments = function.get("arguments") or "{}"
-                lines.append(f"Called tool {function.get('name')} with {arguments} (call {c.get('id')}).")
-            new = {k: v for k, v in m.items() if k != "tool_calls"}
-            content = m.get("content")
-            said = "\n".join(lines)
-            new["content"] = said if blank(content, whitespace=False) else _append_text(content, said)
-            out.append(new)
-        elif m.get("role") == "tool":
-            call_id = m.get("tool_call_id")
-            name = names.get(call_id) if isinstance(call_id, str) else None
-            header = f"Result of tool call {call_id}" + (f" ({name})" if name else "") + ":"
-            content = m.get("content")
-            body: Any
-            if isinstance(content, list):
-                body = [{"type": "text", "text": header}, *content]
-            else:
-                body = f"{header}\n{content if isinstance(content, str) else ''}"
-            out.append({"role": "user", "content": body})
-        else:
-            out.append(m)
-    return out
+    for c in calls:
+        if _empty_arguments(c):
+            break
+    else:
+        return None
+    return {
+        **m,
+        "tool_calls": [
+            {**c, "function": {**c["function"], "arguments": "{}"}} if _empty_arguments(c) else c
+            for c in calls
+        ],
+    }
 
 
-# --- roles -------------------------------------------------------------------------------------------
+def drop_blank_parts(*, whitespace: bool) -> Fixer:
+    """Remove blank text parts that sit beside other parts of a user or assistant message (rows 13, 43):
+    Anthropic gets litellm's placeholder text for each, Bedrock rejects a blank text block. A message with
+    nothing else is left to ``drop_blank_messages``."""
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        content = m.get("content")
+        if m.get("role") not in ("user", "assistant") or not isinstance(content, list):
+            return None
+        kept = [p for p in content if not (_is_text_part(p) and _blank_text(p.get("text"), whitespace))]
+        if len(kept) == len(content) or not kept:
+            return None
+        return {**m, "content": kept}
+
+    return fix
 
 
-def set_system_role(messages: Sequence[dict[str, Any]], role: Literal["system", "user"]) -> Messages:
+def set_system_role(role: Literal["system", "user"]) -> Fixer:
     """Send system and developer messages as ``role`` (rows 8, 9, 27): ``"system"`` where ``developer``
     is rejected, ``"user"`` for models without a system role (o1-mini, Gemma)."""
-    return _changed(
-        messages, lambda m: {**m, "role": role} if is_system(m) and m.get("role") != role else None
-    )
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        return {**m, "role": role} if is_system(m) and m.get("role") != role else None
+
+    return fix
 
 
-def move_late_system_messages(messages: Sequence[dict[str, Any]]) -> Messages:
-    """Send a system message that comes after the conversation has started as a user message (row 57:
-    Perplexity allows system messages only before the first user or assistant turn)."""
-    out: Messages = []
-    started = False
-    for m in messages:
-        if is_system(m):
-            out.append({**m, "role": "user"} if started else m)
-        else:
-            started = True
-            out.append(m)
-    return out
-
-
-def flatten_text_content(messages: Sequence[dict[str, Any]], roles: Collection[str]) -> Messages:
+def flatten_text_content(roles: Collection[str]) -> Fixer:
     """Send a content made only of text parts as one string, for messages of ``roles`` (rows 38, 54):
     Groq wants system content as a string, and self-hosted servers may garble tool results given as parts.
     The parts are joined with newlines; a list holding anything but text is left alone."""
@@ -455,7 +383,209 @@ def flatten_text_content(messages: Sequence[dict[str, Any]], roles: Collection[s
             return None
         return {**m, "content": "\n".join(str(p.get("text") or "") for p in content)}
 
-    return _changed(messages, fix)
+    return fix
+
+
+def space_empty_text(m: dict[str, Any]) -> dict[str, Any] | None:
+    """Send ``" "`` for an empty user or assistant text (row 23): Gemini rejects an empty text part, and
+    dropping the turn instead can leave a function call without the user turn it must follow (row 24).
+    Whitespace is already accepted and left alone; tool-call turns are left to ``set_call_turn_content``."""
+    if m.get("role") not in ("user", "assistant") or m.get("tool_calls"):
+        return None
+    content = m.get("content")
+    if content == "":
+        return {**m, "content": " "}
+    if isinstance(content, list) and any(_is_text_part(p) and p.get("text") == "" for p in content):
+        spaced = [{**p, "text": " "} if _is_text_part(p) and p.get("text") == "" else p for p in content]
+        return {**m, "content": spaced}
+    return None
+
+
+def set_call_turn_content(value: Literal["null", "empty_string"], *, whitespace: bool) -> Fixer:
+    """The content of an assistant turn that calls tools and says nothing (rows 5, 13, 29, 32, 40, 50, 53).
+
+    ``"null"``: no text at all (litellm then sends no ``content`` key); Anthropic would get litellm's
+    placeholder text for ``""``, Gemini an empty text part. ``"empty_string"``: ``""``, for servers that
+    reject a missing or null content (xAI, llama.cpp, LM Studio, chat templates that concatenate it).
+    """
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        if m.get("role") != "assistant" or not m.get("tool_calls"):
+            return None
+        content = m.get("content")
+        if not blank(content, whitespace=whitespace):
+            return None
+        if value == "null":
+            return None if content is None else {**m, "content": None}
+        return None if content == "" else {**m, "content": ""}
+
+    return fix
+
+
+def fill_blank_tool_results(text: str, *, whitespace: bool) -> Fixer:
+    """Send ``text`` as the content of a tool result that has none, and no blank text part beside other
+    parts (rows 31, 40, 43, 55).
+
+    Bedrock rejects a blank text block, xAI an empty message, and litellm's Mistral route drops a message
+    whose content is ``""`` (tool results included), which leaves the call unanswered. A blank text part
+    beside an image would be left alone in the result once litellm moves the image out.
+    """
+
+    def blank_part(p: Any) -> bool:
+        return _is_text_part(p) and _blank_text(p.get("text"), whitespace)
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        if m.get("role") != "tool":
+            return None
+        content = m.get("content")
+        if blank(content, whitespace=whitespace):
+            return {**m, "content": text}
+        if isinstance(content, list) and any(blank_part(p) for p in content):
+            return {**m, "content": [p for p in content if not blank_part(p)]}
+        return None
+
+    return fix
+
+
+def fill_reasoning_content(text: str = " ") -> Fixer:
+    """Give every assistant turn a ``reasoning_content`` (row 34): DeepSeek's thinking models answer 400
+    when a turn lacks it. A turn made elsewhere gets ``text`` (``" "``, the least the API takes and what
+    litellm itself sends when ``thinking`` is enabled)."""
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        if m.get("role") != "assistant" or m.get("reasoning_content"):
+            return None
+        return {**m, "reasoning_content": text}
+
+    return fix
+
+
+# --- list steps --------------------------------------------------------------------------------------
+
+
+def _tool_call_ids(messages: Sequence[dict[str, Any]]) -> list[str]:
+    ids: list[str] = []
+    for m in messages:
+        calls = m.get("tool_calls")
+        if calls:
+            ids.extend(c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str))
+        elif m.get("role") == "tool":
+            call_id = m.get("tool_call_id")
+            if isinstance(call_id, str):
+                ids.append(call_id)
+    return ids
+
+
+def rewrite_tool_call_ids(messages: Sequence[dict[str, Any]], rule: IdRule) -> Messages:
+    """Give every tool call whose id ``rule`` rejects (or that collides with another once litellm has cut
+    its Gemini signature) a new id, on the call and on its result alike (rows 3, 17, 25, 30, 45).
+
+    Deterministic and collision-free (see ``messages.profiles._ids``); ids the provider accepts are kept.
+    """
+    ids = _tool_call_ids(messages)
+    if rule.accepts_all(ids):
+        return list(messages)
+    mapping = tool_call_id_map(ids, rule)
+    get = mapping.get
+    out: Messages = []
+    for m in messages:
+        calls = m.get("tool_calls")
+        if calls and isinstance(calls, list):
+            changed = False
+            new_calls = []
+            for c in calls:
+                old_id = c.get("id") if isinstance(c, dict) else None
+                new_id = get(old_id) if isinstance(old_id, str) else None
+                if new_id is None:
+                    new_calls.append(c)
+                else:
+                    new_calls.append({**c, "id": new_id})
+                    changed = True
+            out.append({**m, "tool_calls": new_calls} if changed else m)
+            continue
+        call_id = m.get("tool_call_id")
+        new_id = get(call_id) if isinstance(call_id, str) else None
+        out.append(m if new_id is None else {**m, "tool_call_id": new_id})
+    return out
+
+
+def _plain_id(call_id: Any) -> str:
+    """An id as a reader sees it: without litellm's Gemini signature, a payload for Gemini only."""
+    text = str(call_id)
+    return text.partition(SIGNATURE_SEPARATOR)[0] if SIGNATURE_SEPARATOR in text else text
+
+
+def render_tool_exchanges_as_text(messages: Sequence[Mapping[str, Any]]) -> Messages:
+    """Turn tool calls and results into plain turns, for a provider without tools (row 61, Perplexity).
+
+    An assistant turn's calls become lines of its text (``Called tool get_weather with {...} (call
+    call_1).``) and each result becomes a user message that says which call it answers and carries the
+    result unchanged (text, or its parts). Nothing is dropped; ``merge_consecutive_roles`` then restores
+    the alternation such a provider needs.
+    """
+    names: dict[str, str] = {}  # the tool each call id called: a result comes after its call
+    out: Messages = []
+    for m in messages:
+        role = m.get("role")
+        calls = m.get("tool_calls")
+        if role == "assistant" and calls:
+            lines = []
+            for c in calls:
+                function = c.get("function") or {}
+                call_id = c.get("id")
+                if isinstance(call_id, str):
+                    names[call_id] = str(function.get("name", ""))
+                arguments = function.get("arguments") or "{}"
+                lines.append(
+                    f"Called tool {function.get('name')} with {arguments} (call {_plain_id(call_id)})."
+                )
+            new = {k: v for k, v in m.items() if k != "tool_calls"}
+            content = m.get("content")
+            said = "\n".join(lines)
+            new["content"] = said if blank(content, whitespace=False) else _append_text(content, said)
+            out.append(new)
+        elif role == "tool":
+            call_id = m.get("tool_call_id")
+            name = names.get(call_id) if isinstance(call_id, str) else None
+            header = f"Result of tool call {_plain_id(call_id)}" + (f" ({name})" if name else "") + ":"
+            content = m.get("content")
+            body: Any
+            if isinstance(content, list):
+                body = [{"type": "text", "text": header}, *content]
+            else:
+                body = f"{header}\n{content if isinstance(content, str) else ''}"
+            out.append({"role": "user", "content": body})
+        else:
+            out.append(m if type(m) is dict else dict(m))
+    return out
+
+
+def move_late_system_messages(messages: Sequence[dict[str, Any]]) -> Messages:
+    """Send a system message that comes after the conversation has started as a user message (row 57:
+    Perplexity allows system messages only before the first user or assistant turn)."""
+    roles = [m.get("role") for m in messages]
+    start = next((i for i, role in enumerate(roles) if role not in _SYSTEM_ROLES), len(roles))
+    if not any(role in _SYSTEM_ROLES for role in roles[start:]):
+        return list(messages)
+    out: Messages = []
+    started = False
+    for m in messages:
+        if is_system(m):
+            out.append({**m, "role": "user"} if started else m)
+        else:
+            started = True
+            out.append(m)
+    return out
+
+
+def _media(content: Any) -> list[Any]:
+    if not isinstance(content, list):
+        return []
+    return [p for p in content if isinstance(p, dict) and not _is_text_part(p)]
+
+
+def _count(media: list[Any]) -> str:
+    return "1 attachment" if len(media) == 1 else f"{len(media)} attachments"
 
 
 def move_tool_media(messages: Sequence[dict[str, Any]]) -> Messages:
@@ -466,7 +596,10 @@ def move_tool_media(messages: Sequence[dict[str, Any]]) -> Messages:
     Each such result keeps its text plus a note saying where its media went; one user message right
     after the run of results carries every moved part, each group labelled with the call it came from.
     """
-    if not any(m.get("role") == "tool" and _media(m.get("content")) for m in messages):
+    if not any(
+        m.get("role") == "tool" and isinstance(m.get("content"), list) and _media(m["content"])
+        for m in messages
+    ):
         return list(messages)
     out: Messages = []
     moved: list[Any] = []
@@ -489,142 +622,29 @@ def move_tool_media(messages: Sequence[dict[str, Any]]) -> Messages:
     return out
 
 
-def _media(content: Any) -> list[Any]:
-    if not isinstance(content, list):
-        return []
-    return [p for p in content if isinstance(p, dict) and not _is_text_part(p)]
-
-
-def _count(media: list[Any]) -> str:
-    return "1 attachment" if len(media) == 1 else f"{len(media)} attachments"
-
-
-# --- empty content -----------------------------------------------------------------------------------
-
-
-def drop_blank_system_messages(messages: Sequence[dict[str, Any]], *, whitespace: bool) -> Messages:
-    """Drop system messages with no text (rows 23, 27): a blank instruction says nothing, and Gemini
-    rejects an empty text part even in its system instruction."""
-    if not any(is_system(m) and blank(m.get("content"), whitespace=whitespace) for m in messages):
-        return list(messages)
-    return [m for m in messages if not (is_system(m) and blank(m.get("content"), whitespace=whitespace))]
-
-
-def _blank_turn(m: Mapping[str, Any], whitespace: bool) -> bool:
-    """A user message, or an assistant message without tool calls, that has nothing to say."""
+def blank_message(m: Mapping[str, Any], *, whitespace: bool, turns: bool) -> bool:
+    """Whether ``drop_blank_messages`` drops ``m``: a system message with no text, or (with ``turns``) a
+    user message, or an assistant message without tool calls, with no text."""
     role = m.get("role")
-    if role == "user":
+    if role in _SYSTEM_ROLES:
         return blank(m.get("content"), whitespace=whitespace)
-    if role == "assistant" and not m.get("tool_calls"):
-        return blank(m.get("content"), whitespace=whitespace)
-    return False
+    if not turns or role not in ("user", "assistant") or (role == "assistant" and m.get("tool_calls")):
+        return False
+    return blank(m.get("content"), whitespace=whitespace)
 
 
-def drop_blank_text(messages: Sequence[dict[str, Any]], *, whitespace: bool) -> Messages:
-    """Drop blank text where the provider rejects it or litellm would replace it (rows 13, 32, 40, 43, 61).
+def drop_blank_messages(messages: Sequence[dict[str, Any]], *, whitespace: bool, turns: bool) -> Messages:
+    """Drop messages that have nothing to say where the provider rejects them or litellm would replace
+    them (rows 13, 23, 27, 32, 40, 43, 61).
 
-    A user message, or an assistant message without tool calls, with no text is dropped (Anthropic gets
-    litellm's "[System: Empty message content sanitised ...]" in its place, Bedrock and xAI answer 400,
-    litellm drops it for Mistral anyway); a blank text part beside other parts is removed from its list.
-    Tool results and the text of tool-call turns are left to ``fill_blank_tool_results`` and
-    ``set_call_turn_content``. The ends of the conversation are repaired afterwards (``ensure_user_first``,
+    A blank system message says nothing (and Gemini rejects even an empty system instruction). With
+    ``turns``, also a user message, or an assistant message without tool calls, with no text: Anthropic
+    gets litellm's "[System: Empty message content sanitised ...]" in its place, Bedrock and xAI answer
+    400, and litellm drops it for Mistral anyway. Tool results and tool-call turns are never dropped. The
+    ends of the conversation are repaired afterwards (``ensure_a_turn``, ``ensure_user_first``,
     ``ensure_user_last``) where the provider needs it.
     """
-    out: Messages = []
-    for m in messages:
-        if _blank_turn(m, whitespace):
-            continue
-        content = m.get("content")
-        if (
-            m.get("role") in ("user", "assistant")
-            and isinstance(content, list)
-            and any(_is_text_part(p) and _blank_text(p.get("text"), whitespace) for p in content)
-            and not blank(content, whitespace=whitespace)
-        ):
-            m = {
-                **m,
-                "content": [
-                    p for p in content if not (_is_text_part(p) and _blank_text(p.get("text"), whitespace))
-                ],
-            }
-        out.append(m)
-    return out
-
-
-def space_empty_text(messages: Sequence[dict[str, Any]]) -> Messages:
-    """Send ``" "`` for an empty user or assistant text (row 23): Gemini rejects an empty text part, and
-    dropping the turn instead can leave a function call without the user turn it must follow (row 24).
-    Whitespace is already accepted and left alone; tool-call turns are left to ``set_call_turn_content``."""
-
-    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
-        if m.get("role") not in ("user", "assistant") or m.get("tool_calls"):
-            return None
-        content = m.get("content")
-        if content == "":
-            return {**m, "content": " "}
-        if isinstance(content, list) and any(_is_text_part(p) and p.get("text") == "" for p in content):
-            return {
-                **m,
-                "content": [
-                    {**p, "text": " "} if _is_text_part(p) and p.get("text") == "" else p for p in content
-                ],
-            }
-        return None
-
-    return _changed(messages, fix)
-
-
-def set_call_turn_content(
-    messages: Sequence[dict[str, Any]], value: Literal["null", "empty_string"], *, whitespace: bool
-) -> Messages:
-    """The content of an assistant turn that calls tools and says nothing (rows 5, 13, 29, 32, 40, 50, 53).
-
-    ``"null"``: no text at all (litellm then sends no ``content`` key); Anthropic would get litellm's
-    placeholder text for ``""``, Gemini an empty text part. ``"empty_string"``: ``""``, for servers that
-    reject a missing or null content (xAI, llama.cpp, LM Studio, chat templates that concatenate it).
-    """
-
-    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
-        if m.get("role") != "assistant" or not m.get("tool_calls"):
-            return None
-        content = m.get("content")
-        if not blank(content, whitespace=whitespace):
-            return None
-        if value == "null":
-            return None if content is None else {**m, "content": None}
-        return None if content == "" else {**m, "content": ""}
-
-    return _changed(messages, fix)
-
-
-def fill_blank_tool_results(messages: Sequence[dict[str, Any]], text: str, *, whitespace: bool) -> Messages:
-    """Send ``text`` as the content of a tool result that has none (rows 31, 40, 43, 55).
-
-    Bedrock rejects a blank text block, xAI an empty message, and litellm's Mistral route drops a message
-    whose content is ``""`` (tool results included), which leaves the call unanswered.
-    """
-    return _changed(
-        messages,
-        lambda m: (
-            {**m, "content": text}
-            if m.get("role") == "tool" and blank(m.get("content"), whitespace=whitespace)
-            else None
-        ),
-    )
-
-
-def fill_reasoning_content(messages: Sequence[dict[str, Any]], text: str = " ") -> Messages:
-    """Give every assistant turn a ``reasoning_content`` (row 34): DeepSeek's thinking models answer 400
-    when a turn lacks it. A turn made elsewhere gets ``text`` (``" "``, the least the API takes and what
-    litellm itself sends when ``thinking`` is enabled)."""
-    return _changed(
-        messages,
-        lambda m: (
-            {**m, "reasoning_content": text}
-            if m.get("role") == "assistant" and not m.get("reasoning_content")
-            else None
-        ),
-    )
+    return [m for m in messages if not blank_message(m, whitespace=whitespace, turns=turns)]
 
 
 # --- order -------------------------------------------------------------------------------------------
@@ -649,6 +669,9 @@ def _merge_content(first: Any, second: Any) -> Any:
 
 
 def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    a, b = first.get("content"), second.get("content")
+    if len(first) == 2 and len(second) == 2 and type(a) is str and type(b) is str and a and b:
+        return {"role": first["role"], "content": f"{a}\n\n{b}"}  # two plain texts: the common case
     merged = dict(first)
     for key, value in second.items():
         merged.setdefault(key, value)
@@ -656,47 +679,64 @@ def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
         merged["content"] = _merge_content(first.get("content"), second.get("content"))
     if first.get("tool_calls") or second.get("tool_calls"):
         merged["tool_calls"] = [*(first.get("tool_calls") or []), *(second.get("tool_calls") or [])]
-    if first.get("reasoning_content") and second.get("reasoning_content"):
-        merged["reasoning_content"] = f"{first['reasoning_content']}\n\n{second['reasoning_content']}"
+    reasoning = [r for r in (first.get("reasoning_content"), second.get("reasoning_content")) if r]
+    if len(reasoning) == 2:
+        # A turn made elsewhere carries " " (fill_reasoning_content): keep the reasoning that says something.
+        said = [r for r in reasoning if r.strip()]
+        merged["reasoning_content"] = "\n\n".join(said) if said else reasoning[0]
+    refusals = [r for r in (first.get("refusal"), second.get("refusal")) if r]
+    if len(refusals) == 2:
+        merged["refusal"] = "\n\n".join(refusals)
     if first.get("name") != second.get("name"):
         merged.pop("name", None)
     return merged
 
 
-def merge_consecutive_roles(messages: Sequence[dict[str, Any]]) -> Messages:
+def merge_consecutive_roles(messages: Sequence[dict[str, Any]], *, then: Fixer | None = None) -> Messages:
     """Merge runs of user messages, and runs of assistant messages, into one message each (rows 20, 53,
     57): Perplexity, DeepSeek's reasoner and many chat templates need user and assistant turns to
-    alternate. Texts are joined with a blank line (parts are concatenated), tool calls are kept in order,
-    and a ``name`` that differs between the merged messages is dropped."""
+    alternate. Texts (and refusals, and reasoning) are joined with a blank line (parts are concatenated),
+    tool calls are kept in order, and a ``name`` that differs between the merged messages is dropped.
+    ``then`` is applied to each message a merge made (merging can change what a content fixer sees)."""
+    roles = [m.get("role") for m in messages]
+    joins = [
+        index
+        for index in range(1, len(roles))
+        if roles[index] == roles[index - 1]
+        and roles[index] in ("user", "assistant")
+        and not messages[index - 1].get("tool_calls")
+    ]
     out: Messages = []
-    for m in messages:
-        previous = out[-1] if out else None
-        if (
-            previous is not None
-            and m.get("role") in ("user", "assistant")
-            and previous.get("role") == m.get("role")
-            and not previous.get("tool_calls")
-        ):
-            out[-1] = _merge(previous, m)
-        else:
-            out.append(m)
+    start = 0
+    for index in joins:  # copy the stretch up to each join, then merge into the message before it
+        out.extend(messages[start:index])
+        merged = _merge(out[-1], messages[index])
+        if then is not None:
+            merged = then(merged) or merged
+        out[-1] = merged
+        start = index + 1
+    out.extend(messages[start:])
     return out
+
+
+_AFTER_TOOL = frozenset({"user", "system", "developer"})
 
 
 def bridge_tool_results(messages: Sequence[dict[str, Any]], text: str) -> Messages:
     """Put an assistant turn saying ``text`` between tool results and a user or system message that
     follows them (rows 31, 44): Mistral rejects "Unexpected role 'user' after role 'tool'", and Bedrock
     "Conversation blocks and tool result blocks cannot be provided in the same turn"."""
+    roles = [m.get("role") for m in messages]
+    gaps = [
+        index for index in range(1, len(roles)) if roles[index - 1] == "tool" and roles[index] in _AFTER_TOOL
+    ]
     out: Messages = []
-    for index, m in enumerate(messages):
-        out.append(m)
-        after = messages[index + 1] if index + 1 < len(messages) else None
-        if (
-            m.get("role") == "tool"
-            and after is not None
-            and (after.get("role") == "user" or is_system(after))
-        ):
-            out.append({"role": "assistant", "content": text})
+    start = 0
+    for index in gaps:
+        out.extend(messages[start:index])
+        out.append({"role": "assistant", "content": text})
+        start = index
+    out.extend(messages[start:])
     return out
 
 
@@ -737,14 +777,10 @@ def ensure_user_last(messages: Sequence[dict[str, Any]], text: str) -> Messages:
 def mark_final_prefix(messages: Sequence[dict[str, Any]]) -> Messages:
     """Mark a final assistant text as a prefix to continue, and no other message (row 31): Mistral wants
     the last message to be a user or tool message, "or Assistant with prefix True"."""
-    last = len(messages) - 1
-    final = _is_final_assistant(messages)
-
-    def fix(index: int, m: dict[str, Any]) -> dict[str, Any]:
-        if index == last and final:
-            return m if m.get("prefix") is True else {**m, "prefix": True}
+    out = list(messages)
+    for index, m in enumerate(out[:-1]):
         if "prefix" in m:
-            return {k: v for k, v in m.items() if k != "prefix"}
-        return m
-
-    return [fix(index, m) for index, m in enumerate(messages)]
+            out[index] = {k: v for k, v in m.items() if k != "prefix"}
+    if _is_final_assistant(out) and out[-1].get("prefix") is not True:
+        out[-1] = {**out[-1], "prefix": True}
+    return out

@@ -1,0 +1,189 @@
+"""Every profile applied to one canonical conversation, against a committed snapshot.
+
+``tests/snapshots/profiles.json`` holds, for one model string per provider and per notable model family:
+the profile it resolves to, the profile's fields that differ from a plain ``Profile``, what ``check`` says
+about the plain dump (litellm alone), the list ``apply`` returns, and what ``check`` still says after it.
+A change to any profile shows up as one readable diff of that file. After an intended change, regenerate
+it and read the diff before committing:
+
+    make snapshots          # or: .venv/bin/python -m tests.test_profile_snapshot
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from messages import (
+    AIMessage,
+    ImagePart,
+    Message,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    dump_messages,
+    get_profile,
+)
+from messages.profiles import IdRule, Profile
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "profiles.json"
+
+PNG = "data:image/png;base64,iVBORw0KGgo="
+GEMINI_ID = "call_0123456789abcdef0123456789abcdef__thought__c2lnbmF0dXJlIG9uZQ=="
+KIMI_ID = "functions.get_weather:1"
+
+MODELS = [
+    "openai/gpt-4o",
+    "openai/o1-mini",
+    "azure/gpt-4o",
+    "anthropic/claude-sonnet-4-5",
+    "anthropic/claude-opus-4-6",
+    "bedrock/converse/meta.llama3-70b-instruct-v1:0",
+    "bedrock/converse/anthropic.claude-3-7-sonnet-20250219-v1:0",
+    "bedrock/converse/us.anthropic.claude-opus-4-6-v1:0",
+    "bedrock/converse/mistral.mistral-large-2402-v1:0",
+    "gemini/gemini-2.5-flash",
+    "gemini/gemma-3-27b-it",
+    "vertex_ai/gemini-2.5-pro",
+    "vertex_ai/claude-sonnet-4-6",
+    "mistral/mistral-large-latest",
+    "groq/llama-3.3-70b-versatile",
+    "groq/llama-3.2-90b-vision-preview",
+    "deepseek/deepseek-chat",
+    "deepseek/deepseek-reasoner",
+    "xai/grok-3",
+    "ollama_chat/llama3.1",
+    "ollama/llama3.1",
+    "openrouter/openai/gpt-4o",
+    "openrouter/anthropic/claude-opus-4.6",
+    "openrouter/mistralai/mistral-large",
+    "cohere/command-r-plus",
+    "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    "fireworks_ai/accounts/fireworks/models/llama-v3p1-70b-instruct",
+    "perplexity/sonar",
+    "hosted_vllm/Qwen/Qwen3-8B",
+    "hosted_vllm/mistralai/Mistral-7B-Instruct-v0.3",
+]
+
+
+def canonical() -> list[Message]:
+    """One conversation with a case for most rules: a named developer message, an empty user turn, an
+    image, parallel calls with a Gemini signature in one id and a Kimi id in the other, empty arguments,
+    results out of order (one empty, one with an image), reasoning signed by two providers, a system
+    message mid-way, two user turns in a row, and an assistant text last."""
+    calls = [
+        ToolCall(id=GEMINI_ID, name="get_weather", arguments=""),
+        ToolCall(
+            id=KIMI_ID,
+            name="get_weather",
+            arguments='{"city":"Oslo"}',
+            provider_specific_fields={"thought_signature": "c2lnbmF0dXJlIHR3bw=="},
+        ),
+    ]
+    return [
+        SystemMessage(role="developer", content="You are a weather assistant.", name="ops team"),
+        UserMessage(content="", name="ana"),
+        UserMessage(
+            content=[TextPart(text="Weather in Paris and Oslo? Here is my map."), ImagePart(url=PNG)]
+        ),
+        AIMessage(
+            content="", tool_calls=calls, reasoning_content="Two cities: two calls.", provider="gemini"
+        ),
+        ToolMessage(
+            tool_call_id=KIMI_ID, content=[TextPart(text="snow"), ImagePart(url=PNG)], name="get_weather"
+        ),
+        ToolMessage(tool_call_id=GEMINI_ID, content=""),
+        AIMessage(
+            content="Paris: no data. Oslo: snow.",
+            thinking_blocks=[{"type": "thinking", "thinking": "Summarize.", "signature": "c2lnbmVk"}],
+            provider="anthropic",
+        ),
+        SystemMessage(content="Answer in French from now on."),
+        UserMessage(content="Merci !"),
+        UserMessage(content="Et demain ?"),
+        AIMessage(content="Demain, "),
+    ]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, IdRule):
+        rule = value.describe()
+        return f"{rule}, Gemini signatures kept" if value.keeps_signatures else rule
+    if isinstance(value, frozenset | set):
+        return sorted(value)
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in sorted(value.items())}
+    return value
+
+
+def _fields(profile: Profile) -> dict[str, Any]:
+    return {name: _plain(value) for name, value in profile.differences().items() if name != "provider"}
+
+
+def render() -> dict[str, Any]:
+    """What the snapshot holds, built from the profiles as they are now."""
+    dumped = dump_messages(canonical())
+    profiles = {}
+    for model in MODELS:
+        profile = get_profile(model)
+        applied = profile.apply(dumped)
+        profiles[model] = {
+            "profile": profile.name,
+            "fields": _fields(profile),
+            "litellm alone": [str(v) for v in profile.check(dumped)],
+            "applied": applied,
+            "left after apply": [str(v) for v in profile.check(applied)],
+        }
+    return {"conversation": dumped, "profiles": profiles}
+
+
+def _lines(value: Any, indent: int) -> str:
+    """JSON with one message or one violation per line, so that a diff shows what changed."""
+    pad = " " * indent
+    if isinstance(value, dict) and value and any(isinstance(v, list | dict) for v in value.values()):
+        items = [f"{pad}  {json.dumps(k)}: {_lines(v, indent + 2).lstrip()}" for k, v in value.items()]
+        return pad + "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, list) and value and (len(value) > 1 or isinstance(value[0], dict)):
+        items = [pad + "  " + json.dumps(item, ensure_ascii=False) for item in value]
+        return pad + "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    return pad + json.dumps(value, ensure_ascii=False)
+
+
+def write_snapshot() -> None:
+    SNAPSHOT.parent.mkdir(exist_ok=True)
+    SNAPSHOT.write_text(_lines(render(), 0) + "\n", encoding="utf-8")
+
+
+def test_every_profile_on_the_canonical_conversation_matches_the_snapshot():
+    expected = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    actual = render()
+    assert actual["conversation"] == expected["conversation"]
+    assert list(actual["profiles"]) == list(expected["profiles"])
+    for model, entry in actual["profiles"].items():
+        assert entry == expected["profiles"][model], (
+            f"{model} changed; if intended, run `make snapshots` and read the diff of {SNAPSHOT.name}"
+        )
+
+
+def test_the_snapshot_file_is_written_as_the_command_writes_it():
+    assert SNAPSHOT.read_text(encoding="utf-8") == _lines(render(), 0) + "\n"
+
+
+def test_the_snapshot_covers_every_provider():
+    import importlib
+
+    from messages.profiles import BUILTIN_MODULES
+
+    covered = {get_profile(model).provider for model in MODELS}
+    providers = {importlib.import_module(f"messages.profiles.{m}").PROFILE.provider for m in BUILTIN_MODULES}
+    assert covered == providers, sorted(providers - covered)
+
+
+if __name__ == "__main__":
+    write_snapshot()
+    print(f"wrote {SNAPSHOT}", file=sys.stderr)

@@ -1,0 +1,808 @@
+"""Provider profiles on named hard cases, each citing its row of provider-quirks.md; resolution; registry."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import pkgutil
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import messages.profiles
+from messages import (
+    AIMessage,
+    ImagePart,
+    Profile,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    UnknownProfileError,
+    UserMessage,
+    Violation,
+    dump_messages,
+    get_profile,
+    register_profile,
+)
+from messages.profiles import BUILTIN_MODULES, IdRule, registered_profiles
+from tests.wire import missing_texts, pairing, protocol_problems, roles
+
+PNG = "data:image/png;base64,iVBORw0KGgo="
+GEMINI_ID = "call_0123456789abcdef0123456789abcdef__thought__c2lnbmF0dXJlIG9uZQ=="
+
+
+def call(call_id: str, arguments: str = '{"city":"Paris"}', name: str = "get_weather", **kw: Any) -> ToolCall:
+    return ToolCall(id=call_id, name=name, arguments=arguments, **kw)
+
+
+def fixable(profile: Profile, messages: list[dict[str, Any]]) -> list[str]:
+    return [v.rule for v in profile.check(messages) if v.fixable]
+
+
+# --- empty content -----------------------------------------------------------------------------------
+
+EMPTY = [
+    UserMessage(content=""),
+    AIMessage(content="", tool_calls=[call("call_1")]),
+    ToolMessage(tool_call_id="call_1", content=""),
+    AIMessage(content=""),
+    UserMessage(content="Thanks"),
+]
+
+
+def test_gemini_gets_a_space_for_empty_text_and_no_text_beside_calls():
+    # provider-quirks.md row 23: litellm sends {"text": ""} for "", which Gemini rejects; row 24: dropping
+    # the empty user turn instead would leave the function call first.
+    profile = get_profile("gemini/gemini-2.5-flash")
+    plain = dump_messages(EMPTY)
+    assert sorted(set(fixable(profile, plain))) == ["call-turn-text", "empty-text"]
+    assert dump_messages(EMPTY, model="gemini/gemini-2.5-flash") == [
+        {"role": "user", "content": " "},
+        {"role": "assistant", "content": None, "tool_calls": plain[1]["tool_calls"]},
+        {"role": "tool", "tool_call_id": "call_1", "content": ""},
+        {"role": "assistant", "content": " "},
+        {"role": "user", "content": "Thanks"},
+    ]
+
+
+def test_anthropic_never_gets_litellm_placeholder_text():
+    # Row 13: litellm writes "[System: Empty message content sanitised to satisfy protocol]" for every
+    # empty or whitespace user/assistant text; row 19: the user turn dropped leaves the call first.
+    applied = dump_messages(
+        [*EMPTY[:3], AIMessage(content=" \n"), EMPTY[4]], model="anthropic/claude-sonnet-4-5"
+    )
+    assert applied == [
+        {"role": "user", "content": "Continue."},
+        {"role": "assistant", "content": None, "tool_calls": applied[1]["tool_calls"]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "(no output)"},
+        {"role": "user", "content": "Thanks"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "row"), [("mistral/mistral-large-latest", 31), ("xai/grok-3", 40), ("bedrock/converse/x", 43)]
+)
+def test_empty_tool_results_say_so_where_they_would_be_dropped_or_rejected(model, row):
+    # Row 31: litellm's Mistral route drops a tool message whose content is "" (the call is then left
+    # unanswered); row 40: xAI rejects empty messages; row 43: Bedrock rejects blank text blocks.
+    conversation = [UserMessage(content="Go"), *EMPTY[1:3], AIMessage(content="Done")]
+    profile = get_profile(model)
+    violation = next(v for v in profile.check(dump_messages(conversation)) if v.rule == "empty-tool-result")
+    assert (violation.index, violation.row) == (2, row)
+    applied = dump_messages(conversation, model=model)
+    assert [m["content"] for m in applied if m["role"] == "tool"] == ["(no output)"]
+
+
+def test_openai_keeps_empty_texts_and_arguments_exactly():
+    # OpenAI accepts "" content and "" arguments; the bytes are kept for prompt caching.
+    conversation = [*EMPTY[:1], AIMessage(content="", tool_calls=[call("call_1", "")]), *EMPTY[2:]]
+    assert dump_messages(conversation, model="openai/gpt-4o") == dump_messages(conversation)
+
+
+def test_xai_tool_call_turns_carry_an_empty_string():
+    # Row 40: every message needs content; litellm strips content: null, so "" is what survives.
+    applied = dump_messages(
+        [UserMessage(content="Go"), *EMPTY[1:3], UserMessage(content="ok")], model="xai/grok-3"
+    )
+    assert applied[1]["content"] == ""
+
+
+def test_a_conversation_of_one_empty_message_still_says_something():
+    # Rows 12 and 13: dropping the only (blank) turn would leave nothing to send.
+    for model in ("mistral/mistral-small", "cohere/command-r", "xai/grok-3", "anthropic/claude-sonnet-4-5"):
+        assert dump_messages([UserMessage(content="")], model=model) == [
+            {"role": "user", "content": "Continue."}
+        ]
+
+
+def test_empty_arguments_become_an_empty_object_where_litellm_decodes_them():
+    # Row 58: litellm's Anthropic, Bedrock, Gemini and Ollama converters json.loads the arguments.
+    conversation = [
+        UserMessage(content="Time?"),
+        AIMessage(tool_calls=[call("call_1", "")]),
+        ToolMessage(tool_call_id="call_1", content="12:00"),
+    ]
+    for model in (
+        "anthropic/claude-sonnet-4-5",
+        "bedrock/converse/x",
+        "gemini/gemini-2.5-flash",
+        "ollama_chat/llama3.1",
+    ):
+        applied = dump_messages(conversation, model=model)
+        assert applied[1]["tool_calls"][0]["function"]["arguments"] == "{}", model
+
+
+def test_arguments_that_are_not_json_are_reported_not_rewritten():
+    # Row 58: litellm's Anthropic route replaces them with {} silently; only the caller can fix them.
+    conversation = [
+        UserMessage(content="Go"),
+        AIMessage(tool_calls=[call("call_1", '{"city": "Par')]),
+        ToolMessage(tool_call_id="call_1", content="?"),
+    ]
+    profile = get_profile("anthropic/claude-sonnet-4-5")
+    applied = profile.apply(dump_messages(conversation))
+    assert applied[1]["tool_calls"][0]["function"]["arguments"] == '{"city": "Par'
+    (violation,) = [v for v in profile.check(applied) if v.rule == "invalid-arguments"]
+    assert (violation.index, violation.fixable, violation.row) == (1, False, 58)
+
+
+# --- tool-call ids -----------------------------------------------------------------------------------
+
+
+def test_mistral_gets_nine_character_ids_on_calls_and_results_alike():
+    # Row 30: "Tool call id was call_... but must be a-z, A-Z, 0-9, with a length of 9"; parallel calls,
+    # results out of order, ids minted by OpenAI, Ollama (UUID) and Kimi.
+    ids = ["call_Ab12Cd34Ef56Gh78Ij90Kl", str(uuid.UUID(int=7)), "functions.get_weather:0"]
+    conversation = [
+        UserMessage(content="Weather in three cities?"),
+        AIMessage(tool_calls=[call(i) for i in ids]),
+        *[ToolMessage(tool_call_id=i, content=f"result {n}") for n, i in reversed(list(enumerate(ids)))],
+    ]
+    plain = dump_messages(conversation)
+    assert [v.rule for v in get_profile("mistral").check(plain)].count("tool-call-id") == 6
+    applied = dump_messages(conversation, model="mistral/mistral-large-latest")
+    new_ids = [c["id"] for c in applied[1]["tool_calls"]]
+    assert all(re.fullmatch(r"[a-zA-Z0-9]{9}", i) for i in new_ids)
+    assert len(set(new_ids)) == 3
+    assert pairing(applied) == pairing(plain) == [2, 1, 0]
+    assert [m["content"] for m in applied[2:5]] == ["result 2", "result 1", "result 0"]
+    # Deterministic: the same conversation always gets the same ids.
+    assert dump_messages(conversation, model="mistral/mistral-large-latest") == applied
+
+
+def test_openai_ids_over_40_characters_are_shortened_and_signatures_never_collide():
+    # Row 3: ids longer than 40 are rejected. Row 25: litellm cuts "__thought__<signature>" off ids for
+    # every non-Gemini model, so two calls whose ids differ only in their signatures would become one.
+    first, second = GEMINI_ID, GEMINI_ID.replace("c2ln", "b3Ro")
+    long_id = "ws_" + "x" * 60
+    conversation = [
+        UserMessage(content="Paris?"),
+        AIMessage(tool_calls=[call(first)]),
+        ToolMessage(tool_call_id=first, content="rain"),
+        UserMessage(content="And again, and the web?"),
+        AIMessage(tool_calls=[call(second), call(long_id, name="web_search")]),
+        ToolMessage(tool_call_id=second, content="sun"),
+        ToolMessage(tool_call_id=long_id, content="found"),
+    ]
+    plain = dump_messages(conversation)
+    rules = [v.rule for v in get_profile("openai").check(plain)]
+    assert rules.count("duplicate-tool-call-id") == 1
+    assert rules.count("tool-call-id") == 2  # the long id, on its call and its result
+    applied = dump_messages(conversation, model="openai/gpt-4o")
+    ids = [c["id"] for _, m in enumerate(applied) for c in m.get("tool_calls", [])]
+    assert ids[0] == first.split("__thought__")[0]  # litellm's cut is kept when it is unique
+    assert len(set(ids)) == 3
+    assert all(len(i) <= 40 for i in ids)
+    assert ids[2].startswith("ws_xxx")  # a readable head, a hash of the whole id
+    assert pairing(applied) == pairing(plain)
+    assert get_profile("openai").check(applied) == []
+    # Gemini gets them back as they are: litellm reads the signatures out of the ids.
+    assert dump_messages(conversation, model="gemini/gemini-3-pro") == plain
+
+
+def test_kimi_ids_on_anthropic_do_not_collide_with_what_a_sanitizer_would_make():
+    # Row 17: tool_use ids must match ^[a-zA-Z0-9_-]+$ and be unique. Replacing the invalid characters
+    # of "functions.get_weather:0" gives "functions_get_weather_0", another call's id here.
+    kimi, other = "functions.get_weather:0", "functions_get_weather_0"
+    conversation = [
+        UserMessage(content="Paris?"),
+        AIMessage(tool_calls=[call(kimi)]),
+        ToolMessage(tool_call_id=kimi, content="rain"),
+        UserMessage(content="Oslo?"),
+        AIMessage(tool_calls=[call(other)]),
+        ToolMessage(tool_call_id=other, content="snow"),
+    ]
+    applied = dump_messages(conversation, model="anthropic/claude-sonnet-4-5")
+    ids = [applied[1]["tool_calls"][0]["id"], applied[4]["tool_calls"][0]["id"]]
+    assert ids[1] == other
+    assert re.fullmatch(r"[a-zA-Z0-9_-]+", ids[0])
+    assert ids[0] != other
+    assert ids[0].startswith("functions_get_weather_0_")
+    assert [applied[2]["tool_call_id"], applied[5]["tool_call_id"]] == ids
+
+
+def test_bedrock_ids_fit_its_pattern_and_mistral_on_bedrock_gets_nine_characters():
+    # Row 45: toolUseId [a-zA-Z0-9_-], at most 64; Mistral models on Bedrock need 9 alphanumerics.
+    long_id = "call_" + "a" * 80
+    conversation = [
+        UserMessage(content="Go"),
+        AIMessage(tool_calls=[call(long_id)]),
+        ToolMessage(tool_call_id=long_id, content="ok"),
+    ]
+    llama = dump_messages(conversation, model="bedrock/converse/meta.llama3-70b-instruct-v1:0")
+    assert len(llama[1]["tool_calls"][0]["id"]) == 64
+    mistral = dump_messages(conversation, model="bedrock/converse/mistral.mistral-large-2402-v1:0")
+    assert re.fullmatch(r"[a-zA-Z0-9]{9}", mistral[1]["tool_calls"][0]["id"])
+
+
+def test_id_rules_reject_rules_they_cannot_satisfy():
+    with pytest.raises(ValueError, match="must allow letters and digits"):
+        IdRule(alphabet="_-")
+    with pytest.raises(ValueError, match="shorter than min_length"):
+        IdRule(min_length=9, max_length=4)
+
+
+# --- keys and names ----------------------------------------------------------------------------------
+
+NAMED = [
+    SystemMessage(content="Be brief.", name="policy bot"),
+    UserMessage(content="Hi", name="Ana María"),
+    AIMessage(content=None, tool_calls=[call("call_1")], name="helper"),
+    ToolMessage(tool_call_id="call_1", content="rain", name="get_weather"),
+    AIMessage(content="Rain.", name="helper"),
+    UserMessage(content="Thanks"),
+]
+
+
+def names(messages):
+    return [m.get("name") for m in messages]
+
+
+def test_names_go_where_each_provider_takes_them():
+    # Row 4: OpenAI's name pattern; row 59: no name on assistant turns; row 33: Mistral takes name only
+    # on tool results; row 55: Cohere takes none.
+    assert names(dump_messages(NAMED, model="openai/gpt-4o")) == [
+        "policy_bot",
+        "Ana_María",
+        None,
+        None,
+        None,
+        None,
+    ]
+    assert names(dump_messages(NAMED, model="mistral/mistral-large-latest")) == [
+        None, None, None, "get_weather", None, None
+    ]  # fmt: skip
+    assert set(names(dump_messages(NAMED, model="cohere/command-r"))) == {None}
+    # litellm's own converters drop names for Anthropic: left alone.
+    assert names(dump_messages(NAMED, model="anthropic/claude-sonnet-4-5")) == names(dump_messages(NAMED))
+
+
+def test_strict_providers_get_only_keys_they_know():
+    # Rows 33 and 37: Mistral and Groq answer 422/400 to reasoning_content, provider fields and the like.
+    reply = AIMessage(
+        content="Hmm.",
+        reasoning_content="thinking",
+        thinking_blocks=[{"type": "thinking", "thinking": "t", "signature": "c2ln"}],
+        provider_specific_fields={"citations": []},
+        provider="anthropic",
+    )
+    conversation = [UserMessage(content="Hi"), reply, UserMessage(content="More")]
+    for model, row in (("groq/llama-3.3-70b-versatile", 37), ("mistral/mistral-large-latest", 33)):
+        profile = get_profile(model)
+        (violation,) = [v for v in profile.check(dump_messages(conversation)) if v.rule == "unknown-key"]
+        assert violation.row == row
+        assert "reasoning_content" in violation.message
+        applied = dump_messages(conversation, model=model)
+        assert set(applied[1]) <= {"role", "content", "prefix"}
+
+
+# --- reasoning payloads ------------------------------------------------------------------------------
+
+SIGNED = [{"type": "thinking", "thinking": "Paris first.", "signature": "c2lnbmVk"}]
+
+
+def signed_conversation(provider: str) -> list[Any]:
+    calls = [call("toolu_01", provider_specific_fields={"thought_signature": "c2ln"})]
+    return [
+        UserMessage(content="Weather?"),
+        AIMessage(
+            tool_calls=calls, thinking_blocks=SIGNED, reasoning_content="Paris first.", provider=provider
+        ),
+        ToolMessage(tool_call_id="toolu_01", content="rain"),
+        UserMessage(content="Thanks"),
+    ]
+
+
+def test_signed_thinking_blocks_go_back_to_their_signer_only():
+    # Row 18: Anthropic rejects another provider's signatures ("Invalid `signature` in `thinking` block");
+    # row 48: Bedrock round-trips its own.
+    conversation = signed_conversation("anthropic")
+    assert dump_messages(conversation, model="anthropic/claude-sonnet-4-5")[1]["thinking_blocks"] == SIGNED
+    for model in (
+        "bedrock/converse/anthropic.claude-3-7-sonnet-20250219-v1:0",
+        "vertex_ai/claude-sonnet-4-5",
+        "openai/gpt-4o",
+    ):
+        applied = dump_messages(conversation, model=model)
+        assert "thinking_blocks" not in applied[1], model
+        assert "provider" not in applied[1], model
+    plain_check = get_profile("bedrock/converse/anthropic.claude-3-7-sonnet-20250219-v1:0").check(
+        dump_messages(conversation)
+    )
+    assert [(v.rule, v.row) for v in plain_check if v.rule == "foreign-reasoning"] == [
+        ("foreign-reasoning", 48)
+    ]
+
+
+def test_gemini_thought_signatures_go_back_to_gemini_only():
+    # Row 25: signatures must be echoed to Gemini, and other providers reject them.
+    conversation = signed_conversation("gemini")
+    assert dump_messages(conversation, model="gemini/gemini-2.5-flash")[1]["tool_calls"][0][
+        "provider_specific_fields"
+    ] == {"thought_signature": "c2ln"}
+    for model in ("vertex_ai/gemini-2.5-flash", "openai/gpt-4o", "anthropic/claude-sonnet-4-5"):
+        assert "provider_specific_fields" not in dump_messages(conversation, model=model)[1]["tool_calls"][0]
+
+
+def test_deepseek_reasoner_gets_reasoning_content_on_every_assistant_turn():
+    # Row 34: "Missing `reasoning_content` field in the assistant message at message index 2"; row 20:
+    # the reasoner takes no consecutive turns of one role.
+    conversation = [
+        *signed_conversation("deepseek"),
+        UserMessage(content="And tomorrow?"),
+        AIMessage(content="Sun."),
+    ]
+    applied = dump_messages(conversation, model="deepseek/deepseek-reasoner")
+    assert roles(applied) == ["user", "assistant", "tool", "user", "assistant"]
+    assert applied[3]["content"] == "Thanks\n\nAnd tomorrow?"
+    assert [m["reasoning_content"] for m in applied if m["role"] == "assistant"] == ["Paris first.", " "]
+    assert "reasoning_content" not in dump_messages(conversation, model="deepseek/deepseek-chat")[1]
+    assert "reasoning_content" not in dump_messages(conversation, model="groq/openai/gpt-oss-120b")[1]
+
+
+# --- images ------------------------------------------------------------------------------------------
+
+IMAGE_RESULT = [
+    UserMessage(content=[TextPart(text="What is on screen?"), ImagePart(url=PNG)]),
+    AIMessage(tool_calls=[call("call_1", "{}", name="screenshot")]),
+    ToolMessage(tool_call_id="call_1", content=[TextPart(text="captured"), ImagePart(url=PNG)]),
+    AIMessage(content="A login form."),
+]
+
+
+def test_deepseek_gets_tool_images_moved_and_reports_the_images_it_cannot_see():
+    # Row 7: images in tool results; row 36: litellm's DeepSeek route flattens content to text and drops
+    # images silently, which only a vision model avoids.
+    applied = dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat")
+    assert roles(applied) == ["user", "assistant", "tool", "user", "assistant"]
+    assert applied[2]["content"] == [
+        {"type": "text", "text": "captured"},
+        {"type": "text", "text": "[1 attachment of this result moved to the next user message]"},
+    ]
+    assert applied[3]["content"][1] == {"type": "image_url", "image_url": {"url": PNG}}
+    left = get_profile("deepseek/deepseek-chat").check(applied)
+    assert {(v.rule, v.fixable, v.row) for v in left} == {("unsupported-part", False, 36)}
+    assert (
+        get_profile("deepseek/deepseek-v4-flash").check(
+            dump_messages(IMAGE_RESULT, model="deepseek/deepseek-v4-flash")
+        )
+        == []
+    )
+
+
+def test_openai_leaves_tool_images_to_litellm():
+    # Row 7: litellm's OpenAI route itself moves images out of tool results (tests/test_profile_litellm.py
+    # shows the request it sends).
+    assert dump_messages(IMAGE_RESULT, model="openai/gpt-4o") == dump_messages(IMAGE_RESULT)
+
+
+def test_ollama_reports_images_by_url():
+    # Row 51: Ollama wants base64; litellm sends an http URL as it is.
+    conversation = [UserMessage(content=[ImagePart(url="https://example.com/cat.png")])]
+    (violation,) = get_profile("ollama_chat/llava").check(
+        dump_messages(conversation, model="ollama_chat/llava")
+    )
+    assert (violation.rule, violation.fixable, violation.row) == ("image-url", False, 51)
+
+
+# --- order -------------------------------------------------------------------------------------------
+
+ORDER = [
+    SystemMessage(content="Be brief."),
+    UserMessage(content="One."),
+    UserMessage(content="Two."),
+    AIMessage(content="Three."),
+    SystemMessage(content="Now answer in French."),
+    UserMessage(content="Four?"),
+    AIMessage(content="Cinq."),
+]
+
+
+def test_consecutive_turns_are_merged_where_turns_must_alternate():
+    # Row 20 (Perplexity), row 53 (chat templates of self-hosted servers), row 57 (system messages only
+    # before the first turn on Perplexity).
+    perplexity = dump_messages(ORDER, model="perplexity/sonar")
+    assert perplexity == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "One.\n\nTwo."},
+        {"role": "assistant", "content": "Three."},
+        {"role": "user", "content": "Now answer in French.\n\nFour?"},
+        {"role": "assistant", "content": "Cinq."},
+        {"role": "user", "content": "Continue."},  # row 61: Perplexity wants a user turn last
+    ]
+    assert roles(dump_messages(ORDER, model="hosted_vllm/Qwen/Qwen3-8B")) == [
+        "system", "user", "assistant", "system", "user", "assistant"
+    ]  # fmt: skip
+    assert dump_messages(ORDER, model="openai/gpt-4o") == dump_messages(ORDER)
+
+
+def test_models_without_a_system_role_get_it_as_user_turns():
+    # Row 8: o1-mini rejects system and developer; row 27: Gemma has no system instruction.
+    for model in (
+        "openai/o1-mini",
+        "azure/o1-mini",
+        "gemini/gemma-3-27b-it",
+        "hosted_vllm/google/gemma-2-9b-it",
+    ):
+        assert "system" not in roles(dump_messages(ORDER, model=model)), model
+    assert "system" in roles(dump_messages(ORDER, model="gemini/gemma-4-31b-it"))
+
+
+def test_developer_role_becomes_system_where_it_is_rejected():
+    # Row 9: "Invalid value: 'developer'" on Azure and self-hosted servers.
+    conversation = [SystemMessage(role="developer", content="Be brief."), UserMessage(content="Hi")]
+    for model in ("azure/gpt-4o", "hosted_vllm/Qwen/Qwen3-8B"):
+        assert dump_messages(conversation, model=model)[0]["role"] == "system"
+    assert dump_messages(conversation, model="openai/gpt-4o")[0]["role"] == "developer"
+
+
+def test_groq_gets_system_content_as_a_string():
+    # Row 38: "'messages.0.content' : value must be a string".
+    conversation = [
+        SystemMessage(content=[TextPart(text="Be brief."), TextPart(text="Be kind.")]),
+        UserMessage(content="Hi"),
+    ]
+    assert (
+        dump_messages(conversation, model="groq/llama-3.3-70b-versatile")[0]["content"]
+        == "Be brief.\nBe kind."
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "ends_with_user"),
+    [
+        ("anthropic/claude-opus-4-6", True),  # row 15
+        ("anthropic/claude-sonnet-4-6-20260201", True),
+        ("anthropic/claude-haiku-4-7", True),
+        ("anthropic/claude-sonnet-4-5", False),
+        ("anthropic/claude-opus-4-1", False),
+        ("bedrock/converse/us.anthropic.claude-opus-4-6-v1:0", True),
+        ("bedrock/converse/anthropic.claude-3-7-sonnet-20250219-v1:0", False),
+        ("bedrock/converse/meta.llama3-70b-instruct-v1:0", True),  # row 47
+        ("vertex_ai/claude-opus-4-6@20260201", True),
+        ("openrouter/anthropic/claude-opus-4.6", True),
+        ("perplexity/sonar", True),  # row 61
+        ("openai/gpt-4o", False),
+    ],
+)
+def test_a_conversation_ending_on_the_assistant(model, ends_with_user):
+    conversation = [UserMessage(content="Write a haiku."), AIMessage(content="Autumn moonlight")]
+    applied = dump_messages(conversation, model=model)
+    assert (applied[-1] == {"role": "user", "content": "Continue."}) is ends_with_user
+    assert applied[:2] == dump_messages(conversation)
+
+
+def test_mistral_marks_a_final_assistant_text_as_a_prefix_and_only_that():
+    # Row 31: "Expected last role User or Tool (or Assistant with prefix True)".
+    conversation = [UserMessage(content="Write a haiku."), AIMessage(content="Autumn moonlight")]
+    applied = dump_messages(conversation, model="mistral/mistral-large-latest")
+    assert applied[-1] == {"role": "assistant", "content": "Autumn moonlight", "prefix": True}
+    continued = get_profile("mistral").apply([*applied, {"role": "user", "content": "Go on"}])
+    assert "prefix" not in continued[1]
+
+
+def test_tool_results_followed_by_a_user_get_an_assistant_turn_between_on_mistral_and_bedrock():
+    # Row 31: "Unexpected role 'user' after role 'tool'"; row 44: "Conversation blocks and tool result
+    # blocks cannot be provided in the same turn".
+    conversation = [
+        UserMessage(content="Go"),
+        AIMessage(tool_calls=[call("call_1")]),
+        ToolMessage(tool_call_id="call_1", content="rain"),
+        UserMessage(content="Thanks"),
+    ]
+    for model in ("mistral/mistral-large-latest", "bedrock/converse/meta.llama3-70b-instruct-v1:0"):
+        applied = dump_messages(conversation, model=model)
+        assert roles(applied) == ["user", "assistant", "tool", "assistant", "user"], model
+        assert applied[3] == {"role": "assistant", "content": "OK."}
+        assert "tool-then-user" in {v.rule for v in get_profile(model).check(dump_messages(conversation))}
+
+
+def test_a_conversation_of_system_messages_only_gets_a_user_turn_on_anthropic():
+    # Row 19: after hoisting the system prompt the message list would be empty.
+    applied = dump_messages([SystemMessage(content="Be brief.")], model="anthropic/claude-sonnet-4-5")
+    assert applied == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Continue."}]
+
+
+def test_bedrock_and_gemini_start_with_a_user_turn():
+    # Row 41: "A conversation must start with a user message"; row 24: a function call must follow a
+    # user turn.
+    conversation = [
+        SystemMessage(content="s"),
+        AIMessage(tool_calls=[call("call_1")]),
+        ToolMessage(tool_call_id="call_1", content="x"),
+    ]
+    for model in ("bedrock/converse/x", "gemini/gemini-2.5-flash"):
+        assert roles(dump_messages(conversation, model=model))[:3] == ["system", "user", "assistant"]
+
+
+def test_perplexity_gets_tool_exchanges_as_text_and_loses_nothing():
+    # Row 61: no tool role and no tool calls on Perplexity's chat API.
+    conversation = [
+        UserMessage(content="Weather in Paris and Oslo?"),
+        AIMessage(content="Checking.", tool_calls=[call("call_1"), call("call_2", '{"city":"Oslo"}')]),
+        ToolMessage(tool_call_id="call_2", content="snow"),
+        ToolMessage(tool_call_id="call_1", content=[TextPart(text="rain"), ImagePart(url=PNG)]),
+        AIMessage(content="Rain and snow."),
+        UserMessage(content="Thanks"),
+    ]
+    applied = dump_messages(conversation, model="perplexity/sonar")
+    assert applied == [
+        {"role": "user", "content": "Weather in Paris and Oslo?"},
+        {
+            "role": "assistant",
+            "content": 'Checking.\n\nCalled tool get_weather with {"city":"Paris"} (call call_1).\n'
+            'Called tool get_weather with {"city":"Oslo"} (call call_2).',
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Result of tool call call_2 (get_weather):\nsnow"},
+                {"type": "text", "text": "Result of tool call call_1 (get_weather):"},
+                {"type": "text", "text": "rain"},
+                {"type": "image_url", "image_url": {"url": PNG}},
+            ],
+        },
+        {"role": "assistant", "content": "Rain and snow."},
+        {"role": "user", "content": "Thanks"},
+    ]
+    assert get_profile("perplexity").check(applied) == []
+    assert missing_texts(dump_messages(conversation), applied) == []
+
+
+def test_refusals_reach_the_model_as_text():
+    # Row 5: OpenAI allows content null only beside tool calls; other providers do not know `refusal`.
+    conversation = [
+        UserMessage(content="Do it."),
+        AIMessage(refusal="I can't help with that."),
+        UserMessage(content="ok"),
+    ]
+    openai = dump_messages(conversation, model="openai/gpt-4o")[1]
+    assert openai == {
+        "role": "assistant",
+        "content": "I can't help with that.",
+        "refusal": "I can't help with that.",
+    }
+    for model in ("mistral/mistral-large-latest", "anthropic/claude-sonnet-4-5", "gemini/gemini-2.5-flash"):
+        assert dump_messages(conversation, model=model)[1] == {
+            "role": "assistant",
+            "content": "I can't help with that.",
+        }
+
+
+# --- resolution --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "name", "is_default"),
+    [
+        ("openai/gpt-4o-mini", "openai", False),
+        ("gpt-4o-mini", "openai", False),
+        ("o1-mini", "openai:o1-mini", False),
+        ("openai/o1-mini-2024-09-12", "openai:o1-mini", False),
+        ("azure/o1-preview", "azure:o1-preview", False),
+        ("claude-sonnet-4-5", "anthropic", False),
+        ("anthropic/claude-opus-4-6", "anthropic:claude-opus-4-6", False),
+        ("gemini-2.5-flash", "vertex_ai:gemini", False),  # litellm sends bare Gemini names to Vertex AI
+        ("gemini/gemini-2.5-flash", "gemini", False),
+        ("gemini/gemma-3-27b-it", "gemini:gemma", False),
+        ("gemini/gemini-gemma-2-9b-it", "gemini:gemini-gemma", False),
+        ("gemini/gemma-4-31b-it", "gemini:gemma-4", False),
+        ("vertex_ai/claude-sonnet-4-6@20260101", "vertex_ai:claude-sonnet-4-6", False),
+        ("vertex_ai_beta/gemini-2.5-pro", "vertex_ai:gemini", False),
+        ("bedrock/converse/us.anthropic.claude-opus-4-6-v1:0", "bedrock:claude-opus-4-6", False),
+        ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock:claude", False),
+        ("anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock:claude", False),
+        ("bedrock_converse/mistral.mistral-large-2402-v1:0", "bedrock:mistral", False),
+        ("openrouter/anthropic/claude-opus-4.6", "openrouter:claude-opus-4-6", False),
+        ("openrouter/mistralai/mistral-large", "openrouter:mistral", False),
+        ("deepseek/deepseek-reasoner", "deepseek:deepseek-reasoner", False),
+        ("deepseek-chat", "deepseek", False),
+        ("mistral-large-latest", "mistral", False),
+        ("groq/llama-3.2-90b-vision-preview", "groq:llama-3-2-90b-vision", False),
+        ("ollama_chat/llama3.1", "ollama_chat", False),
+        ("perplexity", "perplexity", False),
+        ("hosted_vllm/mistralai/Mistral-7B-Instruct-v0.3", "openai_compatible:mistral", True),
+        ("lm_studio/qwen3-8b", "openai_compatible", True),
+        ("some_new_provider/model-x", "some_new_provider", True),
+    ],
+)
+def test_model_strings_resolve_to_the_provider_then_the_longest_family(model, name, is_default):
+    profile = get_profile(model)
+    assert (profile.name, profile.is_default) == (name, is_default)
+
+
+@pytest.mark.litellm
+@pytest.mark.parametrize(
+    "model",
+    [
+        "gpt-4o-mini",
+        "claude-sonnet-4-5",
+        "gemini-2.5-flash",
+        "anthropic.claude-3-5-sonnet-20240620-v1:0",
+        "amazon.nova-pro-v1:0",
+    ],
+)
+def test_the_plain_fallback_agrees_with_litellm_where_litellm_knows_the_name(litellm, model):
+    from messages.profiles._registry import _bare_provider
+
+    assert _bare_provider(model) == litellm.get_llm_provider(model=model)[1]
+
+
+def test_resolution_works_without_litellm():
+    # The prefix fallback alone (litellm made unimportable in a fresh interpreter).
+    code = """
+import sys, json
+sys.modules["litellm"] = None
+from messages import get_profile
+models = ("gemini-2.5-flash", "claude-opus-4-6", "grok-3", "my-local-model")
+print(json.dumps([get_profile(m).name for m in models]))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == ["vertex_ai:gemini", "anthropic:claude-opus-4-6", "xai", "openai_compatible"]
+
+
+def test_prefixed_model_strings_resolve_without_importing_litellm():
+    code = """
+import sys
+from messages import UserMessage, dump_messages, get_profile
+get_profile("gemini/gemini-2.5-flash"); get_profile("hosted_vllm/x"); get_profile("mistral")
+dump_messages([UserMessage(content="hi")], model="bedrock/converse/us.anthropic.claude-opus-4-6-v1:0")
+print("litellm" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_resolution_is_cached_and_registering_clears_the_cache():
+    assert get_profile("openai/gpt-4o") is get_profile("openai/gpt-4o")
+    provider = f"test_proxy_{uuid.uuid4().hex[:8]}"
+    before = get_profile(f"{provider}/model-a")
+    assert before.is_default
+    mine = Profile(provider=provider, tool_call_ids=IdRule(max_length=16))
+    register_profile(mine)
+    assert get_profile(f"{provider}/model-a") is mine
+    family = mine.with_family("model-a", supports_assistant_prefill=False)
+    register_profile(family)
+    assert get_profile(f"{provider}/model-a-large") is family
+    assert get_profile(f"{provider}/model-b") is mine
+    assert family in registered_profiles()
+
+
+def test_strict_resolution_names_the_unknown_provider():
+    with pytest.raises(UnknownProfileError, match="no profile is registered for provider 'nope'") as caught:
+        get_profile("nope/model", strict=True)
+    assert isinstance(caught.value, KeyError)
+    assert "openai, openai_compatible" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("bad", "error"), [("", ValueError), ("  ", ValueError), (None, TypeError), (3, TypeError)]
+)
+def test_bad_names_are_refused(bad, error):
+    with pytest.raises(error):
+        get_profile(bad)
+
+
+def test_register_profile_takes_only_profiles():
+    with pytest.raises(TypeError, match="takes a Profile"):
+        register_profile({"provider": "x"})  # type: ignore[arg-type]
+
+
+def test_profiles_need_a_provider_and_known_roles():
+    with pytest.raises(ValueError, match="needs a provider"):
+        Profile(provider="")
+    with pytest.raises(ValueError, match="unknown roles"):
+        Profile(provider="x", extra_keys={"robot": frozenset({"x"})})
+
+
+# --- dump_messages and the package -------------------------------------------------------------------
+
+
+def test_dump_messages_applies_the_profile_of_the_model_or_the_one_given():
+    conversation = [UserMessage(content=""), AIMessage(content="Hi")]
+    plain = dump_messages(conversation)
+    assert dump_messages(conversation, model="mistral/mistral-small") == get_profile("mistral").apply(plain)
+    assert dump_messages(conversation, profile="mistral") == get_profile("mistral").apply(plain)
+    mine = Profile(provider="mine", supports_assistant_prefill=False)
+    assert dump_messages(conversation, model="openai/gpt-4o", profile=mine) == mine.apply(plain)
+
+
+def test_violations_read_as_sentences():
+    violation = Violation(3, "tool-call-id", 30, "tool-call id 'call_1' breaks mistral's id rule")
+    assert str(violation) == (
+        "message 3: tool-call id 'call_1' breaks mistral's id rule [tool-call-id, provider-quirks.md row 30]"
+    )
+    assert str(Violation(None, "empty-conversation", 12, "empty", fixable=False)) == (
+        "the conversation: empty [empty-conversation, provider-quirks.md row 12]"
+    )
+
+
+def _profile_modules() -> list[str]:
+    package = messages.profiles
+    return sorted(
+        m.name
+        for m in pkgutil.iter_modules(package.__path__)
+        if not m.name.startswith("_") and m.name != "transforms"
+    )
+
+
+def test_every_profile_module_is_registered():
+    assert _profile_modules() == sorted(BUILTIN_MODULES)
+    registered = {p.provider for p in registered_profiles()}
+    for name in BUILTIN_MODULES:
+        module = importlib.import_module(f"messages.profiles.{name}")
+        assert module.PROFILE.provider in registered
+        assert module.PROFILE.family is None
+
+
+def test_each_module_docstring_lists_the_rows_its_profiles_cite():
+    for name in BUILTIN_MODULES:
+        module = importlib.import_module(f"messages.profiles.{name}")
+        profiles = [module.PROFILE, *getattr(module, "FAMILIES", {}).values()]
+        cited = {row for p in profiles for row in p.rows.values()}
+        doc = module.__doc__ or ""
+        mentioned = {int(n) for n in re.findall(r"\b(\d{1,2})\b", doc)}
+        assert cited <= mentioned, (name, sorted(cited - mentioned))
+        assert "Left to litellm" in doc, name
+
+
+def test_family_keys_are_written_as_they_are_matched():
+    for profile in registered_profiles():
+        if profile.family is not None:
+            assert profile.family == profile.family.lower(), profile.name
+            assert not re.search(r"\d\.\d", profile.family), profile.name
+
+
+def test_transforms_and_rules_never_name_a_provider():
+    # STYLE.md: nothing outside a provider's own module tests `provider == "x"`.
+    for module in ("transforms", "_profile", "_rules", "_ids"):
+        path = Path(importlib.import_module(f"messages.profiles.{module}").__file__)
+        source = ast.unparse(ast.parse(path.read_text()))
+        for provider in BUILTIN_MODULES:
+            assert f"== '{provider}'" not in source, (module, provider)
+
+
+def test_apply_of_an_unchanged_list_passes_the_same_messages_on():
+    conversation = dump_messages([UserMessage(content="Hi"), AIMessage(content="Hello")])
+    applied = get_profile("openai").apply(conversation)
+    assert applied == conversation
+    assert all(a is b for a, b in zip(applied, conversation, strict=True))
+    assert protocol_problems(applied) == []
+
+
+def test_import_messages_loads_the_profiles_only_when_asked():
+    code = """
+import sys, messages
+before = "messages.profiles" in sys.modules
+from messages import get_profile
+print(before, "messages.profiles" in sys.modules, get_profile("mistral").provider)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "mistral"]
