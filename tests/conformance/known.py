@@ -135,15 +135,6 @@ KNOWN = [
         "profile gap, reported to issue-4-profiles (provider-quirks.md row 31): a conversation that ends on "
         "a system message still ends on it; Mistral wants the last role user or tool",
     ),
-    Known(
-        frozenset({"perplexity"}),
-        "foreign",
-        r"input\[\d+\]",
-        "of (gemini|vertex_ai)",
-        ("gemini ids",),
-        "profile gap, reported to issue-4-profiles (section 3, observation 3): tool calls rendered as text "
-        "for Perplexity quote the call id with Gemini's thought signature in it",
-    ),
 ]
 
 
