@@ -13,6 +13,9 @@ test-postgres:  ## the same, with a throwaway PostgreSQL server for the PostgreS
 bench:  ## benchmarks: ratios against baselines measured in the same run
 	python3 scripts/dev.py bench
 
+conformance:  ## providers x hard cases: which provider rules break, litellm alone and with profiles
+	python3 scripts/dev.py conformance
+
 snapshots:  ## regenerate tests/snapshots/profiles.json (every profile on one conversation); read its diff
 	python3 scripts/dev.py test -q tests/test_package.py >/dev/null
 	.venv/bin/python -m tests.test_profile_snapshot

@@ -46,14 +46,26 @@ def _non_empty_fields(value: Any, *, drop: frozenset[str] = frozenset()) -> dict
     return kept or None
 
 
+def _provider_of(hidden: Mapping[str, Any]) -> str | None:
+    """The provider a response names: ``custom_llm_provider``, else the prefix of ``litellm_model_name``
+    (litellm 1.106.2 leaves the first unset on a non-streamed Anthropic reply)."""
+    named = hidden.get("custom_llm_provider")
+    if isinstance(named, str) and named:
+        return named
+    model = hidden.get("litellm_model_name")
+    if isinstance(model, str) and "/" in model:
+        return model.split("/", 1)[0]
+    return None
+
+
 def _pick_message(obj: Any, choice: int) -> tuple[Any, str | None]:
     """The message inside a response or choice, and the provider the response names."""
     provider: str | None = None
     choices = field(obj, "choices")
     if choices is not None:
         hidden = getattr(obj, "_hidden_params", None)
-        if isinstance(hidden, Mapping) and isinstance(hidden.get("custom_llm_provider"), str):
-            provider = hidden["custom_llm_provider"]
+        if isinstance(hidden, Mapping):
+            provider = _provider_of(hidden)
         if not isinstance(choices, Sequence) or isinstance(choices, str) or len(choices) <= choice:
             count = len(choices) if isinstance(choices, Sequence) else 0
             raise ReplyError(f"the response has {count} choice(s); choice {choice} does not exist")

@@ -58,7 +58,6 @@ __all__ = [
 
 _ALNUM = string.ascii_letters + string.digits
 _HEX = "0123456789abcdef"
-_B64 = string.ascii_letters + string.digits + "+/"
 
 
 def texts(*, min_size: int = 0, max_size: int = 200) -> st.SearchStrategy[str]:
@@ -96,7 +95,8 @@ def tool_call_ids() -> st.SearchStrategy[str]:
         _chars(_ALNUM, 24).map(lambda s: f"toolu_{s}"),  # Anthropic
         _chars(_ALNUM, 22).map(lambda s: f"tooluse_{s}"),  # Bedrock converse
         _chars(_HEX, 32).map(lambda s: f"call_{s}"),  # litellm's ids for Gemini (37 chars)
-        st.tuples(_chars(_HEX, 32), _chars(_B64, 40)).map(lambda t: f"call_{t[0]}__thought__{t[1]}="),
+        # litellm's id for a signed Gemini call: the signature is real base64 (Gemini refuses anything else)
+        st.tuples(_chars(_HEX, 32), _signature()).map(lambda t: f"call_{t[0]}__thought__{t[1]}"),
         _chars(_ALNUM, 9),  # Mistral
         st.uuids().map(str),  # Ollama
         st.tuples(tool_names(), st.integers(0, 9)).map(lambda t: f"functions.{t[0]}:{t[1]}"),  # Kimi

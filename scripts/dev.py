@@ -4,6 +4,7 @@
     python3 scripts/dev.py run      # the example bot, offline (a loopback stand-in provider)
     python3 scripts/dev.py test     # ruff, mypy and the whole test suite
     python3 scripts/dev.py bench    # the benchmarks, printing ratios against baselines
+    python3 scripts/dev.py conformance  # providers x hard cases, litellm alone and with the profiles
 
 Each command creates `.venv` if it is missing and installs what it needs into it, pinned by
 `constraints.txt`; a stamp file skips the install when nothing it depends on changed. Extra arguments
@@ -25,7 +26,7 @@ VENV = Path(os.environ.get("MESSAGES_VENV", ROOT / ".venv"))
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 
-EXTRAS = {"run": "", "test": "[dev]", "bench": "[dev]"}
+EXTRAS = {"run": "", "test": "[dev]", "bench": "[dev]", "conformance": "[dev]"}
 # Offline by default: no model cost map from GitHub, no tokenizer downloads (litellm-notes.md).
 OFFLINE = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "LITELLM_LOG": "ERROR"}
 
@@ -99,7 +100,12 @@ def bench(args: list[str]) -> int:
     return _run(PYTHON, "-m", "benchmarks", *args, env=_env())
 
 
-COMMANDS = {"run": run, "test": test, "bench": bench}
+def conformance(args: list[str]) -> int:
+    ensure_venv(EXTRAS["conformance"])
+    return _run(PYTHON, "-m", "tests.conformance.table", *args, env=_env())
+
+
+COMMANDS = {"run": run, "test": test, "bench": bench, "conformance": conformance}
 
 
 def main() -> int:

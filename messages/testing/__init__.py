@@ -8,17 +8,34 @@ function from the request body to the ``AIMessage`` to send back.
     with StandInServer(scripted(AIMessage(content="hi"))) as server:
         litellm.completion(model="openai/gpt-4o-mini", api_base=server.url, api_key="x", messages=...)
         server.last_body()["messages"]
+
+Routes (all served by default): OpenAI-shape chat completions (OpenAI, Mistral, Groq, DeepSeek, xAI,
+OpenRouter, Together, ...), Anthropic messages, Gemini and Vertex AI generateContent (with the OAuth
+``/token`` endpoint of Vertex service accounts), Bedrock converse and converse-stream, Ollama ``/api/chat``
+and ``/api/generate``, Cohere v2 chat. Each turns the responder's ``AIMessage`` into that API's native
+reply, streamed when the request asks for a stream.
 """
 
+from messages.testing._anthropic import AnthropicMessagesRoute
 from messages.testing._anthropic_stream import AnthropicStreamRoute
+from messages.testing._bedrock import BedrockConverseRoute
+from messages.testing._cohere import CohereChatRoute
+from messages.testing._gemini import GeminiRoute, OAuthTokenRoute
 from messages.testing._gemini_stream import GeminiStreamRoute
+from messages.testing._ollama import OllamaRoute
 from messages.testing._openai import OpenAIChatRoute
 from messages.testing._responses import OpenAIResponsesRoute
 from messages.testing._server import Recorded, Responder, Route, StandInServer, scripted
 
 __all__ = [
+    "AnthropicMessagesRoute",
     "AnthropicStreamRoute",
+    "BedrockConverseRoute",
+    "CohereChatRoute",
+    "GeminiRoute",
     "GeminiStreamRoute",
+    "OAuthTokenRoute",
+    "OllamaRoute",
     "OpenAIChatRoute",
     "OpenAIResponsesRoute",
     "Recorded",

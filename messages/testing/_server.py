@@ -77,9 +77,23 @@ def scripted(*replies: AIMessage | Callable[[dict[str, Any]], AIMessage]) -> Res
 
 
 def _default_routes() -> list[Route]:
+    from messages.testing._anthropic import AnthropicMessagesRoute
+    from messages.testing._bedrock import BedrockConverseRoute
+    from messages.testing._cohere import CohereChatRoute
+    from messages.testing._gemini import GeminiRoute, OAuthTokenRoute
+    from messages.testing._ollama import OllamaRoute
     from messages.testing._openai import OpenAIChatRoute
 
-    return [OpenAIChatRoute()]
+    return [
+        OpenAIChatRoute(),
+        AnthropicMessagesRoute(),
+        GeminiRoute(),
+        GeminiRoute(name="vertex_ai", vertex=True),
+        OAuthTokenRoute(),
+        BedrockConverseRoute(),
+        OllamaRoute(),
+        CohereChatRoute(),
+    ]
 
 
 @dataclass
