@@ -16,6 +16,7 @@ results, exactly in the wire format OpenAI uses.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -119,14 +120,16 @@ def offline_model(body: dict[str, Any]) -> AIMessage:
     if isinstance(last, ToolMessage):
         return AIMessage(content=_answer_from_results(conversation))
     question = last.content if isinstance(last.content, str) else ""
+    # Ids unique to this request (as real providers mint them), yet the same on every run of the example.
+    turn = hashlib.sha256(json.dumps(body["messages"]).encode()).hexdigest()[:6]
     cities = [city for city in _WEATHER if re.search(rf"\b{city}\b", question, re.IGNORECASE)]
     calls = [
-        ToolCall(id=f"call_w{n}{city[:3]}", name="get_weather", arguments={"city": city.title()})
+        ToolCall(id=f"call_{turn}w{n}{city[:3]}", name="get_weather", arguments={"city": city.title()})
         for n, city in enumerate(cities)
     ]
     if re.search(r"\btime\b", question, re.IGNORECASE):
         calls += [
-            ToolCall(id=f"call_t{n}{city[:3]}", name="get_time", arguments={"timezone": _ZONES[city]})
+            ToolCall(id=f"call_{turn}t{n}{city[:3]}", name="get_time", arguments={"timezone": _ZONES[city]})
             for n, city in enumerate(cities)
         ]
     if not calls:

@@ -112,7 +112,8 @@ def test_streaming_bot_prints_text_and_arguments_as_they_arrive(litellm, monkeyp
     pieces = out.writes[header + 1 : out.writes.index(")", header)]
     assert len(pieces) > 1
     assert "".join(pieces) == arguments
-    assert 'tool [call_w0par]: {"city":"Paris","sky":"light rain","celsius":14}\n' in out.writes
+    call_id = conversation[2].tool_calls[0].id
+    assert f'tool [{call_id}]: {{"city":"Paris","sky":"light rain","celsius":14}}\n' in out.writes
     answer = conversation[-1].content
     start = out.writes.index("assistant: ")
     end = next(i for i, w in enumerate(out.writes) if i > start and w.startswith("\n  [stop"))
@@ -134,3 +135,28 @@ def test_streaming_bot_refuses_a_model_without_its_key():
     assert result.returncode == 2
     assert "OPENAI_API_KEY" in result.stderr
     assert result.stdout == ""
+
+
+def test_long_chat_window_stays_within_its_limit_and_restores():
+    out = run_example("long_chat.py", "--turns", "40", "--limit", "600")
+    rows = [line for line in out.splitlines() if line.startswith("turn ")]
+    assert [row.split(":")[0] for row in rows] == ["turn   20", "turn   40"]
+    for row in rows:
+        history = int(row.split("history")[1].split("messages")[0])
+        window = int(row.split("window")[1].split("messages")[0])
+        used, limit = (int(x) for x in row.split("messages,")[2].split("tokens")[0].split(" of "))
+        assert window < history
+        assert used <= limit == 600
+    assert "restored window identical: True" in out
+
+
+def test_persist_thread_is_continued_by_a_second_process():
+    out = run_example("persist_thread.py")
+    first, second = (line for line in out.splitlines() if line.startswith("[process"))
+    assert first.split("]")[0] != second.split("]")[0]  # two processes
+    assert "6 messages stored" in first
+    assert "reloaded 6 messages (2 tool calls)" in second
+    assert "'home': 'Paris'" in second
+    lines = out.splitlines()
+    assert "user: And the time in Tokyo?" in lines
+    assert lines[-1].startswith("assistant: Tokyo: clear, 22 °C; local time")
