@@ -160,3 +160,22 @@ def test_persist_thread_is_continued_by_a_second_process():
     lines = out.splitlines()
     assert "user: And the time in Tokyo?" in lines
     assert lines[-1].startswith("assistant: Tokyo: clear, 22 °C; local time")
+
+
+def test_switch_provider_continues_one_conversation_on_four_providers():
+    out = run_example("switch_provider.py")
+    hops = [line for line in out.splitlines() if line.startswith("== ")]
+    assert [h.split()[1] for h in hops] == [
+        "openai/gpt-4o-mini",
+        "gemini/gemini-2.5-flash",
+        "mistral/mistral-large-latest",
+        "anthropic/claude-sonnet-4-5",
+    ]
+    mistral = out.split("== mistral/")[1].split("== anthropic/")[0]
+    assert "provider-quirks.md row 30" in mistral  # OpenAI and Gemini ids would break Mistral
+    assert "tool-call id(s) rewritten (results alike)" in mistral
+    anthropic = out.split("== anthropic/")[1]
+    assert "signed by gemini" in anthropic  # Gemini's signed reasoning would break Anthropic
+    assert out.count("check() finds nothing left to fix") == 4
+    assert "assistant: Lima: overcast, 19 °C. Tokyo is the warmest at 22 °C." in out
+    assert "signed reasoning kept in history from: ['anthropic', 'gemini']" in out

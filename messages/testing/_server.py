@@ -150,6 +150,13 @@ class StandInServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def completion_kwargs(self, model: str) -> dict[str, Any]:
+        """What ``litellm.completion(model=model, ...)`` needs to talk to this server instead of the
+        provider (``api_base`` or its equivalent, fake keys, no retries): see ``completion_kwargs``."""
+        from messages.testing._kwargs import completion_kwargs
+
+        return completion_kwargs(self.url, model)
+
     def last_body(self) -> Any:
         """The body of the most recent request."""
         with self._lock:
