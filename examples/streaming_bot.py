@@ -136,7 +136,7 @@ def chat(question: str, *, model: str, out: TextIO = sys.stdout, **send: Any) ->
     conversation = _conversation(question)
     for _ in range(8):  # a bound, in case a model keeps calling tools
         stream = litellm.completion(
-            model=model, messages=dump_messages(conversation), tools=TOOLS, stream=True, **send
+            model=model, messages=dump_messages(conversation, model=model), tools=TOOLS, stream=True, **send
         )
         if not _after_reply(conversation, stream_turn(stream, out), out):
             break
@@ -150,7 +150,7 @@ async def achat(question: str, *, model: str, out: TextIO = sys.stdout, **send: 
     conversation = _conversation(question)
     for _ in range(8):
         stream = await litellm.acompletion(
-            model=model, messages=dump_messages(conversation), tools=TOOLS, stream=True, **send
+            model=model, messages=dump_messages(conversation, model=model), tools=TOOLS, stream=True, **send
         )
         if not _after_reply(conversation, await stream_turn_async(stream, out), out):
             break

@@ -165,7 +165,9 @@ def chat(question: str, *, model: str, **send: Any) -> list[Message]:
         UserMessage(content=question),
     ]
     for _ in range(8):  # a bound, in case a model keeps calling tools
-        response = litellm.completion(model=model, messages=dump_messages(conversation), tools=TOOLS, **send)
+        response = litellm.completion(
+            model=model, messages=dump_messages(conversation, model=model), tools=TOOLS, **send
+        )
         reply = AIMessage.from_litellm(response)
         conversation.append(reply)
         if not reply.tool_calls:
