@@ -14,7 +14,7 @@ from typing import Any
 from messages.errors import ReplyError
 from messages.models import encode_arguments
 
-__all__ = ["assistant_fields", "field"]
+__all__ = ["assistant_fields", "field", "plain"]
 
 # Message-level provider fields that the AIMessage holds as fields of its own.
 _HOISTED = frozenset({"refusal", "thinking_blocks", "reasoning_content"})
@@ -27,22 +27,23 @@ def field(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-like copy of a provider payload (TypedDicts and pydantic objects become dicts)."""
+def plain(value: Any) -> Any:
+    """A JSON-like copy of a provider payload (TypedDicts and pydantic objects become dicts; ``None`` values
+    kept)."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     dump = getattr(value, "model_dump", None)
     if callable(dump) and not isinstance(value, type):
-        return _plain(dump())
+        return plain(dump())
     return value
 
 
 def _non_empty_fields(value: Any, *, drop: frozenset[str] = frozenset()) -> dict[str, Any] | None:
     if not isinstance(value, Mapping):
         return None
-    kept = {str(k): _plain(v) for k, v in value.items() if v is not None and k not in drop}
+    kept = {str(k): plain(v) for k, v in value.items() if v is not None and k not in drop}
     return kept or None
 
 
@@ -113,7 +114,7 @@ def assistant_fields(obj: Any, *, choice: int = 0, provider: str | None = None) 
         raise ReplyError(f"the reply's tool_calls is a {type(raw_calls).__name__}, not a list")
     calls = [_tool_call(raw, position) for position, raw in enumerate(raw_calls)]
 
-    content = _plain(field(message, "content"))
+    content = plain(field(message, "content"))
     if calls and content == "":
         # Anthropic and Bedrock streams rebuild to "" beside tool calls (litellm-notes.md TL;DR 5).
         content = None
@@ -130,7 +131,7 @@ def assistant_fields(obj: Any, *, choice: int = 0, provider: str | None = None) 
     reasoning = field(message, "reasoning_content")
     if reasoning:
         fields["reasoning_content"] = reasoning
-    thinking = _plain(field(message, "thinking_blocks"))
+    thinking = plain(field(message, "thinking_blocks"))
     if thinking:
         fields["thinking_blocks"] = thinking
     extra = _non_empty_fields(message_extra, drop=_HOISTED)

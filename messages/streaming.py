@@ -58,7 +58,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from messages._from_litellm import assistant_fields, field
+from messages._from_litellm import assistant_fields, field, plain
 from messages.errors import ReplyError
 from messages.models import AIMessage, encode_arguments
 
@@ -109,18 +109,6 @@ class _Call:
         if self.provider_fields:
             call["provider_specific_fields"] = dict(self.provider_fields)
         return call
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-like copy of a payload (pydantic objects and TypedDicts become dicts; ``None`` values kept)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    dump = getattr(value, "model_dump", None)
-    if callable(dump) and not isinstance(value, type):
-        return _plain(dump())
-    return value
 
 
 def _readable(value: Any) -> bool:
@@ -268,10 +256,10 @@ class StreamAccumulator:
     # -- internals ---------------------------------------------------------------------------------------
 
     def _take_usage(self, usage: Any, where: str) -> None:
-        plain = _plain(usage)
-        if not isinstance(plain, dict):
+        totals = plain(usage)
+        if not isinstance(totals, dict):
             raise ReplyError(f"{where}: 'usage' is a {type(usage).__name__}, not an object")
-        self._usage = {k: v for k, v in plain.items() if v is not None}
+        self._usage = {k: v for k, v in totals.items() if v is not None}
 
     def _take_choice(self, choice: Any, where: str) -> StreamDelta:
         if not _readable(choice):
@@ -342,9 +330,9 @@ class StreamAccumulator:
             if value is None:
                 continue
             if key == "citation":
-                self._citations.append(_plain(value))
+                self._citations.append(plain(value))
             else:
-                self._message_fields[str(key)] = _plain(value)
+                self._message_fields[str(key)] = plain(value)
 
     def _take_thinking(self, block: Any, where: str) -> None:
         if not _readable(block):
@@ -407,7 +395,7 @@ class StreamAccumulator:
                 raise ReplyError(
                     f"{where}: provider_specific_fields is a {type(extra).__name__}, not an object"
                 )
-            kept = {str(k): _plain(v) for k, v in extra.items() if v is not None}
+            kept = {str(k): plain(v) for k, v in extra.items() if v is not None}
             if kept:
                 call.provider_fields = {**(call.provider_fields or {}), **kept}
 
@@ -509,7 +497,7 @@ def _provider_of(chunk: Any) -> str | None:
 
 def _error_text(error: Any) -> str:
     message = field(error, "message") if _readable(error) else None
-    return str(message) if message else repr(_plain(error))
+    return str(message) if message else repr(plain(error))
 
 
 def _text_of(content: Any, where: str) -> str | None:
@@ -525,7 +513,7 @@ def _text_of(content: Any, where: str) -> str | None:
             text = field(part, "text") if _readable(part) else None
             kind = field(part, "type") if _readable(part) else None
             if kind not in (None, "text") or not isinstance(text, str):
-                raise ReplyError(f"{where}[{number}] is not a text part ({_plain(part)!r:.80})")
+                raise ReplyError(f"{where}[{number}] is not a text part ({plain(part)!r:.80})")
             pieces.append(text)
         return "".join(pieces)
     raise ReplyError(f"{where} is a {type(content).__name__}, not text")
