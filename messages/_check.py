@@ -1,0 +1,688 @@
+"""What ``messages check`` finds in a conversation file: the input read, its problems, the profile's changes.
+
+Three layers of problems, each with the index of the message it concerns:
+
+* shape: an item that ``load_messages`` rejects (a ``pydantic.ValidationError``, turned into one readable
+  line per message and field). When the shape is broken, nothing else is checked: the rest needs messages.
+* protocol: ``protocol_errors``, the tool-call rules every provider shares (provider-quirks.md rows 1, 2,
+  12, 16, 17). ``repair_conversation`` fixes all of them but an empty conversation.
+* provider: for each model asked for, ``get_profile(model).check`` on the plain dump, which is what litellm
+  alone would send. ``Violation.fixable`` says whether the profile's ``apply`` fixes it.
+
+For each model the check also says what the profile changes (``Changes``, computed by comparing the list
+before and after ``apply``, never by asking the profile) and what would still be wrong after it
+(``check(apply(dump))``). Both are computed on the repaired conversation, so they describe what ``--fix``
+prints. Nothing here prints or exits: ``messages.cli`` does.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
+
+from messages._io import dump_messages, load_messages
+from messages.errors import (
+    ConversationError,
+    DuplicateToolCallIdError,
+    EmptyConversationError,
+    OrphanToolResultError,
+    UnansweredToolCallError,
+)
+from messages.models import Message, ToolMessage
+from messages.protocol import protocol_errors, repair_conversation
+
+if TYPE_CHECKING:
+    from messages.profiles import Profile, Violation
+
+__all__ = [
+    "Changes",
+    "Entry",
+    "InputError",
+    "Problem",
+    "ProfileReport",
+    "Report",
+    "Target",
+    "check_entry",
+    "compare",
+    "fix_entry",
+    "read_entries",
+]
+
+Kind = Literal["shape", "protocol", "provider"]
+
+
+class InputError(Exception):
+    """Input that cannot be read as a conversation; the message names the file and the position."""
+
+
+# --- reading -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Entry:
+    """One conversation of the input: a whole JSON file, or one line of a JSON Lines file."""
+
+    label: str
+    """The file as the user named it (``<stdin>`` for ``-``)."""
+    line: int | None
+    """The line of a JSON Lines file, or ``None`` for a JSON file."""
+    messages: list[Any]
+    """The messages as read (dicts, unless the input is broken)."""
+    model: str | None = None
+    """The request log's own ``model``, if any."""
+    envelope: dict[str, Any] | None = None
+    """The request log object the messages came from, or ``None`` for a plain list."""
+    body_key: str | None = None
+    """``"body"`` when the log wraps the request in a ``body`` (an OpenAI Batch API line), else ``None``."""
+
+    @property
+    def where(self) -> str:
+        """The file, and the line for JSON Lines: how reports name this conversation."""
+        return self.label if self.line is None else f"{self.label} line {self.line}"
+
+    def with_messages(self, messages: list[dict[str, Any]], model: str | None) -> Any:
+        """The input object with ``messages`` (and ``model``, when given) in place of its own."""
+        if self.envelope is None:
+            return messages
+        outer = dict(self.envelope)
+        request = dict(outer[self.body_key]) if self.body_key else outer
+        request["messages"] = messages
+        if model is not None and "model" in request:
+            request["model"] = model
+        if self.body_key:
+            outer[self.body_key] = request
+        return outer
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    return "object"
+
+
+def _position(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _syntax_error(label: str, text: str, error: json.JSONDecodeError, line_offset: int = 0) -> InputError:
+    end = len(text.rstrip())
+    if error.pos >= end or error.msg.startswith("Unterminated string"):
+        # Cut off (a log still being written, a partial copy): the end of the input is where it broke.
+        line, column = _position(text, end)
+        started = f"; {error.msg} line {error.lineno + line_offset} column {error.colno}"
+        detail = "" if error.pos >= end else started
+        return InputError(
+            f"{label}:{line + line_offset}:{column}: truncated JSON: the input ends before the JSON value "
+            f"is complete{detail}"
+        )
+    return InputError(f"{label}:{error.lineno + line_offset}:{error.colno}: not valid JSON: {error.msg}")
+
+
+def _entry(label: str, value: Any, line: int | None) -> Entry:
+    where = label if line is None else f"{label}:{line}"
+    expected = 'expected a JSON list of messages, or a request log object with "model" and "messages"'
+    if isinstance(value, list):
+        return Entry(label, line, value)
+    if not isinstance(value, dict):
+        return _fail(f"{where}: a JSON {_json_type(value)} at the top level; {expected}")
+    body_key = None
+    request: dict[str, Any] = value
+    if "messages" not in value and isinstance(value.get("body"), dict) and "messages" in value["body"]:
+        body_key, request = "body", value["body"]  # an OpenAI Batch API line
+    if "messages" not in request:
+        if "role" in value:
+            return _fail(f"{where}: a single message, not a list of them; wrap it in [ ]")
+        keys = ", ".join(repr(k) for k in list(value)[:6]) or "none"
+        return _fail(f'{where}: a JSON object without a "messages" key (its keys: {keys}); {expected}')
+    messages = request["messages"]
+    if not isinstance(messages, list):
+        return _fail(f'{where}: "messages" is a JSON {_json_type(messages)}, not a list of messages')
+    model = request.get("model")
+    if model is not None and not (isinstance(model, str) and model.strip()):
+        return _fail(f'{where}: "model" is {json.dumps(model)}, not a model name')
+    return Entry(label, line, messages, model, value, body_key)
+
+
+def _fail(message: str) -> Entry:
+    raise InputError(message)
+
+
+def read_entries(label: str, data: bytes) -> list[Entry]:
+    """The conversations in ``data``: one for a JSON file, one per non-blank line for JSON Lines.
+
+    Raises ``InputError`` naming ``label`` and the position (line and column) of what cannot be read.
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line, column = _position(data.decode("utf-8", errors="replace"), error.start)
+        byte = data[error.start]
+        raise InputError(f"{label}:{line}:{column}: not UTF-8 text (byte 0x{byte:02x})") from None
+    if not text.strip():
+        raise InputError(f"{label}: empty input; expected a JSON list of messages or a request log")
+    try:
+        return [_entry(label, json.loads(text), None)]
+    except json.JSONDecodeError as error:
+        if error.msg != "Extra data":
+            raise _syntax_error(label, text, error) from None
+        whole = error
+    # More than one JSON value: JSON Lines, if the first line is a value of its own.
+    lines = text.splitlines()
+    first = next(i for i, text_line in enumerate(lines) if text_line.strip())
+    try:
+        json.loads(lines[first])
+    except json.JSONDecodeError:
+        raise _syntax_error(label, text, whole) from None
+    entries: list[Entry] = []
+    for number, text_line in enumerate(lines, start=1):
+        if not text_line.strip():
+            continue
+        try:
+            value = json.loads(text_line)
+        except json.JSONDecodeError as error:
+            raise _syntax_error(label, text_line, error, line_offset=number - 1) from None
+        entries.append(_entry(label, value, number))
+    return entries
+
+
+# --- problems ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a conversation, at a message."""
+
+    kind: Kind
+    """``"shape"`` (not a valid message), ``"protocol"`` (tool-call rules) or ``"provider"``."""
+    index: int | None
+    """The position of the message in the list, or ``None`` for the whole list."""
+    rule: str
+    """A short rule id: a profile rule (``"tool-call-id"``), a protocol rule (``"orphan-tool-result"``)
+    or a shape rule (``"missing-field"``)."""
+    row: int | None
+    """The row of provider-quirks.md the rule comes from, if any."""
+    message: str
+    """What is wrong, readable."""
+    fixable: bool
+    """Whether ``--fix`` fixes it (``repair_conversation`` for the protocol, the profile for a provider)."""
+    provider: str | None = None
+    """The profile's name (``"mistral"``, ``"anthropic:claude-opus-4-6"``), for provider problems."""
+    model: str | None = None
+    """The model asked for (``--model`` or the log's own), for provider problems; ``None`` with
+    ``--all-providers``."""
+    field: str | None = None
+    """The field of the message (``"tool_calls[0].id"``), for shape problems."""
+
+    def as_json(self, line: int | None) -> dict[str, Any]:
+        """The problem in the documented JSON shape (see ``messages.cli``)."""
+        return {
+            "line": line,
+            "kind": self.kind,
+            "provider": self.provider,
+            "model": self.model,
+            "index": self.index,
+            "field": self.field,
+            "rule": self.rule,
+            "row": self.row,
+            "message": self.message,
+            "fixable": self.fixable,
+        }
+
+
+# Shape problems ---------------------------------------------------------------------------------------
+
+_PART_TAGS = frozenset({"text", "image_url", "input_audio", "file"})
+
+
+def _is_branch(step: str) -> bool:
+    """Whether a location step names a union branch (``str``, ``list[...]``) rather than a field."""
+    return step in ("str", "list", "dict", "none") or "[" in step
+
+
+def _field_path(steps: Sequence[str | int]) -> str:
+    path = ""
+    part_tag_next = False
+    for step in steps:
+        if isinstance(step, int):
+            path += f"[{step}]"
+            part_tag_next = path.startswith("content")
+            continue
+        if part_tag_next and step in _PART_TAGS:
+            part_tag_next = False  # the content part's type tag, not a field
+            continue
+        part_tag_next = False
+        if not _is_branch(step):
+            path += f".{step}" if path else step
+    return path
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _shape_problems(error: ValidationError, raw: Sequence[Any]) -> list[Problem]:
+    found: dict[tuple[int | None, str], Problem] = {}
+    items = error.errors(include_url=False)
+    deep_content = {item["loc"][0] for item in items if _field_path(item["loc"][2:]).startswith("content[")}
+    for item in items:
+        loc = item["loc"]
+        index = loc[0] if loc and isinstance(loc[0], int) else None
+        role = loc[1] if len(loc) > 1 and isinstance(loc[1], str) else None
+        path = _field_path(loc[2:])
+        what = f"{role} message" if role else "item"
+        kind = item["type"]
+        value = item.get("input")
+        row: int | None = None
+        if kind == "union_tag_invalid":
+            ctx = item.get("ctx", {})
+            rule = "unknown-role"
+            text = f"unknown role {ctx.get('tag')!r} (the roles are {ctx.get('expected_tags')})"
+        elif kind == "union_tag_not_found":
+            rule, text = "missing-role", 'an object without a "role" key'
+            if isinstance(value, dict) and "messages" in value:
+                text += " (it looks like a request log: give one log per line, as JSON Lines)"
+        elif kind in ("model_attributes_type", "model_type", "dict_type") and not path:
+            rule, text = "not-an-object", f"a JSON {_json_type(value)}, not a message object"
+        elif path == "content" and index in deep_content:
+            continue  # content is a list: its parts' own errors say what is wrong, not the string branch
+        elif path == "content" and kind in ("string_type", "list_type"):
+            rule = "invalid-field"
+            text = f"{what}: content must be a string or a list of content parts, not {_short(value)}"
+        elif kind == "missing":
+            rule, text = "missing-field", f"{what}: required field {path!r} is missing"
+        elif kind == "extra_forbidden":
+            parent, _, key = path.rpartition(".")
+            inside = f" in {parent}" if parent else ""
+            rule = "unknown-field"
+            text = f"{what}: unknown key {key!r}{inside} (no message field has that name)"
+        elif path.endswith("function.arguments") and isinstance(value, (dict, list)):
+            rule, row = "arguments-not-string", 6
+            text = f"{what}: {path} must be a JSON string, not a JSON {_json_type(value)} (json.dumps it)"
+        else:
+            rule, text = "invalid-field", f"{what}: {path or 'value'}: {item['msg']} (got {_short(value)})"
+        problem = Problem("shape", index, rule, row, text, False, field=path or None)
+        found.setdefault((index, path or rule), problem)
+    return list(found.values())
+
+
+# Protocol problems ------------------------------------------------------------------------------------
+
+
+def _protocol_problem(error: ConversationError, messages: Sequence[Message]) -> Problem:
+    """The rule and row of a protocol error: the general row (OpenAI's wording of it)."""
+    if isinstance(error, EmptyConversationError):
+        rule, row, fixable = "empty-conversation", 12, False
+    elif isinstance(error, OrphanToolResultError):
+        rule, row, fixable = "orphan-tool-result", 2, True
+    elif isinstance(error, UnansweredToolCallError):
+        rule, row, fixable = "unanswered-tool-call", 1, True
+    elif isinstance(error, DuplicateToolCallIdError):
+        answered_twice = error.index is not None and isinstance(messages[error.index], ToolMessage)
+        rule, row = ("duplicate-tool-result", 16) if answered_twice else ("duplicate-tool-call-id", 17)
+        fixable = True
+    else:  # a ConversationError this module does not know yet
+        rule, row, fixable = "protocol", None, True
+    return Problem("protocol", error.index, rule, row, str(error), fixable)
+
+
+# --- what a profile changes --------------------------------------------------------------------------
+
+_CORE_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id"})
+_CALL_KEYS = frozenset({"id", "type", "function"})
+
+
+def _calls(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [
+        c
+        for m in messages
+        if isinstance(m.get("tool_calls"), list)
+        for c in m["tool_calls"]
+        if isinstance(c, Mapping)
+    ]
+
+
+def _key_counts(messages: Sequence[Mapping[str, Any]]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for m in messages:
+        counts.update(k for k, v in m.items() if v is not None and k not in _CORE_KEYS)
+    for c in _calls(messages):
+        counts.update(f"tool_calls[].{k}" for k, v in c.items() if v is not None and k not in _CALL_KEYS)
+    return counts
+
+
+def _has_text(message: Mapping[str, Any]) -> bool:
+    content = message.get("content")
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):  # any part but a blank text
+        return any(
+            not (isinstance(p, Mapping) and p.get("type") == "text" and not str(p.get("text", "")).strip())
+            for p in content
+        )
+    return bool(message.get("tool_calls"))
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed between two message lists, counted per kind (``compare``)."""
+
+    ids_rewritten: int = 0
+    """Tool-call ids given a new value (on the call and its results)."""
+    id_examples: tuple[tuple[str, str], ...] = ()
+    """Up to three of them, old and new."""
+    keys_dropped: Mapping[str, int] = field(default_factory=dict)
+    """Keys that fewer messages (or calls: ``tool_calls[].key``) carry afterwards, and how many fewer."""
+    keys_added: Mapping[str, int] = field(default_factory=dict)
+    """Keys that more messages carry afterwards, and how many more."""
+    messages_added: int = 0
+    """Messages added (a user turn after a prefill, an assistant turn between tool results and a user)."""
+    messages_dropped: int = 0
+    """Messages left out that had no text (blank turns)."""
+    messages_merged: int = 0
+    """Messages left out whose text went into a neighbour (consecutive turns merged)."""
+    roles_changed: int = 0
+    """Messages sent in another role (system as user)."""
+    contents_changed: int = 0
+    """Messages kept in place whose content changed (an empty text sent as a space, text folded in)."""
+    arguments_changed: int = 0
+    """Tool calls whose arguments changed (``""`` sent as ``"{}"``)."""
+    tool_calls_removed: int = 0
+    """Tool calls that are gone (rendered as text for a provider without tools)."""
+
+    def as_json(self) -> dict[str, Any]:
+        """The changes as a JSON object (see ``messages.cli``)."""
+        return {
+            "ids_rewritten": self.ids_rewritten,
+            "id_examples": [list(pair) for pair in self.id_examples],
+            "keys_dropped": dict(self.keys_dropped),
+            "keys_added": dict(self.keys_added),
+            "messages_added": self.messages_added,
+            "messages_dropped": self.messages_dropped,
+            "messages_merged": self.messages_merged,
+            "roles_changed": self.roles_changed,
+            "contents_changed": self.contents_changed,
+            "arguments_changed": self.arguments_changed,
+            "tool_calls_removed": self.tool_calls_removed,
+        }
+
+    def describe(self) -> str:
+        """One readable line: ``rewrites 2 tool-call ids ('a' -> 'b', ...), drops name (1)``."""
+
+        def n(count: int, noun: str) -> str:
+            return f"{count} {noun}{'' if count == 1 else 's'}"
+
+        def keys(counts: Mapping[str, int]) -> str:
+            return ", ".join(f"{k} ({v})" for k, v in counts.items())
+
+        said: list[str] = []
+        if self.ids_rewritten:
+            examples = ", ".join(f"{_clip(old)!r} -> {_clip(new)!r}" for old, new in self.id_examples)
+            more = ", ..." if self.ids_rewritten > len(self.id_examples) else ""
+            said.append(f"rewrites {n(self.ids_rewritten, 'tool-call id')} ({examples}{more})")
+        if self.keys_dropped:
+            said.append(f"drops {keys(self.keys_dropped)}")
+        if self.keys_added:
+            said.append(f"adds {keys(self.keys_added)}")
+        if self.messages_added:
+            said.append(f"adds {n(self.messages_added, 'message')}")
+        if self.messages_dropped:
+            said.append(f"drops {n(self.messages_dropped, 'blank message')}")
+        if self.messages_merged:
+            said.append(f"merges {n(self.messages_merged, 'message')} into a neighbour")
+        if self.roles_changed:
+            said.append(f"changes the role of {n(self.roles_changed, 'message')}")
+        if self.contents_changed:
+            said.append(f"changes the content of {n(self.contents_changed, 'message')}")
+        if self.arguments_changed:
+            said.append(f"rewrites the arguments of {n(self.arguments_changed, 'tool call')}")
+        if self.tool_calls_removed:
+            said.append(f"turns {n(self.tool_calls_removed, 'tool call')} into text")
+        return ", ".join(said) if said else "changes nothing"
+
+
+def _clip(call_id: str) -> str:
+    return call_id if len(call_id) <= 32 else call_id[:28] + "..."
+
+
+def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> Changes:
+    """What changed from ``before`` to ``after``, by comparing them (messages aligned by their roles)."""
+    calls_before, calls_after = _calls(before), _calls(after)
+    ids_rewritten = tool_calls_removed = arguments_changed = 0
+    examples: list[tuple[str, str]] = []
+    if len(calls_before) == len(calls_after):
+        renamed: dict[str, str] = {}
+        for old, new in zip(calls_before, calls_after, strict=True):
+            if old.get("id") != new.get("id"):
+                renamed.setdefault(str(old.get("id")), str(new.get("id")))
+            if _arguments(old) != _arguments(new):
+                arguments_changed += 1
+        ids_rewritten, examples = len(renamed), list(renamed.items())[:3]
+    else:
+        tool_calls_removed = max(0, len(calls_before) - len(calls_after))
+    counts_before, counts_after = _key_counts(before), _key_counts(after)
+    dropped = {k: v - counts_after[k] for k, v in sorted(counts_before.items()) if v > counts_after[k]}
+    added = {k: v - counts_before[k] for k, v in sorted(counts_after.items()) if v > counts_before[k]}
+
+    roles_before = [str(m.get("role")) for m in before]
+    roles_after = [str(m.get("role")) for m in after]
+    matcher = difflib.SequenceMatcher(None, roles_before, roles_after, autojunk=False)
+    added_messages = dropped_messages = merged = roles_changed = contents_changed = 0
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        pairs: list[tuple[int, int]] = []
+        if op == "equal":
+            pairs = list(zip(range(i1, i2), range(j1, j2), strict=True))
+        elif op == "replace":
+            width = min(i2 - i1, j2 - j1)
+            pairs = list(zip(range(i1, i1 + width), range(j1, j1 + width), strict=True))
+            roles_changed += width
+            added_messages += (j2 - j1) - width
+            removed = range(i1 + width, i2)
+            merged += sum(1 for i in removed if _has_text(before[i]))
+            dropped_messages += sum(1 for i in removed if not _has_text(before[i]))
+        elif op == "insert":
+            added_messages += j2 - j1
+        else:  # delete
+            merged += sum(1 for i in range(i1, i2) if _has_text(before[i]))
+            dropped_messages += sum(1 for i in range(i1, i2) if not _has_text(before[i]))
+        contents_changed += sum(1 for i, j in pairs if before[i].get("content") != after[j].get("content"))
+    return Changes(
+        ids_rewritten=ids_rewritten,
+        id_examples=tuple(examples),
+        keys_dropped=dropped,
+        keys_added=added,
+        messages_added=added_messages,
+        messages_dropped=dropped_messages,
+        messages_merged=merged,
+        roles_changed=roles_changed,
+        contents_changed=contents_changed,
+        arguments_changed=arguments_changed,
+        tool_calls_removed=tool_calls_removed,
+    )
+
+
+def _arguments(call: Mapping[str, Any]) -> Any:
+    function = call.get("function")
+    return function.get("arguments") if isinstance(function, Mapping) else None
+
+
+# --- checking ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """A profile to check against, and the model it was asked for by (``None`` for ``--all-providers``)."""
+
+    profile: Profile
+    model: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How reports name it: the model, or the profile's name."""
+        return self.model if self.model is not None else self.profile.name
+
+
+@dataclass(frozen=True)
+class ProfileReport:
+    """What one profile says about a conversation."""
+
+    target: Target
+    problems: list[Problem]
+    """``check`` of the plain dump: what litellm alone would send that the provider rejects."""
+    changes: Changes | None
+    """What ``apply`` changes (on the repaired conversation); ``None`` when it cannot be repaired."""
+    remaining: list[Violation] | None
+    """``check(apply(...))``: what stays wrong after the profile, at indexes of its output."""
+
+
+@dataclass
+class Report:
+    """Everything ``messages check`` found in one conversation."""
+
+    entry: Entry
+    problems: list[Problem]
+    """Shape and protocol problems."""
+    profiles: list[ProfileReport]
+    skipped: str | None = None
+    """Why the provider rules were not checked (broken shape), if they were not."""
+
+    def all_problems(self) -> list[Problem]:
+        """Shape, protocol, then each profile's problems, in that order."""
+        return self.problems + [p for r in self.profiles for p in r.problems]
+
+
+# The one key a profile writes that the message classes have no field for (Mistral's prefill mark): it is
+# read apart, so that a payload this command fixed for Mistral checks clean when read back.
+_WIRE_ONLY = ("assistant", "prefix")
+
+
+def _split_wire_only(raw: list[Any]) -> tuple[list[Any], dict[int, Any]]:
+    role, key = _WIRE_ONLY
+    marks: dict[int, Any] = {}
+    plain: list[Any] = []
+    for index, m in enumerate(raw):
+        if isinstance(m, dict) and m.get("role") == role and key in m:
+            marks[index] = m[key]
+            m = {k: v for k, v in m.items() if k != key}
+        plain.append(m)
+    return plain, marks
+
+
+def _with_marks(dumped: list[dict[str, Any]], marks: Mapping[int, Any]) -> list[dict[str, Any]]:
+    key = _WIRE_ONLY[1]
+    return [{**m, key: marks[i]} if i in marks else m for i, m in enumerate(dumped)]
+
+
+def _repaired_marks(
+    messages: Sequence[Message], repaired: Sequence[Message], marks: Mapping[int, Any]
+) -> dict[int, Any]:
+    """``marks`` at the positions the same assistant messages have in ``repaired``.
+
+    ``repair_conversation`` keeps every message that is not a tool result, in order, so the n-th of them
+    before is the n-th after.
+    """
+    if not marks:
+        return {}
+    before = [i for i, m in enumerate(messages) if not isinstance(m, ToolMessage)]
+    after = [i for i, m in enumerate(repaired) if not isinstance(m, ToolMessage)]
+    position = dict(zip(before, after, strict=True))
+    return {position[i]: mark for i, mark in marks.items()}
+
+
+@dataclass
+class _Loaded:
+    messages: list[Message]
+    marks: dict[int, Any]
+    plain: list[dict[str, Any]]
+    repaired: list[dict[str, Any]] | None
+    """The dump of the repaired conversation, or ``None`` when it cannot be repaired (empty)."""
+
+
+def _load(entry: Entry) -> _Loaded | list[Problem]:
+    raw, marks = _split_wire_only(entry.messages)
+    try:
+        messages = load_messages(raw)
+    except ValidationError as error:
+        return _shape_problems(error, raw)
+    plain = _with_marks(dump_messages(messages, validate=False), marks)
+    repaired: list[dict[str, Any]] | None = None
+    if messages:
+        fixed = repair_conversation(messages)
+        repaired = _with_marks(dump_messages(fixed, validate=False), _repaired_marks(messages, fixed, marks))
+    return _Loaded(messages, marks, plain, repaired)
+
+
+def check_entry(entry: Entry, targets: Sequence[Target]) -> Report:
+    """Check one conversation: its shape, the protocol, then each target's profile."""
+    loaded = _load(entry)
+    if isinstance(loaded, list):
+        skipped = "the provider rules were not checked: fix the messages above first" if targets else None
+        return Report(entry, loaded, [], skipped)
+    protocol = [_protocol_problem(e, loaded.messages) for e in protocol_errors(loaded.messages)]
+    # A profile reports repeated ids and an empty list too; the protocol already said so, once.
+    said = {(p.index, p.rule) for p in protocol}
+    profiles: list[ProfileReport] = []
+    for target in targets:
+        profile = target.profile
+        problems = [
+            _provider_problem(v, target) for v in profile.check(loaded.plain) if (v.index, v.rule) not in said
+        ]
+        changes = remaining = None
+        if loaded.repaired is not None:
+            applied = profile.apply(loaded.repaired)
+            changes, remaining = compare(loaded.repaired, applied), profile.check(applied)
+        profiles.append(ProfileReport(target, problems, changes, remaining))
+    return Report(entry, protocol, profiles)
+
+
+def _provider_problem(violation: Violation, target: Target) -> Problem:
+    return Problem(
+        "provider",
+        violation.index,
+        violation.rule,
+        violation.row,
+        violation.message,
+        violation.fixable,
+        provider=target.profile.name,
+        model=target.model,
+    )
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """What ``--fix`` makes of one conversation."""
+
+    payload: Any
+    """The input object with the repaired, profile-adjusted messages."""
+    changes: Changes
+    """Everything that changed, from the input's messages to the output's."""
+    remaining: list[Violation]
+    """What the target's profile still finds in the output (empty without a target)."""
+
+
+def fix_entry(entry: Entry, target: Target | None) -> Fixed | None:
+    """The repaired (and, with a target, profile-adjusted) conversation; ``None`` when it cannot be read
+    as messages or is empty (``check_entry`` says why)."""
+    loaded = _load(entry)
+    if isinstance(loaded, list) or loaded.repaired is None:
+        return None
+    messages = loaded.repaired if target is None else target.profile.apply(loaded.repaired)
+    remaining = [] if target is None else target.profile.check(messages)
+    model = None if target is None else target.model
+    changes = compare([m for m in entry.messages if isinstance(m, Mapping)], messages)
+    return Fixed(entry.with_messages(messages, model), changes, remaining)

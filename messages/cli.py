@@ -1,0 +1,475 @@
+"""The ``messages`` command: ``messages check FILE`` explains a provider's 400 before it happens.
+
+::
+
+    messages check conversation.json                       # shape and tool-call protocol
+    messages check --model mistral/mistral-large-latest conversation.json
+    messages check --all-providers request-log.json        # every registered profile
+    messages check --fix --model gemini/gemini-2.5-flash conversation.json > fixed.json
+    cat requests.jsonl | messages check --format json -
+
+Input: a JSON list of OpenAI-shape messages; or a request log object with ``"messages"`` (and usually
+``"model"``: a litellm or OpenAI request body, or an OpenAI Batch API line whose request is under
+``"body"``); or a JSON Lines file of those, one report per line. ``-`` reads standard input.
+
+Which providers: each ``--model`` (repeatable) and, with ``--all-providers``, every registered profile.
+Without either, a request log's own ``model``; without that, only the shape and the tool-call protocol
+are checked.
+
+For each provider it lists what litellm alone would send that the provider rejects (``Profile.check`` of
+the plain dump), each with the message index, the rule and its provider-quirks.md row; then what the
+profile changes (``dump_messages(..., model=M)``) and what would still be wrong after it.
+
+``--fix`` writes the repaired (``repair_conversation``), profile-adjusted payload to standard output, as
+JSON (one line per conversation for JSON Lines input), keeping the other keys of a request log; the report
+goes to standard error. It takes one model: ``--model M``, else the log's own; with none it only repairs
+the tool-call protocol. With a ``--model`` that differs from the log's, the log's ``model`` is set to it.
+
+Exit status: 0 no problems; 1 problems found (with ``--fix``: the output still has problems, or a
+conversation could not be fixed); 2 input that cannot be read (missing file, not JSON, truncated JSON, JSON
+that is neither a list of messages nor a request log) or a usage error.
+
+``--format json`` prints one object (``version`` 1)::
+
+    {
+      "version": 1, "file": "conversation.json", "ok": false,
+      "problems": [                           # every problem, in report order
+        {"line": null,                        # line of a JSON Lines file, else null
+         "kind": "provider",                  # "shape" | "protocol" | "provider"
+         "provider": "mistral",               # profile name (provider problems), else null
+         "model": "mistral/mistral-large-latest",  # the model asked for, else null
+         "index": 1,                          # message index, or null for the whole list
+         "field": null,                       # the message field, for shape problems
+         "rule": "tool-call-id", "row": 30,   # rule id, and its provider-quirks.md row (or null)
+         "message": "tool-call id ... breaks mistral's id rule ...",
+         "fixable": true}                     # whether --fix fixes it
+      ],
+      "conversations": [
+        {"line": null, "messages": 4, "model": null,
+         "skipped": null,                     # why the providers were not checked, if not
+         "profiles": [
+           {"model": "mistral/mistral-large-latest", "provider": "mistral", "is_default": false,
+            "problems": 1,
+            "changes": {"ids_rewritten": 1, "id_examples": [["old", "new"]], "keys_dropped": {"name": 1},
+                        "keys_added": {}, "messages_added": 0, "messages_dropped": 0,
+                        "messages_merged": 0, "roles_changed": 0, "contents_changed": 0,
+                        "arguments_changed": 0, "tool_calls_removed": 0},
+            "remaining": []}],               # check(apply(...)): index, rule, row, message, fixable
+         "fix": null}                         # with --fix: {"written", "changes", "remaining"}
+      ],
+      "summary": {"problems": 1, "fixable": 1, "conversations": 1, "conversations_with_problems": 1}
+    }
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from messages._check import (
+    Entry,
+    Fixed,
+    InputError,
+    Problem,
+    ProfileReport,
+    Report,
+    Target,
+    check_entry,
+    fix_entry,
+    read_entries,
+)
+
+if TYPE_CHECKING:
+    from messages.profiles import Violation
+
+__all__ = ["main"]
+
+JSON_VERSION = 1
+"""The version of the ``--format json`` shape; it changes only when a key changes meaning or goes away."""
+
+_PROG = "messages"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=_PROG,
+        description="Typed LLM chat messages: command-line tools.",
+    )
+    from messages import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    check = commands.add_parser(
+        "check",
+        help="say what a provider would reject in a conversation, and why",
+        description=(
+            "Check a conversation (a JSON list of messages, a request log with model and messages, or "
+            "JSON Lines of those) for broken messages, tool-call protocol problems, and what each "
+            "provider would reject, citing provider-quirks.md rows."
+        ),
+        epilog=(
+            "Exit status: 0 no problems, 1 problems found (with --fix: the output still has some), "
+            "2 unreadable input or bad usage."
+        ),
+    )
+    check.add_argument("file", metavar="FILE", help="the conversation file, or - for standard input")
+    check.add_argument(
+        "--model",
+        "-m",
+        action="append",
+        dest="models",
+        default=[],
+        metavar="M",
+        help=(
+            "a litellm model string to check against (repeatable); default: the request log's model. "
+            "Give the provider prefix (openai/gpt-4o): a bare name asks litellm, whose import takes seconds"
+        ),
+    )
+    check.add_argument(
+        "--all-providers", action="store_true", help="check against every registered provider profile"
+    )
+    check.add_argument(
+        "--fix",
+        action="store_true",
+        help="print the repaired, provider-adjusted payload on stdout (the report goes to stderr)",
+    )
+    check.add_argument(
+        "--format", choices=("text", "json"), default="text", help="the report's format (default: text)"
+    )
+    check.set_defaults(command_parser=check)
+    return parser
+
+
+# --- text --------------------------------------------------------------------------------------------
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _where(index: int | None) -> str:
+    return "the conversation" if index is None else f"message {index}"
+
+
+def _tags(rule: str, row: int | None, fixable: bool | None) -> str:
+    tags = [rule]
+    if row is not None:
+        tags.append(f"provider-quirks.md row {row}")
+    if fixable is not None:
+        tags.append("fixable" if fixable else "not fixable")
+    return f"[{', '.join(tags)}]"
+
+
+def _problem_line(p: Problem) -> str:
+    fixable = None if p.kind == "shape" else p.fixable
+    return f"    {_where(p.index)}: {p.message} {_tags(p.rule, p.row, fixable)}"
+
+
+def _violation_line(v: Violation) -> str:
+    return f"      {_where(v.index)}: {v.message} {_tags(v.rule, v.row, v.fixable)}"
+
+
+def _same_report(r: ProfileReport) -> tuple[Any, ...]:
+    """What two profiles must share for their reports to be printed once."""
+    problems = tuple((p.index, p.rule, p.row, p.message, p.fixable) for p in r.problems)
+    changes = None if r.changes is None else json.dumps(r.changes.as_json(), sort_keys=True)
+    return problems, changes, tuple(r.remaining or ())
+
+
+def _names(labels: list[str]) -> str:
+    if len(labels) <= 4:
+        return ", ".join(labels)
+    return f"{', '.join(labels[:3])} and {len(labels) - 3} more with the same report"
+
+
+def _profile_header(report: ProfileReport, labels: list[str]) -> str:
+    target = report.target
+    profile = target.profile
+    if target.model is None:
+        head = _names(labels)
+    else:
+        head = f"{_names(labels)} (profile {profile.name})" if len(labels) == 1 else _names(labels)
+    if profile.is_default and target.model is not None:
+        head += f" [no profile for provider {profile.provider!r}: the OpenAI-compatible default]"
+    return f"  {head}: {_plural(len(report.problems), 'problem')} with litellm alone"
+
+
+def _profile_lines(report: ProfileReport) -> list[str]:
+    lines = [_problem_line(p) for p in report.problems]
+    if report.changes is None or report.remaining is None:
+        lines.append("    the profile was not applied: the conversation is empty")
+        return lines
+    changed = f"    the profile (dump_messages(..., model=...)) {report.changes.describe()}"
+    if not report.remaining:
+        lines.append(f"{changed}; then nothing is left")
+    else:
+        lines.append(f"{changed}; left in its output ({_plural(len(report.remaining), 'problem')}):")
+        lines.extend(_violation_line(v) for v in report.remaining)
+    return lines
+
+
+def _clean_names(labels: list[str]) -> str:
+    if len(labels) <= 6:
+        return ", ".join(labels)
+    return f"{len(labels)} profiles ({', '.join(labels[:3])}, ...)"
+
+
+def _checked(report: Report) -> str:
+    count = len(report.profiles)
+    if not count:
+        return "shape and tool-call protocol; no provider checked: give --model M or --all-providers"
+    if count <= 3:
+        return f"shape, tool-call protocol and {', '.join(r.target.label for r in report.profiles)}"
+    return f"shape, tool-call protocol and {count} profiles"
+
+
+def _summary(report: Report) -> str:
+    problems = report.all_problems()
+    where = report.entry.where
+    if not problems:
+        return f"{where}: {_plural(len(report.entry.messages), 'message')}, no problems ({_checked(report)})"
+    parts: list[str] = []
+    for kind in ("shape", "protocol"):
+        count = sum(1 for p in report.problems if p.kind == kind)
+        if count:
+            parts.append(f"{count} {kind}")
+    failing = [r for r in report.profiles if r.problems]
+    if len(failing) <= 3:
+        parts.extend(f"{len(r.problems)} for {r.target.label}" for r in failing)
+    elif failing:
+        total = sum(len(r.problems) for r in failing)
+        parts.append(f"{total} provider problems in {len(failing)} of {len(report.profiles)} profiles")
+    fixable = sum(1 for p in problems if p.fixable)
+    fixed = "all fixable by --fix" if fixable == len(problems) else f"{fixable or 'none'} fixable by --fix"
+    return f"{where}: {_plural(len(problems), 'problem')} ({', '.join(parts)}); {fixed}"
+
+
+def render_text(report: Report) -> list[str]:
+    """The report as lines for a terminal: one line per problem, grouped, and a summary line last."""
+    entry = report.entry
+    if not report.all_problems():
+        return [_summary(report)]
+    model = f", model {entry.model}" if entry.model else ""
+    lines = [f"{entry.where}: {_plural(len(entry.messages), 'message')}{model}"]
+    shape = [p for p in report.problems if p.kind == "shape"]
+    protocol = [p for p in report.problems if p.kind == "protocol"]
+    if shape:
+        lines.append(f"  messages that cannot be read: {_plural(len(shape), 'problem')}")
+        lines.extend(_problem_line(p) for p in shape)
+    if protocol:
+        lines.append(f"  tool-call protocol (every provider): {_plural(len(protocol), 'problem')}")
+        lines.extend(_problem_line(p) for p in protocol)
+    if report.skipped:
+        lines.append(f"  {report.skipped}")
+    groups: dict[tuple[Any, ...], list[ProfileReport]] = {}
+    clean: list[str] = []
+    for r in report.profiles:
+        if r.problems:
+            groups.setdefault(_same_report(r), []).append(r)
+        else:
+            clean.append(r.target.label)
+    for members in groups.values():
+        lines.append(_profile_header(members[0], [m.target.label for m in members]))
+        lines.extend(_profile_lines(members[0]))
+    if clean and groups:
+        lines.append(f"  no problems for {_clean_names(clean)}")
+    lines.append(_summary(report))
+    return lines
+
+
+def _fix_lines(entry: Entry, target: Target | None, fixed: Fixed | None) -> list[str]:
+    if fixed is None:
+        return [f"{entry.where}: --fix wrote nothing for this conversation: it cannot be read or is empty"]
+    lines = [f"{entry.where}: --fix {fixed.changes.describe()}"]
+    if target is None:
+        lines.append(
+            f"{entry.where}: no model: the tool-call protocol is repaired, but the payload is not adjusted "
+            "for a provider (give --model M)"
+        )
+    elif fixed.remaining:
+        lines.append(
+            f"{entry.where}: the output still has {_plural(len(fixed.remaining), 'problem')} "
+            f"for {target.label} that no profile can fix:"
+        )
+        lines.extend(_violation_line(v) for v in fixed.remaining)
+    else:
+        lines.append(f"{entry.where}: the output passes check for {target.label}")
+    if target is not None and target.model and entry.model and target.model != entry.model:
+        lines.append(f"{entry.where}: the log's model {entry.model!r} is set to {target.model!r}")
+    return lines
+
+
+# --- JSON --------------------------------------------------------------------------------------------
+
+
+def _violation_json(v: Violation) -> dict[str, Any]:
+    return {"index": v.index, "rule": v.rule, "row": v.row, "message": v.message, "fixable": v.fixable}
+
+
+def _conversation_json(report: Report, fix: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "line": report.entry.line,
+        "messages": len(report.entry.messages),
+        "model": report.entry.model,
+        "skipped": report.skipped,
+        "profiles": [
+            {
+                "model": r.target.model,
+                "provider": r.target.profile.name,
+                "is_default": r.target.profile.is_default,
+                "problems": len(r.problems),
+                "changes": None if r.changes is None else r.changes.as_json(),
+                "remaining": None if r.remaining is None else [_violation_json(v) for v in r.remaining],
+            }
+            for r in report.profiles
+        ],
+        "fix": fix,
+    }
+
+
+def render_json(label: str, reports: Sequence[Report], fixes: Sequence[dict[str, Any] | None]) -> str:
+    """The whole report in the documented JSON shape (the module docstring)."""
+    problems = [p.as_json(r.entry.line) for r in reports for p in r.all_problems()]
+    ok = not problems and all(f is None or (f["written"] and not f["remaining"]) for f in fixes)
+    document = {
+        "version": JSON_VERSION,
+        "file": label,
+        "ok": ok,
+        "problems": problems,
+        "conversations": [_conversation_json(r, f) for r, f in zip(reports, fixes, strict=True)],
+        "summary": {
+            "problems": len(problems),
+            "fixable": sum(1 for p in problems if p["fixable"]),
+            "conversations": len(reports),
+            "conversations_with_problems": sum(1 for r in reports if r.all_problems()),
+        },
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2)
+
+
+# --- running -----------------------------------------------------------------------------------------
+
+
+def _read(path: str) -> tuple[str, bytes]:
+    if path == "-":
+        return "<stdin>", sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as file:
+            return path, file.read()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise InputError(f"{path}: cannot read the file: {reason}") from None
+
+
+class _Targets:
+    """The profiles each conversation is checked against, resolved once per model."""
+
+    def __init__(self, models: list[str], all_providers: bool) -> None:
+        from messages.profiles import get_profile, registered_profiles
+
+        self._get_profile = get_profile
+        self.explicit = [Target(get_profile(m), m) for m in models]
+        if all_providers:
+            self.explicit += [Target(p) for p in registered_profiles()]
+        self.given = bool(models) or all_providers
+        self._cache: dict[str, Target] = {}
+
+    def of_log(self, model: str) -> Target:
+        if model not in self._cache:
+            self._cache[model] = Target(self._get_profile(model), model)
+        return self._cache[model]
+
+
+def _targets_for(entry: Entry, targets: _Targets | None) -> list[Target]:
+    if targets is not None and targets.given:
+        return targets.explicit
+    if entry.model is None:
+        return []
+    if targets is None:
+        targets = _Targets([], False)
+    return [targets.of_log(entry.model)]
+
+
+def _run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.fix and args.all_providers:
+        parser.error("--fix adjusts the payload for one provider: give one --model, not --all-providers")
+    if args.fix and len(args.models) > 1:
+        parser.error(f"--fix adjusts the payload for one provider: give one --model, not {len(args.models)}")
+    label, data = _read(args.file)
+    entries = read_entries(label, data)
+    # The profiles load only when a model is asked for: a plain protocol check never imports them (nor
+    # litellm, which only a bare model name such as "gpt-4o" needs, to find its provider).
+    targets: _Targets | None = None
+    if args.models or args.all_providers:
+        try:
+            targets = _Targets(args.models, args.all_providers)
+        except ValueError as error:
+            parser.error(str(error))
+    report_stream = sys.stderr if args.fix else sys.stdout
+    reports: list[Report] = []
+    fixes: list[dict[str, Any] | None] = []
+    status = 0
+    text: list[str] = []
+    for entry in entries:
+        checked = _targets_for(entry, targets)
+        report = check_entry(entry, checked)
+        reports.append(report)
+        if args.format == "text":
+            text.extend(render_text(report))
+        if not args.fix:
+            fixes.append(None)
+            status = status or (1 if report.all_problems() else 0)
+            continue
+        target = checked[0] if checked else None
+        fixed = fix_entry(entry, target)
+        if fixed is not None:
+            indent = 2 if entry.line is None else None
+            print(json.dumps(fixed.payload, ensure_ascii=False, indent=indent), file=sys.stdout)
+        if fixed is None or fixed.remaining:
+            status = 1
+        if args.format == "text":
+            text.extend(_fix_lines(entry, target, fixed))
+        fixes.append(
+            {
+                "written": fixed is not None,
+                "changes": None if fixed is None else fixed.changes.as_json(),
+                "remaining": [] if fixed is None else [_violation_json(v) for v in fixed.remaining],
+            }
+        )
+    if args.format == "json":
+        print(render_json(label, reports, fixes), file=report_stream)
+    else:
+        if len(entries) > 1:
+            bad = sum(1 for r in reports if r.all_problems())
+            total = sum(len(r.all_problems()) for r in reports)
+            text.append(
+                f"{label}: {_plural(total, 'problem')} in {bad} of {_plural(len(entries), 'conversation')}"
+            )
+        print("\n".join(text), file=report_stream)
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``messages`` command with ``argv`` (default: the process's arguments); return the status."""
+    # The check is offline: if a bare model name makes the profiles ask litellm for its provider, litellm
+    # reads its bundled model map instead of downloading one (an explicit setting wins).
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return _run_check(args, args.command_parser)
+    except InputError as error:
+        print(f"{_PROG} {args.command}: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (`messages check ... | head`): stop quietly, as other command-line tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
