@@ -479,41 +479,59 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
     dropped = {k: v - counts_after[k] for k, v in sorted(counts_before.items()) if v > counts_after[k]}
     added = {k: v - counts_before[k] for k, v in sorted(counts_after.items()) if v > counts_before[k]}
 
-    roles_before = [str(m.get("role")) for m in before]
-    roles_after = [str(m.get("role")) for m in after]
-    matcher = difflib.SequenceMatcher(None, roles_before, roles_after, autojunk=False)
-    added_messages = dropped_messages = merged = roles_changed = contents_changed = 0
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        pairs: list[tuple[int, int]] = []
-        if op == "equal":
-            pairs = list(zip(range(i1, i2), range(j1, j2), strict=True))
-        elif op == "replace":
-            width = min(i2 - i1, j2 - j1)
-            pairs = list(zip(range(i1, i1 + width), range(j1, j1 + width), strict=True))
-            roles_changed += width
-            added_messages += (j2 - j1) - width
-            removed = range(i1 + width, i2)
-            merged += sum(1 for i in removed if _has_text(before[i]))
-            dropped_messages += sum(1 for i in removed if not _has_text(before[i]))
-        elif op == "insert":
-            added_messages += j2 - j1
-        else:  # delete
-            merged += sum(1 for i in range(i1, i2) if _has_text(before[i]))
-            dropped_messages += sum(1 for i in range(i1, i2) if not _has_text(before[i]))
-        contents_changed += sum(1 for i, j in pairs if before[i].get("content") != after[j].get("content"))
+    moves = _Moves()
+    # Messages the profile left exactly as they were anchor the alignment; between two anchors, the
+    # messages are paired by role (a changed message), and the rest were added or removed.
+    exact = difflib.SequenceMatcher(None, _keys(before), _keys(after), autojunk=False)
+    for op, i1, i2, j1, j2 in exact.get_opcodes():
+        if op != "equal":
+            moves.gap(before[i1:i2], after[j1:j2])
     return Changes(
         ids_rewritten=ids_rewritten,
         id_examples=tuple(examples),
         keys_dropped=dropped,
         keys_added=added,
-        messages_added=added_messages,
-        messages_dropped=dropped_messages,
-        messages_merged=merged,
-        roles_changed=roles_changed,
-        contents_changed=contents_changed,
+        messages_added=moves.added,
+        messages_dropped=moves.dropped,
+        messages_merged=moves.merged,
+        roles_changed=moves.roles_changed,
+        contents_changed=moves.contents_changed,
         arguments_changed=arguments_changed,
         tool_calls_removed=tool_calls_removed,
     )
+
+
+def _keys(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [json.dumps(m, sort_keys=True, default=str) for m in messages]
+
+
+@dataclass
+class _Moves:
+    """Counts of what happened to the messages between two anchors (``compare``)."""
+
+    added: int = 0
+    dropped: int = 0
+    merged: int = 0
+    roles_changed: int = 0
+    contents_changed: int = 0
+
+    def gap(self, before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> None:
+        roles = difflib.SequenceMatcher(
+            None, [str(m.get("role")) for m in before], [str(m.get("role")) for m in after], autojunk=False
+        )
+        for op, i1, i2, j1, j2 in roles.get_opcodes():
+            width = min(i2 - i1, j2 - j1)  # "equal" and "replace": pairs of one message changed in place
+            if op == "replace":
+                self.roles_changed += width
+            self.contents_changed += sum(
+                1 for k in range(width) if before[i1 + k].get("content") != after[j1 + k].get("content")
+            )
+            self.added += (j2 - j1) - width
+            for removed in before[i1 + width : i2]:
+                if _has_text(removed):
+                    self.merged += 1  # a profile keeps every non-blank text: it went into a neighbour
+                else:
+                    self.dropped += 1
 
 
 def _arguments(call: Mapping[str, Any]) -> Any:
