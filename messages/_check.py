@@ -396,6 +396,8 @@ class Changes:
     """Messages left out that had no text (blank turns)."""
     messages_merged: int = 0
     """Messages left out whose text went into a neighbour (consecutive turns merged)."""
+    messages_moved: int = 0
+    """Messages sent unchanged at another place (a late tool result moved back to its call)."""
     roles_changed: int = 0
     """Messages sent in another role (system as user)."""
     contents_changed: int = 0
@@ -415,6 +417,7 @@ class Changes:
             "messages_added": self.messages_added,
             "messages_dropped": self.messages_dropped,
             "messages_merged": self.messages_merged,
+            "messages_moved": self.messages_moved,
             "roles_changed": self.roles_changed,
             "contents_changed": self.contents_changed,
             "arguments_changed": self.arguments_changed,
@@ -445,6 +448,8 @@ class Changes:
             said.append(f"drops {n(self.messages_dropped, 'blank message')}")
         if self.messages_merged:
             said.append(f"merges {n(self.messages_merged, 'message')} into a neighbour")
+        if self.messages_moved:
+            said.append(f"moves {n(self.messages_moved, 'message')}")
         if self.roles_changed:
             said.append(f"changes the role of {n(self.roles_changed, 'message')}")
         if self.contents_changed:
@@ -465,8 +470,8 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
     calls_before, calls_after = _calls(before), _calls(after)
     ids_rewritten = tool_calls_removed = arguments_changed = 0
     examples: list[tuple[str, str]] = []
+    renamed: dict[str, str] = {}
     if len(calls_before) == len(calls_after):
-        renamed: dict[str, str] = {}
         for old, new in zip(calls_before, calls_after, strict=True):
             if old.get("id") != new.get("id"):
                 renamed.setdefault(str(old.get("id")), str(new.get("id")))
@@ -482,10 +487,24 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
     moves = _Moves()
     # Messages the profile left exactly as they were anchor the alignment; between two anchors, the
     # messages are paired by role (a changed message), and the rest were added or removed.
-    exact = difflib.SequenceMatcher(None, _keys(before), _keys(after), autojunk=False)
+    # Tool-call ids count as equal under the profile's renaming, so that a result moved back to its
+    # call (by repair) reads as moved, not as one message dropped and another added.
+    keys_before, keys_after = _keys(before, renamed), _keys(after, {})
+    exact = difflib.SequenceMatcher(None, keys_before, keys_after, autojunk=False)
+    gone: Counter[str] = Counter()
+    came: Counter[str] = Counter()
     for op, i1, i2, j1, j2 in exact.get_opcodes():
         if op != "equal":
-            moves.gap(before[i1:i2], after[j1:j2])
+            gone.update(keys_before[i1:i2])
+            came.update(keys_after[j1:j2])
+    moved = gone & came
+    for op, i1, i2, j1, j2 in exact.get_opcodes():
+        if op != "equal":
+            moves.gap(
+                [m for m, k in zip(before[i1:i2], keys_before[i1:i2], strict=True) if k not in moved],
+                [m for m, k in zip(after[j1:j2], keys_after[j1:j2], strict=True) if k not in moved],
+            )
+    moves.moved = sum(moved.values())
     return Changes(
         ids_rewritten=ids_rewritten,
         id_examples=tuple(examples),
@@ -494,6 +513,7 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
         messages_added=moves.added,
         messages_dropped=moves.dropped,
         messages_merged=moves.merged,
+        messages_moved=moves.moved,
         roles_changed=moves.roles_changed,
         contents_changed=moves.contents_changed,
         arguments_changed=arguments_changed,
@@ -501,8 +521,23 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
     )
 
 
-def _keys(messages: Sequence[Mapping[str, Any]]) -> list[str]:
-    return [json.dumps(m, sort_keys=True, default=str) for m in messages]
+def _keys(messages: Sequence[Mapping[str, Any]], renamed: Mapping[str, str]) -> list[str]:
+    def key(message: Mapping[str, Any]) -> str:
+        if renamed:
+            message = dict(message)
+            if isinstance(message.get("tool_call_id"), str):
+                message["tool_call_id"] = renamed.get(message["tool_call_id"], message["tool_call_id"])
+            calls = message.get("tool_calls")
+            if isinstance(calls, list):
+                message["tool_calls"] = [
+                    {**c, "id": renamed.get(c["id"], c["id"])}
+                    if isinstance(c, Mapping) and isinstance(c.get("id"), str)
+                    else c
+                    for c in calls
+                ]
+        return json.dumps(message, sort_keys=True, default=str)
+
+    return [key(m) for m in messages]
 
 
 @dataclass
@@ -512,6 +547,7 @@ class _Moves:
     added: int = 0
     dropped: int = 0
     merged: int = 0
+    moved: int = 0
     roles_changed: int = 0
     contents_changed: int = 0
 

@@ -52,7 +52,7 @@ that is neither a list of messages nor a request log) or a usage error.
             "problems": 1,
             "changes": {"ids_rewritten": 1, "id_examples": [["old", "new"]], "keys_dropped": {"name": 1},
                         "keys_added": {}, "messages_added": 0, "messages_dropped": 0,
-                        "messages_merged": 0, "roles_changed": 0, "contents_changed": 0,
+                        "messages_merged": 0, "messages_moved": 0, "roles_changed": 0, "contents_changed": 0,
                         "arguments_changed": 0, "tool_calls_removed": 0},
             "remaining": []}],               # check(apply(...)): index, rule, row, message, fixable
          "fix": null}                         # with --fix: {"written", "changes", "remaining"}
@@ -205,7 +205,7 @@ def _profile_lines(report: ProfileReport) -> list[str]:
         return lines
     changed = f"    the profile (dump_messages(..., model=...)) {report.changes.describe()}"
     if not report.remaining:
-        lines.append(f"{changed}; then nothing is left")
+        lines.append(f"{changed}; its output has no problem left")
     else:
         lines.append(f"{changed}; left in its output ({_plural(len(report.remaining), 'problem')}):")
         lines.extend(_violation_line(v) for v in report.remaining)

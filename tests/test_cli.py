@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from messages import load_messages, protocol_errors
+from messages import load_messages, protocol_errors, repair_conversation
 from messages import strategies as ms
 from messages._check import Entry, InputError, Target, check_entry, compare, fix_entry, read_entries
 from messages.cli import main, render_json, render_text
@@ -547,6 +547,18 @@ def test_compare_tells_merged_turns_from_dropped_blank_ones():
     after = [user("a\n\nb"), assistant("c")]
     changes = compare(before, after)
     assert (changes.messages_merged, changes.messages_dropped, changes.contents_changed) == (1, 1, 1)
+
+
+def test_compare_tells_a_result_moved_back_to_its_call_under_a_new_id():
+    # A late result (after a user turn) that repair puts back after its call, with the id Mistral needs.
+    call, result, nudge = exchange(SIGNED_ID)[1], exchange(SIGNED_ID)[2], user("hurry")
+    before = [user("Hi"), call, nudge, result]
+    after = get_profile(MISTRAL).apply([m.model_dump() for m in repair_conversation(load_messages(before))])
+    changes = compare(before, after)
+    assert changes.messages_moved == 1
+    assert changes.ids_rewritten == 1
+    assert (changes.messages_dropped, changes.messages_merged) == (0, 0)
+    assert "moves 1 message" in changes.describe()
 
 
 # --- in-process: properties -----------------------------------------------------------------------------
