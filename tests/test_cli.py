@@ -394,6 +394,20 @@ def test_json_report_matches_the_text_report(tmp_path):
     assert document["summary"]["conversations_with_problems"] == len(logs) - 1
 
 
+def test_a_model_litellm_does_not_know_gets_the_default_profile_and_clean_json(tmp_path):
+    # litellm prints a "Provider List" banner to stdout for a model it cannot place; it must not reach
+    # the report, or `--format json` is no longer JSON.
+    path = write(tmp_path, "c.json", VALID)
+    result = run("--model", "my-local-llama", "--format", "json", path.name, cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, "")  # the default wants "" beside calls (row 53)
+    document = json.loads(result.stdout)
+    assert {(p["index"], p["row"]) for p in document["problems"]} == {(2, 53)}
+    ((conversation,),) = [c["profiles"] for c in document["conversations"]]
+    assert (conversation["model"], conversation["is_default"]) == ("my-local-llama", True)
+    text = run("--model", "my-local-llama", path.name, cwd=tmp_path)
+    assert "Provider List" not in text.stdout + text.stderr
+
+
 def test_a_plain_check_does_not_import_litellm_nor_the_profiles(tmp_path):
     # `-X importtime` lists every module the process imported, on stderr.
     path = write(tmp_path, "orphan.json", CASES["orphan result after a trim"][0])

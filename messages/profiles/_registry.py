@@ -242,10 +242,17 @@ def _ask_litellm(model: str) -> tuple[str, str] | None:
         from litellm import get_llm_provider
     except ImportError:  # litellm is a dependency, but the profiles work without it
         return None
+    import litellm
+
+    # On a model it does not know, litellm prints a "Provider List" banner to stdout before raising, which
+    # would corrupt the output of a caller (`messages check --format json`); its own switch silences it.
+    quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
     try:
         bare, provider, _, _ = get_llm_provider(model=model)
     except Exception:  # litellm raises BadRequestError ("LLM Provider NOT provided") and others
         return None
+    finally:
+        litellm.suppress_debug_info = quiet
     if not isinstance(provider, str) or not provider:
         return None
     return provider, bare if isinstance(bare, str) else model
