@@ -19,6 +19,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal, Union
 
+import typing_extensions
 from pydantic import BaseModel, ConfigDict
 
 __all__ = ["DUMPERS", "WireModel", "copy_json", "flat_init", "nest_flat", "short_repr", "wire_dump"]
@@ -165,6 +166,8 @@ def _value_code(tp: Any, names: dict[str, Any], v: str = "v") -> str:
         if str in kinds and len(others) == 1 and typing.get_origin(others[0]) is list:
             return f"{v} if {v}.__class__ is str else ({_value_code(others[0], names, v)})"
         return f"_json({v})"
+    if typing_extensions.is_typeddict(tp):
+        return _typeddict_literal(tp, v)
     if _is_model_class(tp):
         inline = _inline_literal(tp, v)
         if inline is not None:
@@ -194,6 +197,16 @@ def _inline_literal(cls: type[WireModel], v: str) -> str | None:
         else:
             return None
     return "{" + ", ".join(entries) + "}"
+
+
+def _typeddict_literal(tp: Any, v: str) -> str:
+    """A dict literal for a typed dict of required plain values (``FunctionCall``), else a copy."""
+    hints = typing.get_type_hints(tp)
+    if set(hints) != set(tp.__required_keys__) or any(
+        h not in (str, int, float, bool) for h in hints.values()
+    ):
+        return f"_json({v})"
+    return "{" + ", ".join(f"{name!r}: {v}[{name!r}]" for name in hints) + "}"
 
 
 def _constant(tp: Any) -> tuple[bool, Any]:

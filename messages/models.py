@@ -22,7 +22,8 @@ from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 import pydantic_core
-from pydantic import Field
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
 from messages._wire import WireModel, nest_flat
 from messages.errors import ToolArgumentsError
@@ -46,12 +47,18 @@ def encode_arguments(arguments: Mapping[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
 
 
-class FunctionCall(WireModel):
-    """The function half of a tool call: a name and the arguments exactly as the model produced them."""
+@with_config(ConfigDict(extra="forbid"))
+class FunctionCall(TypedDict):
+    """The function half of a tool call, as on the wire: ``{"name": ..., "arguments": <JSON string>}``.
 
-    name: str = Field(min_length=1)
+    A typed dict, not a model: a conversation holds one per call, and building a model for each costs
+    more than the rest of the call's validation (``python -m benchmarks stores``, loading a thread). Read
+    it through ``ToolCall.name`` and ``ToolCall.arguments``.
+    """
+
+    name: Annotated[str, Field(min_length=1)]
     """The tool's name."""
-    arguments: str = ""
+    arguments: str
     """The arguments as a JSON string, byte-exact (for prompt caching, and so that invalid JSON can be
     echoed back). ``""`` means no arguments. On the wire it must be a string (provider-quirks.md row 6);
     ``ToolCall(arguments={...})`` serializes a mapping once."""
@@ -83,7 +90,7 @@ class ToolCall(WireModel):
             name: str | None = None,
             arguments: str | Mapping[str, Any] | None = None,
             provider_specific_fields: Mapping[str, Any] | None = None,
-            function: FunctionCall | Mapping[str, Any] | None = None,
+            function: Mapping[str, Any] | None = None,
             type: Literal["function"] = "function",
         ) -> None: ...
 
@@ -100,7 +107,11 @@ class ToolCall(WireModel):
                     raise ValueError(
                         f"arguments given as a mapping must be JSON-serializable: {exc}"
                     ) from None
-            super().__init__(**nest_flat(data, "function", ("name", "arguments"), "ToolCall"))
+            data = nest_flat(data, "function", ("name", "arguments"), "ToolCall")
+            function = data.get("function")
+            if isinstance(function, Mapping) and "arguments" not in function:
+                data["function"] = {**function, "arguments": ""}  # built without arguments: none
+            super().__init__(**data)
 
         # Marked as pydantic's base __init__: validating wire dicts never comes here (see _wire.flat_init).
         __init__.__pydantic_base_init__ = True
@@ -108,19 +119,19 @@ class ToolCall(WireModel):
     @property
     def name(self) -> str:
         """The tool's name."""
-        return self.function.name
+        return self.function["name"]
 
     @property
     def arguments(self) -> str:
         """The arguments as the exact JSON string the model produced (``""`` for none)."""
-        return self.function.arguments
+        return self.function["arguments"]
 
     def parse_arguments(self) -> dict[str, Any]:
         """The arguments decoded into a dict; ``""`` (or whitespace) means no arguments.
 
         Raises ``ToolArgumentsError``, carrying the raw text, when they are not a JSON object.
         """
-        raw = self.function.arguments
+        raw = self.function["arguments"]
         if not raw.strip():
             return {}
         try:

@@ -93,7 +93,7 @@ def as_builder_reads(message: AIMessage) -> AIMessage:
       streams refusals are lost earlier still, in its stream wrapper: see the test of that below).
     """
     calls = [
-        c.model_copy(update={"function": c.function.model_copy(update={"arguments": c.arguments or "{}"})})
+        c.model_copy(update={"function": {**c.function, "arguments": c.arguments or "{}"}})
         for c in message.tool_calls
     ]
     return message.model_copy(update={"tool_calls": calls, "refusal": None})
