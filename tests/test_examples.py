@@ -17,11 +17,17 @@ from messages.testing import StandInServer
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def run_example(name: str, *args: str) -> str:
+def start_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``examples/<name>`` as a user without provider keys would."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True, env=env, timeout=300
     )
+
+
+def run_example(name: str, *args: str) -> str:
+    """What ``examples/<name>`` prints, once it has succeeded."""
+    result = start_example(name, *args)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -50,14 +56,7 @@ def test_tool_loop_takes_a_question_and_answers_without_tools_when_none_fit():
 
 
 def test_tool_loop_refuses_a_model_without_its_key():
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    result = subprocess.run(
-        [sys.executable, str(EXAMPLES / "tool_loop.py"), "--model", "openai/gpt-4o-mini"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    result = start_example("tool_loop.py", "--model", "openai/gpt-4o-mini")
     assert result.returncode == 2
     assert "OPENAI_API_KEY" in result.stderr
 
@@ -124,14 +123,7 @@ def test_streaming_bot_prints_text_and_arguments_as_they_arrive(litellm, monkeyp
 
 
 def test_streaming_bot_refuses_a_model_without_its_key():
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    result = subprocess.run(
-        [sys.executable, str(EXAMPLES / "streaming_bot.py"), "--model", "openai/gpt-4o-mini"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    result = start_example("streaming_bot.py", "--model", "openai/gpt-4o-mini")
     assert result.returncode == 2
     assert "OPENAI_API_KEY" in result.stderr
     assert result.stdout == ""

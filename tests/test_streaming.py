@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 from messages import AIMessage, ReplyError, StreamAccumulator, StreamDelta, ToolCall
 from messages import strategies as ms
 from messages.testing import (
-    AnthropicStreamRoute,
-    GeminiStreamRoute,
+    AnthropicMessagesRoute,
+    GeminiRoute,
     OpenAIChatRoute,
     StandInServer,
     scripted,
@@ -66,7 +66,7 @@ def accumulate(chunks: list[Any], **options: Any) -> StreamAccumulator:
 
 def stream_from(litellm: Any, provider: str, reply: AIMessage | Responder) -> list[Any]:
     """The chunks the real litellm yields for ``reply`` served by the provider's stand-in."""
-    routes = [OpenAIChatRoute(), AnthropicStreamRoute(), GeminiStreamRoute()]
+    routes = [OpenAIChatRoute(), AnthropicMessagesRoute(), GeminiRoute()]
     responder = reply if callable(reply) else scripted(reply)
     with StandInServer(responder, routes=routes) as server:
         stream = litellm.completion(

@@ -29,20 +29,23 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from messages._io import MESSAGE_LIST
-from messages.errors import CorruptDataError, InvalidThreadIdError
+from messages.errors import CorruptDataError, InvalidThreadIdError, ThreadNotFoundError
 from messages.models import Message
-from messages.threads import LocalThread, RemoteThread, as_message_list, parse_thread
+from messages.threads import LocalThread, RemoteThread, as_message_list, new_thread_id, parse_thread
 
 __all__ = [
     "MAX_THREAD_ID_LENGTH",
+    "SQLThreadStore",
+    "StoredThread",
     "ThreadInfo",
     "ThreadStore",
     "bounds",
@@ -74,40 +77,96 @@ class ThreadInfo:
     """When a message was last appended or the thread last saved (UTC)."""
 
 
-class ThreadStore(ABC):
-    """Where threads and their messages live: the contract of every backend (see the module docstring)."""
+@dataclass(frozen=True)
+class StoredThread:
+    """A thread's row as a backend reads it, before it is decoded: what ``load_thread`` and ``thread_info``
+    are made from."""
 
-    @abstractmethod
+    state: object
+    """The saved thread value's JSON text (anything else is damage, reported by ``decode_thread``)."""
+    length: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class ThreadStore(ABC):
+    """Where threads and their messages live: the contract of every backend (see the module docstring).
+
+    The public methods check ids, encode what is written and decode what is read, here, once for every
+    backend; a backend implements ``threads`` and the underscored methods, which take a checked id and the
+    stored text.
+    """
+
     def create_thread(self, thread_id: str | None = None) -> str:
         """Create an empty ``LocalThread`` and return its id (a random one unless ``thread_id`` is given)."""
+        thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
+        self._insert_thread(thread_id, encode_thread(LocalThread(id=thread_id)))
+        return thread_id
 
-    @abstractmethod
     def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
         """Add one message or several, atomically, at the end; returns the positions they got."""
+        thread_id = check_thread_id(thread_id)
+        encoded = encode_messages(messages)
+        first = self._append_rows(thread_id, encoded)
+        return range(first, first + len(encoded))
 
-    @abstractmethod
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
+        thread_id = check_thread_id(thread_id)
+        first, rows = self._read_rows(thread_id, start, stop)
+        return decode_messages(thread_id, first, rows)
 
     @abstractmethod
     def threads(self) -> list[str]:
         """Every thread id, oldest first."""
 
-    @abstractmethod
     def delete_thread(self, thread_id: str) -> None:
+        """Remove the thread and its messages."""
+        self._delete_thread(check_thread_id(thread_id))
+
+    def save_thread(self, thread: LocalThread | RemoteThread) -> None:
+        """Store the thread value under ``thread.id`` (creating the thread if needed); messages stay."""
+        state = encode_thread(thread)
+        self._write_state(thread.id, state)
+
+    def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
+        """The thread value saved under ``thread_id``: a ``LocalThread`` or a ``RemoteThread``."""
+        thread_id = check_thread_id(thread_id)
+        return decode_thread(thread_id, self._read_thread(thread_id).state)
+
+    def thread_info(self, thread_id: str) -> ThreadInfo:
+        """The thread's envelope: kind, length and timestamps."""
+        thread_id = check_thread_id(thread_id)
+        stored = self._read_thread(thread_id)
+        kind = decode_thread(thread_id, stored.state).kind
+        return ThreadInfo(thread_id, kind, stored.length, stored.created_at, stored.updated_at)
+
+    # -- what a backend implements (ids already checked; ThreadNotFoundError when there is no such thread) --
+
+    @abstractmethod
+    def _insert_thread(self, thread_id: str, state: str) -> None:
+        """Store a new thread whose saved value is ``state``; ``ThreadExistsError`` if the id is taken."""
+
+    @abstractmethod
+    def _append_rows(self, thread_id: str, rows: list[str]) -> int:
+        """Append ``rows`` (message dumps, maybe none) atomically; the position of the first."""
+
+    @abstractmethod
+    def _read_rows(self, thread_id: str, start: int, stop: int | None) -> tuple[int, Sequence[object]]:
+        """The position ``bounds`` gives ``start`` and the stored rows of ``[start:stop]``, from one
+        snapshot (``missing_position`` when the store lacks a row its length counts)."""
+
+    @abstractmethod
+    def _delete_thread(self, thread_id: str) -> None:
         """Remove the thread and its messages."""
 
     @abstractmethod
-    def save_thread(self, thread: LocalThread | RemoteThread) -> None:
-        """Store the thread value under ``thread.id`` (creating the thread if needed); messages stay."""
+    def _write_state(self, thread_id: str, state: str) -> None:
+        """Save ``state`` as the thread's value, creating the thread (empty) if needed."""
 
     @abstractmethod
-    def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        """The thread value saved under ``thread_id``: a ``LocalThread`` or a ``RemoteThread``."""
-
-    @abstractmethod
-    def thread_info(self, thread_id: str) -> ThreadInfo:
-        """The thread's envelope: kind, length and timestamps."""
+    def _read_thread(self, thread_id: str) -> StoredThread:
+        """The thread's row."""
 
     def close(self) -> None:  # noqa: B027 - a no-op by default; backends with connections override it
         """Release connections; the store cannot be used afterwards."""
@@ -119,6 +178,75 @@ class ThreadStore(ABC):
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         self.close()
+
+
+class SQLThreadStore(ThreadStore):
+    """What the SQL backends share: the reads of the tables ``thread_store_threads`` (id, state, length,
+    created_at, updated_at) and ``thread_store_messages`` (thread_id, position, message), written once with
+    ``?`` placeholders, which ``_query`` turns into the driver's."""
+
+    _placeholder: ClassVar[str] = "?"
+
+    @abstractmethod
+    def _connection(self) -> Any:
+        """The calling thread's DB-API connection."""
+
+    @abstractmethod
+    def _snapshot(self, conn: Any) -> AbstractContextManager[object]:
+        """A read transaction on ``conn``: one snapshot for every statement inside it."""
+
+    def _timestamp(self, value: Any) -> datetime:
+        """A timestamp column as the driver returns it, as a ``datetime``."""
+        return value  # type: ignore[no-any-return]  # a driver that returns datetimes; others override
+
+    def _query(self, conn: Any, sql: str, params: tuple[object, ...]) -> Any:
+        return conn.execute(sql.replace("?", self._placeholder), params)
+
+    def _length(self, conn: Any, thread_id: str) -> int:
+        row = self._query(
+            conn, "SELECT length FROM thread_store_threads WHERE id = ?", (thread_id,)
+        ).fetchone()
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        return int(row[0])
+
+    def _read_rows(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[object]]:
+        conn = self._connection()
+        with self._snapshot(conn):
+            lo, hi = bounds(start, stop, self._length(conn, thread_id))
+            if lo >= hi:
+                return lo, []
+            # Rows in index order, joined by decode_messages: an ordered aggregate would sort the range on
+            # the server.
+            rows = [
+                text
+                for (text,) in self._query(
+                    conn,
+                    "SELECT message FROM thread_store_messages "
+                    "WHERE thread_id = ? AND position >= ? AND position < ? ORDER BY position",
+                    (thread_id, lo, hi),
+                )
+            ]
+            if len(rows) != hi - lo:
+                present = self._query(
+                    conn,
+                    "SELECT position FROM thread_store_messages "
+                    "WHERE thread_id = ? AND position >= ? AND position < ?",
+                    (thread_id, lo, hi),
+                )
+                raise missing_position(thread_id, lo, hi, (int(p) for (p,) in present))
+        return lo, rows
+
+    def _read_thread(self, thread_id: str) -> StoredThread:
+        row = self._query(
+            self._connection(),
+            "SELECT state, length, created_at, updated_at FROM thread_store_threads WHERE id = ?",
+            (thread_id,),
+        ).fetchone()
+        if row is None:
+            raise ThreadNotFoundError(thread_id)
+        state, length, created, updated = row
+        return StoredThread(state, int(length), self._timestamp(created), self._timestamp(updated))
 
 
 def utc_now() -> datetime:

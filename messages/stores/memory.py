@@ -9,24 +9,11 @@ everything.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
-from messages.models import Message
-from messages.stores.base import (
-    ThreadInfo,
-    ThreadStore,
-    bounds,
-    check_thread_id,
-    decode_messages,
-    decode_thread,
-    encode_messages,
-    encode_thread,
-    utc_now,
-)
-from messages.threads import LocalThread, RemoteThread, new_thread_id
+from messages.stores.base import StoredThread, ThreadStore, bounds, utc_now
 
 __all__ = ["InMemoryThreadStore"]
 
@@ -55,7 +42,7 @@ class InMemoryThreadStore(ThreadStore):
 
     def _get(self, thread_id: str) -> _Record:
         self._check_open()
-        record = self._threads.get(check_thread_id(thread_id))
+        record = self._threads.get(thread_id)
         if record is None:
             raise ThreadNotFoundError(thread_id)
         return record
@@ -64,68 +51,51 @@ class InMemoryThreadStore(ThreadStore):
         if self._closed:
             raise StoreError("this InMemoryThreadStore is closed")
 
-    def create_thread(self, thread_id: str | None = None) -> str:
-        thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
-        state = encode_thread(LocalThread(id=thread_id))
+    def _insert_thread(self, thread_id: str, state: str) -> None:
         now = utc_now()
         with self._lock:
             self._check_open()
             if thread_id in self._threads:
                 raise ThreadExistsError(thread_id)
             self._threads[thread_id] = _Record(state, now, now)
-        return thread_id
 
-    def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
-        encoded = encode_messages(messages)
+    def _append_rows(self, thread_id: str, rows: list[str]) -> int:
         with self._lock:
             record = self._get(thread_id)
             first = len(record.rows)
-            if encoded:
-                record.rows.extend(encoded)
+            if rows:
+                record.rows.extend(rows)
                 record.updated_at = utc_now()
-        return range(first, first + len(encoded))
+        return first
 
-    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
+    def _read_rows(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[str]]:
         with self._lock:
             rows = self._get(thread_id).rows
             lo, hi = bounds(start, stop, len(rows))
-            selected = rows[lo:hi]
-        return decode_messages(thread_id, lo, selected)
+            return lo, rows[lo:hi]
 
     def threads(self) -> list[str]:
         with self._lock:
             self._check_open()
             return list(self._threads)
 
-    def delete_thread(self, thread_id: str) -> None:
+    def _delete_thread(self, thread_id: str) -> None:
         with self._lock:
             self._get(thread_id)
             del self._threads[thread_id]
 
-    def save_thread(self, thread: LocalThread | RemoteThread) -> None:
-        state = encode_thread(thread)
+    def _write_state(self, thread_id: str, state: str) -> None:
         now = utc_now()
         with self._lock:
             self._check_open()
-            record = self._threads.get(thread.id)
+            record = self._threads.get(thread_id)
             if record is None:
-                self._threads[thread.id] = _Record(state, now, now)
+                self._threads[thread_id] = _Record(state, now, now)
             else:
                 record.state = state
                 record.updated_at = now
 
-    def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        with self._lock:
-            state = self._get(thread_id).state
-        return decode_thread(thread_id, state)
-
-    def thread_info(self, thread_id: str) -> ThreadInfo:
+    def _read_thread(self, thread_id: str) -> StoredThread:
         with self._lock:
             record = self._get(thread_id)
-            state, length, created, updated = (
-                record.state,
-                len(record.rows),
-                record.created_at,
-                record.updated_at,
-            )
-        return ThreadInfo(thread_id, decode_thread(thread_id, state).kind, length, created, updated)
+            return StoredThread(record.state, len(record.rows), record.created_at, record.updated_at)

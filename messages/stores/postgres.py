@@ -18,24 +18,13 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
-from messages.models import Message
 from messages.stores._connections import PerThread
-from messages.stores.base import (
-    ThreadInfo,
-    ThreadStore,
-    bounds,
-    check_thread_id,
-    decode_messages,
-    decode_thread,
-    encode_messages,
-    encode_thread,
-    missing_position,
-)
-from messages.threads import LocalThread, RemoteThread, new_thread_id
+from messages.stores.base import SQLThreadStore
 
 __all__ = ["MIGRATIONS", "PostgresThreadStore"]
 
@@ -100,8 +89,10 @@ SELECT first FROM bumped
 """
 
 
-class PostgresThreadStore(ThreadStore):
+class PostgresThreadStore(SQLThreadStore):
     """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value)."""
+
+    _placeholder = "%s"
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
         try:
@@ -182,103 +173,41 @@ class PostgresThreadStore(ThreadStore):
 
     # -- the contract ------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _length(conn: Any, thread_id: str) -> int:
-        row = conn.execute("SELECT length FROM thread_store_threads WHERE id = %s", (thread_id,)).fetchone()
-        if row is None:
-            raise ThreadNotFoundError(thread_id)
-        return int(row[0])
+    @contextmanager
+    def _snapshot(self, conn: Any) -> Iterator[None]:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
 
-    def create_thread(self, thread_id: str | None = None) -> str:
-        thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
-        state = encode_thread(LocalThread(id=thread_id))
+    def _insert_thread(self, thread_id: str, state: str) -> None:
         try:
             self._connection().execute(
                 "INSERT INTO thread_store_threads (id, state) VALUES (%s, %s)", (thread_id, state)
             )
         except self._psycopg.errors.UniqueViolation:
             raise ThreadExistsError(thread_id) from None
-        return thread_id
 
-    def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
-        thread_id = check_thread_id(thread_id)
-        encoded = encode_messages(messages)
+    def _append_rows(self, thread_id: str, rows: list[str]) -> int:
         conn = self._connection()
-        if not encoded:
-            length = self._length(conn, thread_id)
-            return range(length, length)
-        row = conn.execute(_APPEND, {"id": thread_id, "count": len(encoded), "messages": encoded}).fetchone()
+        if not rows:
+            return self._length(conn, thread_id)
+        row = conn.execute(_APPEND, {"id": thread_id, "count": len(rows), "messages": rows}).fetchone()
         if row is None:
             raise ThreadNotFoundError(thread_id)
-        first = int(row[0])
-        return range(first, first + len(encoded))
-
-    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        thread_id = check_thread_id(thread_id)
-        conn = self._connection()
-        with conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            lo, hi = bounds(start, stop, self._length(conn, thread_id))
-            if lo >= hi:
-                return []
-            # Rows in index order, joined here: an ordered string_agg would sort the range on the server.
-            rows = [
-                text
-                for (text,) in conn.execute(
-                    "SELECT message FROM thread_store_messages "
-                    "WHERE thread_id = %s AND position >= %s AND position < %s ORDER BY position",
-                    (thread_id, lo, hi),
-                )
-            ]
-            if len(rows) != hi - lo:
-                present = conn.execute(
-                    "SELECT position FROM thread_store_messages "
-                    "WHERE thread_id = %s AND position >= %s AND position < %s",
-                    (thread_id, lo, hi),
-                )
-                raise missing_position(thread_id, lo, hi, (int(p) for (p,) in present))
-        return decode_messages(thread_id, lo, rows)
+        return int(row[0])
 
     def threads(self) -> list[str]:
         rows = self._connection().execute("SELECT id FROM thread_store_threads ORDER BY ordinal")
         return [thread_id for (thread_id,) in rows]
 
-    def delete_thread(self, thread_id: str) -> None:
-        thread_id = check_thread_id(thread_id)
+    def _delete_thread(self, thread_id: str) -> None:
         cursor = self._connection().execute("DELETE FROM thread_store_threads WHERE id = %s", (thread_id,))
         if cursor.rowcount == 0:
             raise ThreadNotFoundError(thread_id)
 
-    def save_thread(self, thread: LocalThread | RemoteThread) -> None:
-        state = encode_thread(thread)
+    def _write_state(self, thread_id: str, state: str) -> None:
         self._connection().execute(
             "INSERT INTO thread_store_threads (id, state) VALUES (%s, %s) "
             "ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, updated_at = now()",
-            (thread.id, state),
+            (thread_id, state),
         )
-
-    def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        thread_id = check_thread_id(thread_id)
-        row = (
-            self._connection()
-            .execute("SELECT state FROM thread_store_threads WHERE id = %s", (thread_id,))
-            .fetchone()
-        )
-        if row is None:
-            raise ThreadNotFoundError(thread_id)
-        return decode_thread(thread_id, row[0])
-
-    def thread_info(self, thread_id: str) -> ThreadInfo:
-        thread_id = check_thread_id(thread_id)
-        row = (
-            self._connection()
-            .execute(
-                "SELECT state, length, created_at, updated_at FROM thread_store_threads WHERE id = %s",
-                (thread_id,),
-            )
-            .fetchone()
-        )
-        if row is None:
-            raise ThreadNotFoundError(thread_id)
-        state, length, created, updated = row
-        return ThreadInfo(thread_id, decode_thread(thread_id, state).kind, int(length), created, updated)

@@ -19,28 +19,15 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
-from messages.models import Message
 from messages.stores._connections import PerThread
-from messages.stores.base import (
-    ThreadInfo,
-    ThreadStore,
-    bounds,
-    check_thread_id,
-    decode_messages,
-    decode_thread,
-    encode_messages,
-    encode_thread,
-    missing_position,
-    utc_now,
-)
-from messages.threads import LocalThread, RemoteThread, new_thread_id
+from messages.stores.base import SQLThreadStore, utc_now
 
 __all__ = ["MIGRATIONS", "SQLiteThreadStore"]
 
@@ -89,7 +76,7 @@ def m002_create_messages(conn: sqlite3.Connection) -> None:
 _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
 
 
-class SQLiteThreadStore(ThreadStore):
+class SQLiteThreadStore(SQLThreadStore):
     """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it."""
 
     def __init__(
@@ -205,36 +192,29 @@ class SQLiteThreadStore(ThreadStore):
 
     # -- the contract ------------------------------------------------------------------------------------
 
-    def _length(self, conn: sqlite3.Connection, thread_id: str) -> int:
-        row = conn.execute("SELECT length FROM thread_store_threads WHERE id = ?", (thread_id,)).fetchone()
-        if row is None:
-            raise ThreadNotFoundError(thread_id)
-        length: int = row[0]
-        return length
+    def _snapshot(self, conn: sqlite3.Connection) -> AbstractContextManager[None]:
+        return _transaction(conn, "DEFERRED")
 
-    def create_thread(self, thread_id: str | None = None) -> str:
-        thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
-        state = encode_thread(LocalThread(id=thread_id))
+    def _timestamp(self, value: str) -> datetime:
+        return datetime.fromisoformat(value)  # stored as ISO 8601 text
+
+    def _insert_thread(self, thread_id: str, state: str) -> None:
         now = utc_now().isoformat()
-        conn = self._connection()
         try:
-            conn.execute(
+            self._connection().execute(
                 "INSERT INTO thread_store_threads (id, state, length, created_at, updated_at) "
                 "VALUES (?, ?, 0, ?, ?)",
                 (thread_id, state, now, now),
             )
         except sqlite3.IntegrityError:
             raise ThreadExistsError(thread_id) from None
-        return thread_id
 
-    def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
-        thread_id = check_thread_id(thread_id)
-        encoded = encode_messages(messages)  # before taking the lock: the lock is held for the writes only
-        count = len(encoded)
+    def _append_rows(self, thread_id: str, rows: list[str]) -> int:
+        # The rows are encoded before the lock is taken: the lock is held for the writes only.
+        count = len(rows)
         conn = self._connection()
         if not count:
-            length = self._length(conn, thread_id)
-            return range(length, length)
+            return self._length(conn, thread_id)
         now = utc_now().isoformat()
         with _transaction(conn, "IMMEDIATE"):
             row = conn.execute(
@@ -244,87 +224,32 @@ class SQLiteThreadStore(ThreadStore):
             ).fetchone()
             if row is None:
                 raise ThreadNotFoundError(thread_id)
-            first = row[0] - count
+            first: int = row[0] - count
             conn.executemany(
                 "INSERT INTO thread_store_messages (thread_id, position, message, created_at) "
                 "VALUES (?, ?, ?, ?)",
-                [(thread_id, first + offset, text, now) for offset, text in enumerate(encoded)],
+                [(thread_id, first + offset, text, now) for offset, text in enumerate(rows)],
             )
-        return range(first, first + count)
-
-    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        thread_id = check_thread_id(thread_id)
-        conn = self._connection()
-        with _transaction(conn, "DEFERRED"):  # one snapshot for the length and the rows
-            lo, hi = bounds(start, stop, self._length(conn, thread_id))
-            if lo >= hi:
-                return []
-            rows = [
-                text
-                for (text,) in conn.execute(
-                    "SELECT message FROM thread_store_messages "
-                    "WHERE thread_id = ? AND position >= ? AND position < ? ORDER BY position",
-                    (thread_id, lo, hi),
-                )
-            ]
-            if len(rows) != hi - lo:
-                present = conn.execute(
-                    "SELECT position FROM thread_store_messages "
-                    "WHERE thread_id = ? AND position >= ? AND position < ?",
-                    (thread_id, lo, hi),
-                )
-                raise missing_position(thread_id, lo, hi, (p for (p,) in present))
-        return decode_messages(thread_id, lo, rows)
+        return first
 
     def threads(self) -> list[str]:
         conn = self._connection()
         return [tid for (tid,) in conn.execute("SELECT id FROM thread_store_threads ORDER BY rowid")]
 
-    def delete_thread(self, thread_id: str) -> None:
-        thread_id = check_thread_id(thread_id)
+    def _delete_thread(self, thread_id: str) -> None:
         conn = self._connection()
         with _transaction(conn, "IMMEDIATE"):
             conn.execute("DELETE FROM thread_store_messages WHERE thread_id = ?", (thread_id,))
             if conn.execute("DELETE FROM thread_store_threads WHERE id = ?", (thread_id,)).rowcount == 0:
                 raise ThreadNotFoundError(thread_id)
 
-    def save_thread(self, thread: LocalThread | RemoteThread) -> None:
-        state = encode_thread(thread)
+    def _write_state(self, thread_id: str, state: str) -> None:
         now = utc_now().isoformat()
         self._connection().execute(
             "INSERT INTO thread_store_threads (id, state, length, created_at, updated_at) "
             "VALUES (?, ?, 0, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-            (thread.id, state, now, now),
-        )
-
-    def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        thread_id = check_thread_id(thread_id)
-        row = (
-            self._connection()
-            .execute("SELECT state FROM thread_store_threads WHERE id = ?", (thread_id,))
-            .fetchone()
-        )
-        if row is None:
-            raise ThreadNotFoundError(thread_id)
-        return decode_thread(thread_id, row[0])
-
-    def thread_info(self, thread_id: str) -> ThreadInfo:
-        thread_id = check_thread_id(thread_id)
-        row = (
-            self._connection()
-            .execute(
-                "SELECT state, length, created_at, updated_at FROM thread_store_threads WHERE id = ?",
-                (thread_id,),
-            )
-            .fetchone()
-        )
-        if row is None:
-            raise ThreadNotFoundError(thread_id)
-        state, length, created, updated = row
-        kind = decode_thread(thread_id, state).kind
-        return ThreadInfo(
-            thread_id, kind, length, datetime.fromisoformat(created), datetime.fromisoformat(updated)
+            (thread_id, state, now, now),
         )
 
 

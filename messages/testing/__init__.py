@@ -10,18 +10,16 @@ function from the request body to the ``AIMessage`` to send back.
         server.last_body()["messages"]
 
 Routes (all served by default): OpenAI-shape chat completions (OpenAI, Mistral, Groq, DeepSeek, xAI,
-OpenRouter, Together, ...), Anthropic messages, Gemini and Vertex AI generateContent (with the OAuth
-``/token`` endpoint of Vertex service accounts), Bedrock converse and converse-stream, Ollama ``/api/chat``
-and ``/api/generate``, Cohere v2 chat. Each turns the responder's ``AIMessage`` into that API's native
-reply, streamed when the request asks for a stream.
+OpenRouter, Together, ...), the OpenAI Responses API, Anthropic messages, Gemini and Vertex AI
+generateContent (with the OAuth ``/token`` endpoint of Vertex service accounts), Bedrock converse and
+converse-stream, Ollama ``/api/chat`` and ``/api/generate``, Cohere v2 chat. Each turns the responder's
+``AIMessage`` into that API's native reply, streamed when the request asks for a stream.
 """
 
-from messages.testing._anthropic import AnthropicMessagesRoute
-from messages.testing._anthropic_stream import AnthropicStreamRoute
+from messages.testing._anthropic import AnthropicMessagesRoute, AnthropicStreamRoute
 from messages.testing._bedrock import BedrockConverseRoute
 from messages.testing._cohere import CohereChatRoute
-from messages.testing._gemini import GeminiRoute, OAuthTokenRoute
-from messages.testing._gemini_stream import GeminiStreamRoute
+from messages.testing._gemini import GeminiRoute, GeminiStreamRoute, OAuthTokenRoute
 from messages.testing._ollama import OllamaRoute
 from messages.testing._openai import OpenAIChatRoute
 from messages.testing._responses import OpenAIResponsesRoute

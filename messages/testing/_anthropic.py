@@ -1,4 +1,23 @@
-"""The Anthropic Messages route, ``POST /v1/messages`` (also what litellm sends to Claude on Vertex)."""
+"""The Anthropic Messages route (``POST /v1/messages``, also what litellm sends to Claude on Vertex), streamed
+as Anthropic streams or not.
+
+The reply's ``thinking_blocks`` become thinking blocks; a reply with ``reasoning_content`` but no
+``thinking_blocks`` gets one thinking block holding that text, with a stand-in signature (Anthropic signs
+every thinking block it sends). Then one text block, then a ``tool_use`` block per call (its ``input`` the
+decoded arguments: a call whose arguments are not a JSON object fails the request, before any byte of a
+stream is sent).
+
+A streamed reply is the event sequence of Anthropic's Messages API: ``message_start`` (usage with the
+input tokens), ``ping``, then one content block after another, each opened by ``content_block_start``,
+filled by ``content_block_delta`` events and closed by ``content_block_stop``, then ``message_delta``
+(stop reason and the cumulative output tokens) and ``message_stop``:
+
+* a signed thinking block streams its text as ``thinking_delta`` and closes with one ``signature_delta``;
+  a redacted thinking block arrives whole in its ``content_block_start``;
+* text streams as ``text_delta`` pieces;
+* a tool call opens with its id, name and ``input: {}``, then streams its arguments as written as
+  ``input_json_delta`` fragments (the first one empty, as Anthropic sends it).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +31,7 @@ from messages.models import AIMessage
 from messages.testing._native import NativeReply, pieces, sse, take_apart
 from messages.testing._server import Reply, Responder
 
-__all__ = ["AnthropicMessagesRoute", "anthropic_message", "anthropic_stream_events"]
+__all__ = ["AnthropicMessagesRoute", "AnthropicStreamRoute", "anthropic_message", "anthropic_stream_events"]
 
 _ids = itertools.count(1)
 
@@ -60,9 +79,16 @@ def _events(body: dict[str, Any], native: NativeReply) -> Iterator[tuple[str, di
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": native.prompt_tokens, "output_tokens": 1},
+        "usage": {
+            "input_tokens": native.prompt_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": 1,
+        },
     }
     yield "message_start", {"type": "message_start", "message": message}
+    yield "ping", {"type": "ping"}
+    calls = iter(native.calls)  # the tool_use blocks come in the order of the calls
     for index, block in enumerate(_blocks(native)):
         kind = block["type"]
         deltas: list[dict[str, Any]] = []
@@ -76,10 +102,9 @@ def _events(body: dict[str, Any], native: NativeReply) -> Iterator[tuple[str, di
             deltas = [{"type": "text_delta", "text": p} for p in pieces(block["text"])]
         elif kind == "tool_use":
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            deltas = [
-                {"type": "input_json_delta", "partial_json": p} for p in pieces(json.dumps(block["input"]))
-            ]
-        else:  # redacted_thinking arrives whole in its start event
+            fragments = ["", *pieces(next(calls).raw_arguments)]
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in fragments]
+        else:  # redacted_thinking, and any other block: whole in its start event
             start = block
         yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
         for delta in deltas:
@@ -98,7 +123,7 @@ def _events(body: dict[str, Any], native: NativeReply) -> Iterator[tuple[str, di
 
 @dataclass(frozen=True)
 class AnthropicMessagesRoute:
-    """``POST /v1/messages``, streaming (named server-sent events) or not."""
+    """``POST .../v1/messages``, streaming (named server-sent events) or not."""
 
     name: str = "anthropic"
 
@@ -110,3 +135,7 @@ class AnthropicMessagesRoute:
         if body.get("stream"):
             return Reply(200, sse(anthropic_stream_events(body, reply)), "text/event-stream")
         return Reply(200, json.dumps(anthropic_message(body, reply)).encode())
+
+
+AnthropicStreamRoute = AnthropicMessagesRoute
+"""The same route under the name it had while streaming was served by a separate class."""

@@ -1,78 +1,114 @@
 """The Gemini generateContent routes: Google AI Studio, Vertex AI (same body, longer path), and the OAuth
-token endpoint that Vertex service-account credentials call first."""
+token endpoint that Vertex service-account credentials call first.
+
+A reply is a ``GenerateContentResponse`` with one candidate whose parts are the reasoning
+(``{"text": ..., "thought": true}``), the text, then one ``{"functionCall": {"name", "args"}}`` per call,
+with the call's ``thoughtSignature`` (a thinking reply signs its first call, provider-quirks.md row 25).
+Gemini has no call ids (litellm makes them up). Anthropic's signed ``thinking_blocks`` have no Gemini form:
+only their text is sent, as reasoning.
+
+``:streamGenerateContent?alt=sse`` streams the same parts as server-sent events (``data:`` lines, no event
+names): reasoning and text in pieces, all of a turn's calls whole in one chunk (as Gemini sends parallel
+calls), ``finishReason: "STOP"`` on the last chunk, and the usage so far restated on every chunk
+(cumulative, as Gemini sends it). Words stand in for tokens; thoughts are counted apart from candidates.
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from messages.models import AIMessage
-from messages.testing._native import NativeReply, pieces, sse, take_apart
+from messages.testing._native import NativeCall, NativeReply, pieces, sse, take_apart
+from messages.testing._openai import word_count
 from messages.testing._server import Reply, Responder
 
-__all__ = ["GeminiRoute", "OAuthTokenRoute", "gemini_response", "gemini_stream_chunks"]
+__all__ = ["GeminiRoute", "GeminiStreamRoute", "OAuthTokenRoute", "gemini_response", "gemini_stream_chunks"]
+
+_ids = itertools.count(1)
 
 
-def _call_part(call: Any) -> dict[str, Any]:
+def _take_apart(body: dict[str, Any], reply: AIMessage) -> NativeReply:
+    prompt = [body.get("contents", []), body.get("systemInstruction", {})]
+    return take_apart(body, reply, "gemini", prompt=prompt)
+
+
+def _call_part(call: NativeCall) -> dict[str, Any]:
     part: dict[str, Any] = {"functionCall": {"name": call.name, "args": call.arguments}}
     if call.thought_signature is not None:
         part["thoughtSignature"] = call.thought_signature
     return part
 
 
-def _parts(native: NativeReply) -> list[dict[str, Any]]:
+def _usage(prompt: int, parts: list[dict[str, Any]]) -> dict[str, int]:
+    """The usage of a reply whose parts so far are ``parts``."""
+    thought = "".join(p["text"] for p in parts if p.get("thought"))
+    answer = "".join(p["text"] for p in parts if "text" in p and not p.get("thought"))
+    calls = [p["functionCall"] for p in parts if "functionCall" in p]
+    candidates, thoughts = word_count(answer) + word_count(calls), word_count(thought)
+    usage = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": candidates,
+        "totalTokenCount": prompt + candidates + thoughts,
+    }
+    if thoughts:
+        usage["thoughtsTokenCount"] = thoughts
+    return usage
+
+
+def _response(
+    parts: list[dict[str, Any]], usage: dict[str, int], *, last: bool, model: str, response_id: str
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+    if last:
+        candidate["finishReason"] = "STOP"
+    return {
+        "candidates": [candidate],
+        "usageMetadata": usage,
+        "modelVersion": model,
+        "responseId": response_id,
+    }
+
+
+def gemini_response(
+    body: dict[str, Any], reply: AIMessage, *, model: str = "gemini-stand-in"
+) -> dict[str, Any]:
+    """A ``GenerateContentResponse`` carrying ``reply``: thought, text and ``functionCall`` parts."""
+    native = _take_apart(body, reply)
     parts: list[dict[str, Any]] = []
     if native.reasoning:
         parts.append({"text": native.reasoning, "thought": True})
     if native.text:
         parts.append({"text": native.text})
     parts.extend(_call_part(call) for call in native.calls)
-    return parts
+    usage = _usage(native.prompt_tokens, parts)
+    return _response(parts, usage, last=True, model=model, response_id=f"standin{next(_ids)}")
 
 
-def _usage(native: NativeReply) -> dict[str, int]:
-    return {
-        "promptTokenCount": native.prompt_tokens,
-        "candidatesTokenCount": native.completion_tokens,
-        "totalTokenCount": native.prompt_tokens + native.completion_tokens,
-    }
+def gemini_stream_chunks(
+    body: dict[str, Any], reply: AIMessage, *, model: str = "gemini-stand-in"
+) -> Iterator[dict[str, Any]]:
+    """The ``GenerateContentResponse`` chunks Gemini streams for ``reply``."""
+    # Taken apart before the stream starts, so that a bad reply fails the request, not the stream.
+    return _chunks(_take_apart(body, reply), model)
 
 
-def _response(body: dict[str, Any], parts: list[dict[str, Any]], finish: str | None) -> dict[str, Any]:
-    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
-    if finish is not None:
-        candidate["finishReason"] = finish
-    return {"candidates": [candidate], "modelVersion": "stand-in", "responseId": "standin"}
-
-
-def gemini_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
-    """A ``GenerateContentResponse`` carrying ``reply``: thought, text and ``functionCall`` parts (a thinking
-    reply signs its first call, provider-quirks.md row 25)."""
-    native = take_apart(body, reply, "gemini", prompt=body.get("contents"))
-    response = _response(body, _parts(native), "STOP")
-    response["usageMetadata"] = _usage(native)
-    return response
-
-
-def gemini_stream_chunks(body: dict[str, Any], reply: AIMessage) -> Iterator[dict[str, Any]]:
-    """The ``GenerateContentResponse`` chunks of ``streamGenerateContent?alt=sse``: text in pieces, each call
-    whole (Gemini never splits a call), finish reason and usage on the last chunk."""
-    native = take_apart(body, reply, "gemini", prompt=body.get("contents"))
-    return _chunks(body, native)
-
-
-def _chunks(body: dict[str, Any], native: NativeReply) -> Iterator[dict[str, Any]]:
-    for piece in pieces(native.reasoning):
-        yield _response(body, [{"text": piece, "thought": True}], None)
-    for piece in pieces(native.text):
-        yield _response(body, [{"text": piece}], None)
-    for call in native.calls:
-        yield _response(body, [_call_part(call)], None)
-    last = _response(body, [{"text": ""}], "STOP")
-    last["usageMetadata"] = _usage(native)
-    yield last
+def _chunks(native: NativeReply, model: str) -> Iterator[dict[str, Any]]:
+    response_id = f"standin{next(_ids)}"
+    chunks = [[{"text": p, "thought": True}] for p in pieces(native.reasoning)]
+    chunks += [[{"text": p}] for p in pieces(native.text)]
+    if native.calls:
+        chunks.append([_call_part(call) for call in native.calls])
+    if not chunks:
+        chunks.append([{"text": ""}])
+    sent: list[dict[str, Any]] = []
+    for number, parts in enumerate(chunks):
+        sent += parts
+        usage = _usage(native.prompt_tokens, sent)
+        yield _response(parts, usage, last=number == len(chunks) - 1, model=model, response_id=response_id)
 
 
 @dataclass(frozen=True)
@@ -89,10 +125,15 @@ class GeminiRoute:
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
         reply = responder(body)
-        if path.endswith(":streamGenerateContent"):
-            events = ((None, chunk) for chunk in gemini_stream_chunks(body, reply))
+        model, _, method = path.rsplit("/", 1)[-1].partition(":")
+        if method == "streamGenerateContent":
+            events = ((None, chunk) for chunk in gemini_stream_chunks(body, reply, model=model))
             return Reply(200, sse(events), "text/event-stream")
-        return Reply(200, json.dumps(gemini_response(body, reply)).encode())
+        return Reply(200, json.dumps(gemini_response(body, reply, model=model)).encode())
+
+
+GeminiStreamRoute = GeminiRoute
+"""The same route under the name it had while streaming was served by a separate class."""
 
 
 @dataclass(frozen=True)

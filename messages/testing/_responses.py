@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from messages.models import AIMessage
+from messages.testing._native import pieces, sse
 from messages.testing._openai import reply_text, word_count
 from messages.testing._server import Reply, Responder
 
@@ -112,11 +113,6 @@ def responses_object(
     }
 
 
-def _pieces(text: str, size: int) -> Iterator[str]:
-    for start in range(0, len(text), size):
-        yield text[start : start + size]
-
-
 def responses_events(
     body: dict[str, Any], reply: AIMessage, *, serial: int | None = None, piece: int = 7
 ) -> Iterator[dict[str, Any]]:
@@ -144,7 +140,7 @@ def responses_events(
                 if part["type"] == "output_text":
                     empty = {**part, "text": ""}
                     yield event("response.content_part.added", **ids, part=empty)
-                    for delta in _pieces(part["text"], piece):
+                    for delta in pieces(part["text"], piece):
                         yield event("response.output_text.delta", **ids, delta=delta, logprobs=[])
                     yield event("response.output_text.done", **ids, text=part["text"], logprobs=[])
                 else:
@@ -157,7 +153,7 @@ def responses_events(
                 output_index=index,
                 item={**item, "status": "in_progress", "arguments": ""},
             )
-            for delta in _pieces(item["arguments"], piece):
+            for delta in pieces(item["arguments"], piece):
                 yield event(
                     "response.function_call_arguments.delta",
                     item_id=item["id"],
@@ -175,11 +171,6 @@ def responses_events(
             yield event("response.output_item.added", output_index=index, item=item)
         yield event("response.output_item.done", output_index=index, item=item)
     yield event("response.completed", response=final)
-
-
-def _sse(events: Iterator[dict[str, Any]]) -> Iterator[bytes]:
-    for event in events:
-        yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
 
 
 @dataclass(frozen=True)
@@ -201,5 +192,6 @@ class OpenAIResponsesRoute:
         serial = _next_id()
         self.issued.append(f"resp_standin{serial}")
         if body.get("stream"):
-            return Reply(200, _sse(responses_events(body, reply, serial=serial)), "text/event-stream")
+            events = responses_events(body, reply, serial=serial)
+            return Reply(200, sse((event["type"], event) for event in events), "text/event-stream")
         return Reply(200, json.dumps(responses_object(body, reply, serial=serial)).encode())

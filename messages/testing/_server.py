@@ -83,9 +83,11 @@ def _default_routes() -> list[Route]:
     from messages.testing._gemini import GeminiRoute, OAuthTokenRoute
     from messages.testing._ollama import OllamaRoute
     from messages.testing._openai import OpenAIChatRoute
+    from messages.testing._responses import OpenAIResponsesRoute
 
     return [
         OpenAIChatRoute(),
+        OpenAIResponsesRoute(),
         AnthropicMessagesRoute(),
         GeminiRoute(),
         GeminiRoute(name="vertex_ai", vertex=True),

@@ -102,9 +102,18 @@ def offline_images(conversation: list[Message]) -> list[Message]:
             return png_part()
         return part
 
+    return _map_parts(conversation, fix)
+
+
+def _map_parts(
+    conversation: list[Message],
+    fix: Callable[[Any], Any],
+    kinds: tuple[type[Message], ...] = (UserMessage, ToolMessage),
+) -> list[Message]:
+    """``conversation`` with ``fix`` applied to each content part of the messages of ``kinds``."""
     fixed: list[Message] = []
     for message in conversation:
-        if isinstance(message, (UserMessage, ToolMessage)) and isinstance(message.content, list):
+        if isinstance(message, kinds) and isinstance(message.content, list):
             message = message.model_copy(update={"content": [fix(p) for p in message.content]})
         fixed.append(message)
     return fixed
@@ -125,11 +134,7 @@ def sendable(conversation: list[Message], provider: Provider) -> list[Message]:
             return TextPart(text=f"[a file: {part.file.filename or part.file.file_id}]")
         return part
 
-    fixed: list[Message] = []
-    for message in conversation:
-        if isinstance(message, UserMessage) and isinstance(message.content, list):
-            message = message.model_copy(update={"content": [fix(p) for p in message.content]})
-        fixed.append(message)
+    fixed = _map_parts(conversation, fix, (UserMessage,))
     if provider.family == "openai":
         return fixed
     inline = offline_images(fixed)
@@ -141,12 +146,7 @@ def _png_only(conversation: list[Message]) -> list[Message]:
     def fix(part: Any) -> Any:
         return png_part() if isinstance(part, ImagePart) else part
 
-    fixed: list[Message] = []
-    for message in conversation:
-        if isinstance(message, (UserMessage, ToolMessage)) and isinstance(message.content, list):
-            message = message.model_copy(update={"content": [fix(p) for p in message.content]})
-        fixed.append(message)
-    return fixed
+    return _map_parts(conversation, fix)
 
 
 def _checker(provider: Provider) -> Callable[[dict[str, Any]], list[Violation]]:

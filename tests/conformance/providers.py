@@ -3,9 +3,7 @@ pointed at the stand-in for it (litellm-notes.md section 2)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Literal
 
 from messages.testing import StandInServer
@@ -37,61 +35,13 @@ class Provider:
 
     def kwargs(self, server: StandInServer) -> dict[str, Any]:
         """What ``litellm.completion`` needs to reach the stand-in for this provider (fake keys, no retry)."""
-        base: dict[str, Any] = {"num_retries": 0, "timeout": 30, **self.options}
-        if self.family == "cohere":
-            return {**base, "api_base": server.url + "/v2/chat", "api_key": "test-key"}
-        if self.family == "bedrock":
-            return {
-                **base,
-                "aws_bedrock_runtime_endpoint": server.url,
-                "aws_access_key_id": "AKIDSTANDIN",
-                "aws_secret_access_key": "stand-in-secret",
-                "aws_region_name": "us-east-1",
-            }
-        if self.key == "vertex_ai":
-            return {
-                **base,
-                "api_base": server.url,
-                "vertex_credentials": vertex_credentials(server.url),
-                "vertex_project": "stand-in-project",
-                "vertex_location": "us-central1",
-            }
-        return {**base, "api_base": server.url, "api_key": "test-key"}
-
-
-@cache
-def _throwaway_key() -> str:
-    # A fresh key that signs nothing real: google-auth needs a service account's private key to build the
-    # JWT it trades for a token at the stand-in's /token route.
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
-
-
-def vertex_credentials(url: str) -> str:
-    """Service-account credentials whose ``token_uri`` is the stand-in (``authorized_user`` credentials
-    cannot be pointed elsewhere: google-auth overrides their token_uri)."""
-    return json.dumps(
-        {
-            "type": "service_account",
-            "project_id": "stand-in-project",
-            "private_key_id": "stand-in",
-            "private_key": _throwaway_key(),
-            "client_email": "stand-in@stand-in-project.iam.gserviceaccount.com",
-            "client_id": "1",
-            "token_uri": url + "/token",
-        }
-    )
+        return {**server.completion_kwargs(self.model), **self.options}
 
 
 PROVIDERS: list[Provider] = [
     Provider("openai", "openai/gpt-4o-mini", "openai"),
     Provider("o1-mini", "openai/o1-mini", "openai"),
-    Provider("azure", "azure/gpt-4o-mini", "openai", options={"api_version": "2024-10-21"}),
+    Provider("azure", "azure/gpt-4o-mini", "openai"),
     Provider("anthropic", "anthropic/claude-sonnet-4-5", "anthropic"),
     Provider("anthropic-4.6", "anthropic/claude-opus-4-6", "anthropic"),
     Provider("gemini", "gemini/gemini-2.5-flash", "gemini"),

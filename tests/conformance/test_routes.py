@@ -157,3 +157,27 @@ def test_arguments_that_are_not_an_object_fail_the_request_loudly(litellm, key):
     bad = AIMessage(content=None, tool_calls=[ToolCall(id="toolu_1", name="f", arguments='{"city": "Par')])
     with pytest.raises(Exception, match="not valid JSON"):
         _send(litellm, key, bad, stream=False)
+
+
+@pytest.mark.parametrize("key", ["anthropic", "gemini", "vertex_ai"])
+def test_a_streamed_reply_reports_the_usage_of_the_whole_one(litellm, key):
+    # One route serves both: the last usage of the stream is what the unstreamed reply reports.
+    _, whole, _ = _send(litellm, key, REPLY, stream=False)
+    _, streamed, _ = _send(litellm, key, REPLY, stream=True)
+    assert streamed.usage.prompt_tokens == whole.usage.prompt_tokens > 0
+    assert streamed.usage.completion_tokens == whole.usage.completion_tokens > 0
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_the_default_routes_answer_the_responses_api(litellm, stream):
+    with StandInServer(scripted(AIMessage(content="Sunny."))) as server:
+        response = litellm.responses(
+            model="openai/gpt-4o-mini",
+            input="Weather?",
+            stream=stream,
+            **server.completion_kwargs("openai/gpt-4o-mini"),
+        )
+        if stream:
+            [response] = [e.response for e in response if e.type == "response.completed"]
+        assert [r.route for r in server.requests] == ["openai-responses"]
+    assert response.output[0].content[0].text == "Sunny."
