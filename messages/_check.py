@@ -21,7 +21,7 @@ import difflib
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
@@ -664,7 +664,8 @@ class _Loaded:
     marks: dict[int, Any]
     plain: list[dict[str, Any]]
     repaired: list[dict[str, Any]] | None
-    """The dump of the repaired conversation, or ``None`` when it cannot be repaired (empty)."""
+    """The dump of the repaired conversation, or ``None`` when nothing would remain to send (an empty
+    conversation, or only tool results that answer no call)."""
 
 
 def _load(entry: Entry) -> _Loaded | list[Problem]:
@@ -675,8 +676,11 @@ def _load(entry: Entry) -> _Loaded | list[Problem]:
         return _shape_problems(error, raw)
     plain = _with_marks(dump_messages(messages, validate=False), marks)
     repaired: list[dict[str, Any]] | None = None
-    if messages:
+    try:
         fixed = repair_conversation(messages)
+    except EmptyConversationError:
+        pass  # nothing to send, even repaired: check_entry reports the empty conversation
+    else:
         repaired = _with_marks(dump_messages(fixed, validate=False), _repaired_marks(messages, fixed, marks))
     return _Loaded(messages, marks, plain, repaired)
 
@@ -688,6 +692,21 @@ def check_entry(entry: Entry, targets: Sequence[Target]) -> Report:
         skipped = "the provider rules were not checked: fix the messages above first" if targets else None
         return Report(entry, loaded, [], skipped)
     protocol = [_protocol_problem(e, loaded.messages) for e in protocol_errors(loaded.messages)]
+    if loaded.repaired is None and loaded.messages:
+        # Only tool results that answer no call: repair would drop them all, so --fix cannot help.
+        protocol = [replace(p, fixable=False) for p in protocol]
+        protocol.append(
+            Problem(
+                "protocol",
+                None,
+                "empty-conversation",
+                12,
+                f"all {len(loaded.messages)} message(s) are tool results that answer no call: repair would "
+                "drop them and leave nothing to send; start the conversation with the user message (or the "
+                "assistant turn with the calls)",
+                False,
+            )
+        )
     # A profile reports repeated ids and an empty list too; the protocol already said so, once.
     said = {(p.index, p.rule) for p in protocol}
     profiles: list[ProfileReport] = []

@@ -283,7 +283,10 @@ def render_text(report: Report) -> list[str]:
 
 def _fix_lines(entry: Entry, target: Target | None, fixed: Fixed | None) -> list[str]:
     if fixed is None:
-        return [f"{entry.where}: --fix wrote nothing for this conversation: it cannot be read or is empty"]
+        return [
+            f"{entry.where}: --fix wrote nothing for this conversation: it cannot be read, or nothing "
+            "would remain to send (see above)"
+        ]
     lines = [f"{entry.where}: --fix {fixed.changes.describe()}"]
     if target is None:
         lines.append(
