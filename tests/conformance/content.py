@@ -232,12 +232,17 @@ def foreign_payloads(conversation: list[Message], body: dict[str, Any], family: 
             for c in m.tool_calls
             if "__thought__" in c.id
         }
+    # Nor can a payload that also stands in the conversation's own content (generated examples draw
+    # signatures and image data from one pool of base64 strings: a data URL may contain a signature).
+    content = [text for m in conversation for _, text in strings(m.model_dump().get("content"))]
     found = []
     for index, message in enumerate(conversation):
         if not isinstance(message, AIMessage) or message.provider in accepted:
             continue
         for payload in _payloads(message):
-            if payload not in own and any(payload in text for text in sent):
+            if payload in own or any(payload in text for text in content):
+                continue
+            if any(payload in text for text in sent):
                 owner = message.provider or "an unnamed provider"
                 found.append(
                     Violation("foreign", f"input[{index}]", f"a reasoning payload of {owner} was sent")

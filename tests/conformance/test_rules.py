@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from messages import AIMessage, ToolCall, ToolMessage, UserMessage
+from messages import AIMessage, ImagePart, ToolCall, ToolMessage, UserMessage
 from tests.conformance import (
     rules_anthropic,
     rules_bedrock,
@@ -426,3 +426,18 @@ def test_foreign_payloads_are_found_only_on_another_provider():
     }
     assert _ids(foreign_payloads(conversation, body, "gemini")) == {"foreign"}
     assert foreign_payloads(conversation, body, "anthropic") == []
+
+
+def test_a_payload_that_is_also_the_users_own_data_is_not_called_foreign():
+    # Found by the generated cohere cell: a Bedrock signature that is also the base64 of a user's image.
+    shared = "ZGF0YTogW0RPTkVdCgo="
+    signed = AIMessage(
+        content="a",
+        thinking_blocks=[{"type": "thinking", "thinking": "t", "signature": shared}],
+        provider="bedrock",
+    )
+    image = UserMessage(content=[ImagePart(url=f"data:image/png;base64,{shared}")])
+    body = {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": f"...{shared}"}]}]}
+    assert foreign_payloads([UserMessage(content="hi"), signed, image], body, "cohere") == []
+    # Without the image, the same body does carry Bedrock's payload.
+    assert _ids(foreign_payloads([UserMessage(content="hi"), signed], body, "cohere")) == {"foreign"}
