@@ -86,6 +86,57 @@ def test_anthropic_never_gets_litellm_placeholder_text():
     ]
 
 
+BLANK_PARTS = [
+    SystemMessage(content=[TextPart(text="Be brief."), TextPart(text=" ")]),
+    UserMessage(content="Weather in Paris?"),
+    AIMessage(content=[TextPart(text=""), TextPart(text="\n")], tool_calls=[call("call_1")]),
+    ToolMessage(tool_call_id="call_1", content=[TextPart(text="\n"), TextPart(text="rain")]),
+    AIMessage(content="Rain."),
+    SystemMessage(content=[TextPart(text="Stay brief."), TextPart(text="\n")]),
+    UserMessage(content="Thanks."),
+]
+
+
+@pytest.mark.parametrize(("model", "row"), [("anthropic/claude-sonnet-4-5", 13), ("bedrock/converse/x", 43)])
+def test_blank_text_parts_leave_system_messages_and_tool_results(model, row):
+    # Rows 13 and 43: Anthropic and Bedrock reject a blank text block, in `system` and in a tool result
+    # too; a system message half-way reaches Anthropic as a user turn, with litellm's placeholder text for
+    # its blank part (litellm-notes.md TL;DR 5).
+    profile = get_profile(model)
+    plain = dump_messages(BLANK_PARTS)
+    found = [
+        (v.index, v.rule, v.row)
+        for v in profile.check(plain)
+        if v.rule in ("empty-text", "empty-tool-result")
+    ]
+    assert found == [(0, "empty-text", row), (3, "empty-tool-result", row), (5, "empty-text", row)]
+    applied = dump_messages(BLANK_PARTS, model=model)
+    assert applied[0]["content"] == [{"type": "text", "text": "Be brief."}]
+    assert applied[2]["content"] is None
+    assert applied[3]["content"] == [{"type": "text", "text": "rain"}]
+    assert applied[5]["content"] == [{"type": "text", "text": "Stay brief."}]
+    assert fixable(profile, applied) == []
+    assert missing_texts(plain, applied) == []
+
+
+def test_gemini_call_turns_lose_their_empty_text_parts_only():
+    # Row 23: litellm sends {"text": ""} for an empty part beside the calls, and Gemini rejects it;
+    # whitespace is text to Gemini, and stays.
+    profile = get_profile("gemini/gemini-2.5-flash")
+    plain = dump_messages(BLANK_PARTS)
+    assert [(v.index, v.row) for v in profile.check(plain) if v.rule == "call-turn-text"] == [(2, 23)]
+    applied = dump_messages(BLANK_PARTS, model="gemini/gemini-2.5-flash")
+    assert applied[2]["content"] == [{"type": "text", "text": "\n"}]
+    assert applied[2]["tool_calls"] == plain[2]["tool_calls"]
+    assert fixable(profile, applied) == []
+    only_empty = [
+        BLANK_PARTS[1],
+        AIMessage(content=[TextPart(text="")], tool_calls=[call("call_1")]),
+        BLANK_PARTS[3],
+    ]
+    assert dump_messages(only_empty, model="gemini/gemini-2.5-flash")[1]["content"] is None
+
+
 @pytest.mark.parametrize(
     ("model", "row"), [("mistral/mistral-large-latest", 31), ("xai/grok-3", 40), ("bedrock/converse/x", 43)]
 )
@@ -341,6 +392,70 @@ def test_signed_thinking_blocks_go_back_to_their_signer_only():
     ]
 
 
+def test_anthropic_gets_no_thinking_on_a_final_assistant_text():
+    # Row 18: "When thinking is disabled, an `assistant` message in the final position cannot contain
+    # `thinking`", and with thinking enabled Anthropic refuses a prefill altogether: the prefill keeps its
+    # text and sends no thinking. Claude 4.6 and later get a user turn last (row 15), so the thinking stays.
+    conversation = [
+        UserMessage(content="Write a haiku about rain."),
+        AIMessage(content="Soft rain on the roof", thinking_blocks=SIGNED, provider="anthropic"),
+    ]
+    profile = get_profile("anthropic/claude-sonnet-4-5")
+    plain = dump_messages(conversation)
+    assert [(v.index, v.rule, v.row) for v in profile.check(plain)] == [(1, "final-thinking", 18)]
+    applied = dump_messages(conversation, model="anthropic/claude-sonnet-4-5")
+    assert applied == [plain[0], {"role": "assistant", "content": "Soft rain on the roof"}]
+    assert profile.check(applied) == []
+    later = dump_messages(conversation, model="anthropic/claude-opus-4-6")
+    assert later[1]["thinking_blocks"] == SIGNED
+    assert later[2] == {"role": "user", "content": "Continue."}
+
+
+def test_anthropic_gets_an_assistant_turn_with_thinking_merged_into_the_one_before_it():
+    # Row 18: litellm merges two assistant turns in a row and the second one's thinking ends up after the
+    # first one's text ("thinking blocks must come before the other blocks"); merged here, litellm puts
+    # the thinking of both turns first.
+    other = [{"type": "thinking", "thinking": "Then the street.", "signature": "c2lnbmVkIHR3bw=="}]
+    conversation = [
+        UserMessage(content="Write two lines about rain."),
+        AIMessage(content="Rain taps the window.", thinking_blocks=SIGNED, provider="anthropic"),
+        AIMessage(content="The street shines.", thinking_blocks=other, provider="anthropic"),
+        UserMessage(content="Nice."),
+    ]
+    profile = get_profile("anthropic/claude-sonnet-4-5")
+    plain = dump_messages(conversation)
+    assert [(v.index, v.rule, v.row) for v in profile.check(plain)] == [(2, "thinking-order", 18)]
+    applied = dump_messages(conversation, model="anthropic/claude-sonnet-4-5")
+    assert applied == [
+        plain[0],
+        {
+            "role": "assistant",
+            "content": "Rain taps the window.\n\nThe street shines.",
+            "thinking_blocks": [*SIGNED, *other],
+        },
+        plain[3],
+    ]
+    assert profile.check(applied) == []
+
+
+def test_anthropic_merges_a_run_of_assistant_turns_ending_in_thinking_at_once():
+    # Row 18: once merged, the turn carries thinking, so a text-only assistant turn before it would meet
+    # the same fate in litellm; all three become one turn in one apply (found by the idempotence property).
+    conversation = [
+        UserMessage(content="Go on."),
+        AIMessage(content="One."),
+        AIMessage(content="Two."),
+        AIMessage(content="Three.", thinking_blocks=SIGNED, provider="anthropic"),
+        UserMessage(content="Done?"),
+    ]
+    profile = get_profile("anthropic/claude-sonnet-4-5")
+    applied = profile.apply(dump_messages(conversation))
+    assert applied[1] == {"role": "assistant", "content": "One.\n\nTwo.\n\nThree.", "thinking_blocks": SIGNED}
+    assert len(applied) == 3
+    assert profile.apply(applied) == applied
+    assert profile.check(applied) == []
+
+
 def test_gemini_thought_signatures_go_back_to_gemini_only():
     # Row 25: signatures must be echoed to Gemini, and other providers reject them.
     conversation = signed_conversation("gemini")
@@ -382,11 +497,13 @@ def test_deepseek_gets_tool_images_moved_and_reports_the_images_it_cannot_see():
     # images silently, which only a vision model avoids.
     applied = dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat")
     assert roles(applied) == ["user", "assistant", "tool", "user", "assistant"]
-    assert applied[2]["content"] == [
-        {"type": "text", "text": "captured"},
-        {"type": "text", "text": "[1 attachment of this result moved to the next user message]"},
-    ]
+    # Row 36: a string, as DeepSeek takes content.
+    assert applied[2]["content"] == "captured\n[1 attachment of this result moved to the next user message]"
     assert applied[3]["content"][1] == {"type": "image_url", "image_url": {"url": PNG}}
+    # The model is told what it is not shown, where the images were.
+    unseen = {"type": "text", "text": "[1 attachment not shown: this model takes no image_url parts]"}
+    assert applied[0]["content"][-1] == unseen
+    assert applied[3]["content"][-1] == unseen
     left = get_profile("deepseek/deepseek-chat").check(applied)
     assert {(v.rule, v.fixable, v.row) for v in left} == {("unsupported-part", False, 36)}
     assert (
@@ -395,6 +512,41 @@ def test_deepseek_gets_tool_images_moved_and_reports_the_images_it_cannot_see():
         )
         == []
     )
+
+
+def test_deepseek_gets_content_as_a_string_even_with_no_text_in_it():
+    # Row 36: litellm's DeepSeek route joins text parts only when they have text, and keeps any other
+    # list, which DeepSeek rejects ("invalid type: sequence, expected a string"): a result of empty text
+    # parts, a turn that is one image, a turn of no parts. Text parts it joins with nothing between them.
+    conversation = [
+        UserMessage(content=[TextPart(text="Weather in Paris?"), TextPart(text="And be brief.")]),
+        AIMessage(tool_calls=[call("call_1")]),
+        ToolMessage(tool_call_id="call_1", content=[TextPart(text="")]),
+        AIMessage(content="No data."),
+        UserMessage(content=[ImagePart(url=PNG)]),
+        AIMessage(content="I see no text."),
+        UserMessage(content=[]),
+        AIMessage(content=[TextPart(text="Say something.")]),
+    ]
+    plain = dump_messages(conversation)
+    profile = get_profile("deepseek/deepseek-chat")
+    assert [v.index for v in profile.check(plain) if v.rule == "text-content"] == [0, 2, 4, 6]
+    applied = dump_messages(conversation, model="deepseek/deepseek-chat")
+    assert applied[0]["content"] == "Weather in Paris?\nAnd be brief."
+    assert applied[2]["content"] == ""
+    assert applied[6]["content"] == ""
+    assert applied[7]["content"] == "Say something."
+    # The image stays (check reports it: nothing makes a text model see it), and text comes with it, so
+    # that litellm sends a string.
+    assert applied[4]["content"] == [
+        {"type": "image_url", "image_url": {"url": PNG}},
+        {"type": "text", "text": "[1 attachment not shown: this model takes no image_url parts]"},
+    ]
+    assert [(v.rule, v.fixable) for v in profile.check(applied)] == [("unsupported-part", False)]
+    assert missing_texts(plain, applied) == []
+    # A vision family takes the image as it is.
+    vision = dump_messages(conversation, model="deepseek/deepseek-v4-flash")
+    assert vision[4]["content"] == [{"type": "image_url", "image_url": {"url": PNG}}]
 
 
 def test_openai_leaves_tool_images_to_litellm():
@@ -506,6 +658,24 @@ def test_mistral_marks_a_final_assistant_text_as_a_prefix_and_only_that():
     assert applied[-1] == {"role": "assistant", "content": "Autumn moonlight", "prefix": True}
     continued = get_profile("mistral").apply([*applied, {"role": "user", "content": "Go on"}])
     assert "prefix" not in continued[1]
+
+
+def test_mistral_gets_a_user_turn_after_a_final_system_message():
+    # Row 31: "Expected last role User or Tool (or Assistant with prefix True) for serving but got
+    # system"; the instruction keeps its role and place, and a user turn follows it.
+    conversation = [
+        UserMessage(content="Hello."),
+        AIMessage(content="Hello! How can I help?"),
+        SystemMessage(content="From now on, answer in one sentence."),
+    ]
+    profile = get_profile("mistral/mistral-large-latest")
+    assert [(v.index, v.rule, v.row) for v in profile.check(dump_messages(conversation))] == [
+        (2, "system-last", 31)
+    ]
+    applied = dump_messages(conversation, model="mistral/mistral-large-latest")
+    assert applied == [*dump_messages(conversation), {"role": "user", "content": "Continue."}]
+    assert profile.check(applied) == []
+    assert dump_messages(conversation, model="openai/gpt-4o") == dump_messages(conversation)
 
 
 def test_tool_results_followed_by_a_user_get_an_assistant_turn_between_on_mistral_and_bedrock():

@@ -118,6 +118,11 @@ class Profile:
     accepts_thinking_blocks: bool = False
     """Whether signed ``thinking_blocks`` are sent back, to the provider that signed them only (rows 18,
     48). Default: False."""
+    orders_thinking: bool = False
+    """Whether thinking blocks must lead their turn and may not be in a final assistant turn (Anthropic,
+    row 18): an assistant turn with thinking is merged into the assistant turn before it (litellm would
+    merge them with the thinking after the first text), and a final assistant text sends none. Default:
+    False."""
     accepts_provider_fields: bool = False
     """Whether ``provider_specific_fields`` (Gemini thought signatures) are sent back, to the provider
     that produced them only (rows 25, 56). Default: False."""
@@ -145,6 +150,9 @@ class Profile:
     ``continue_text`` is appended (rows 15, 47, 61). Default: True."""
     prefill_needs_prefix: bool = False
     """Whether a final assistant text must be marked ``prefix: true`` (Mistral, row 31). Default: False."""
+    accepts_system_last: bool = True
+    """Whether the conversation may end on a system message; otherwise a user turn saying
+    ``continue_text`` follows it (Mistral, row 31). Default: True."""
 
     # --- content --------------------------------------------------------------------------------------
     empty_text: Literal["keep", "space", "drop"] = "keep"
@@ -163,6 +171,10 @@ class Profile:
     Default: False (litellm's OpenAI-shaped routes move images themselves)."""
     needs_text_tool_content: bool = False
     """Whether tool results made of text parts are sent as one string (row 54). Default: False."""
+    needs_text_content: bool = False
+    """Whether every content must reach the provider as one string (DeepSeek, row 36): text parts are
+    joined, and a content holding parts the model does not take (``accepts_parts``) gets a text note
+    saying so, as litellm then sends only its text. Default: False."""
     accepts_parts: frozenset[str] = ALL_PARTS
     """The content part types the provider (or litellm's route to it) takes; others are reported, not
     fixable: DeepSeek's text models take text only (litellm drops the rest silently, row 36), Azure no
@@ -258,23 +270,29 @@ class Profile:
             moved = t.move_tool_media(result)
             if len(moved) != len(result):
                 shifted = True
-                if self.needs_text_tool_content:
-                    moved = t.each(moved, t.flatten_text_content(("tool",)))
+                if self._plan.after_move:
+                    moved = t.each(moved, *self._plan.after_move)
             result = moved
         if self.empty_text == "drop":
             result = t.ensure_a_turn(result, self.continue_text)
         if self.needs_alternation and (facts.same_roles or shifted):
             result = t.merge_consecutive_roles(result, then=self._plan.call_turn)
+        elif self.orders_thinking and facts.same_roles:
+            result = t.merge_thinking_turns(result)
         if self.needs_assistant_after_tool_results and (facts.tool_then_user or shifted):
             result = t.bridge_tool_results(result, self.bridge_text)
             if self.requires_reasoning_content:  # the bridging turns need it too
                 result = t.each(result, t.fill_reasoning_content())
         if self.needs_user_first:
             result = t.ensure_user_first(result, self.continue_text)
+        if not self.accepts_system_last:
+            result = t.ensure_turn_after_system(result, self.continue_text)
         if self.prefill_needs_prefix:
             result = t.mark_final_prefix(result)
         elif not self.supports_assistant_prefill:
             result = t.ensure_user_last(result, self.continue_text)
+        if self.orders_thinking:
+            result = t.drop_final_thinking(result)
         return result
 
     @cached_property
@@ -336,6 +354,8 @@ class _Plan:
     """Keys that always need key work, by role (converting routes: a message must have none of them)."""
     strict: bool
     call_turn: Fixer | None
+    after_move: tuple[Fixer, ...]
+    """The content fixers a user or tool message made by ``move_tool_media`` needs."""
     drops_blank: bool
     drops_turns: bool
     whitespace: bool
@@ -534,17 +554,34 @@ class _Plan:
         system_shape: list[Fixer] = []
         if p.system_role != "as_given":
             system.append(t.set_system_role(p.system_role))
-            if p.system_role == "user":
-                system_shape.extend(turn)
-        if p.needs_text_system_content:
+        if p.system_role == "user":
+            system_shape.extend(turn)  # sent as user turns, so shaped as they are
+        elif p.empty_text == "drop":
+            # Rows 13, 43: a blank text block is rejected in ``system`` too, and a system message half-way
+            # reaches Anthropic as a user turn with litellm's placeholder text for each blank part.
+            system_shape.append(t.drop_blank_parts(whitespace=p.whitespace_is_empty))
+        # DeepSeek (row 36): every content as one string, with a note where the model is not shown parts.
+        as_text: list[Fixer] = (
+            [t.note_unseen_parts(p.accepts_parts), t.flatten_text_content(_ALL_ROLES)]
+            if p.needs_text_content
+            else []
+        )
+        if p.needs_text_system_content and not p.needs_text_content:
             system_shape.append(t.flatten_text_content(("system", "developer")))
+        system_shape.extend(as_text)
+        turn.extend(as_text)
         assistant = [*turn, *([call_turn] if call_turn is not None else [])]
         assistant_always: list[Fixer] = [t.fill_reasoning_content()] if p.requires_reasoning_content else []
         tool: list[Fixer] = []
         if p.fills_empty_tool_results:
             tool.append(t.fill_blank_tool_results(p.empty_result_text, whitespace=p.whitespace_is_empty))
-        if p.needs_text_tool_content:
+        if p.needs_text_tool_content and not p.needs_text_content:
             tool.append(t.flatten_text_content(("tool",)))
+        # Media in tool results are moved first where the profile moves them; the note goes with them.
+        tool.extend(as_text[1:] if p.moves_tool_media else as_text)
+        after_move = tuple(as_text) or (
+            (t.flatten_text_content(("tool",)),) if p.needs_text_tool_content else ()
+        )
         return cls(
             key_fixers=tuple(key_fixers),
             content_fixers={
@@ -562,6 +599,7 @@ class _Plan:
             unsafe_keys=unsafe,
             strict=p.rejects_unknown_keys,
             call_turn=call_turn,
+            after_move=after_move,
             drops_blank=p.empty_text != "keep",
             drops_turns=p.empty_text == "drop",
             whitespace=p.whitespace_is_empty,
@@ -574,5 +612,6 @@ class _Plan:
             watches_order=not p.accepts_late_system
             or p.moves_tool_media
             or p.needs_alternation
+            or p.orders_thinking
             or p.needs_assistant_after_tool_results,
         )

@@ -24,10 +24,14 @@ rule                        what breaks
 ``system-content``          system content given as parts where a string is needed
 ``tool-media``              an image, audio or file in a tool result
 ``tool-content``            a tool result given as parts where a string is needed
+``text-content``            content given as parts that litellm's route cannot make the string needed
 ``empty-text``              a blank turn or text part
 ``call-turn-text``          the wrong content beside tool calls (null or ``""``)
 ``empty-tool-result``       a blank tool result
 ``consecutive-roles``       two user or two assistant turns in a row
+``thinking-order``          an assistant turn with thinking right after another (merged: thinking last)
+``final-thinking``          thinking blocks on a final assistant text
+``system-last``             the conversation ends on a system message
 ``tool-then-user``          a user or system message right after tool results
 ``first-turn``              no user turn first (or none at all)
 ``prefill``                 the conversation ends on an assistant text
@@ -329,9 +333,20 @@ def _system(report: _Report, index: int, m: Message) -> None:
         report.add(index, "system-role", f"{profile.provider} rejects the developer role (send it as system)")
     if profile.needs_text_system_content and isinstance(m.get("content"), list):
         report.add(index, "system-content", f"{profile.provider} takes system content as a string, not parts")
-    if profile.empty_text != "keep" and blank(m.get("content"), whitespace=profile.whitespace_is_empty):
+    content = m.get("content")
+    if profile.empty_text != "keep" and blank(content, whitespace=profile.whitespace_is_empty):
         report.add(
             index, "empty-text", f"a system message with no text: {profile.provider} rejects empty text"
+        )
+    elif profile.empty_text == "drop" and any(
+        p.get("type") == "text" and blank(p.get("text"), whitespace=profile.whitespace_is_empty)
+        for p in _parts(content)
+    ):
+        report.add(
+            index,
+            "empty-text",
+            f"a blank text part in a system message: {profile.provider} rejects a blank text block, and "
+            "litellm sends its own placeholder text for one in a system message half-way",
         )
 
 
@@ -383,6 +398,8 @@ def _content(report: _Report, index: int, m: Message) -> None:
             content == "" or any(p.get("type") == "text" and p.get("text") == "" for p in parts)
         ):
             report.add(index, "empty-text", f"empty text: {profile.provider} rejects an empty text part")
+    if profile.needs_text_content and isinstance(content, list):
+        _text_content(report, index, parts)
     unsupported = sorted({str(p.get("type")) for p in parts} - profile.accepts_parts)
     if unsupported:
         report.add(
@@ -406,6 +423,28 @@ def _content(report: _Report, index: int, m: Message) -> None:
                 )
 
 
+def _text_content(report: _Report, index: int, parts: list[Mapping[str, Any]]) -> None:
+    """Content given as parts on a route that needs a string (DeepSeek, row 36). litellm joins the text
+    parts that have text with nothing between them, and leaves a content with no such part a list (no
+    parts, only empty ones, or only images, which a vision model takes in a user turn)."""
+    profile = report.profile
+    said = sum(1 for p in parts if p.get("type") == "text" and isinstance(p.get("text"), str) and p["text"])
+    only_text = all(p.get("type") == "text" for p in parts)
+    if only_text and said > 1:
+        problem = "text parts: litellm joins their text with nothing between them"
+    elif said:
+        return
+    elif only_text:
+        problem = "no text: litellm leaves it a list"
+    elif any(p.get("type") not in profile.accepts_parts for p in parts):
+        problem = "no text beside parts the model does not take: litellm leaves it a list"
+    else:
+        return
+    report.add(
+        index, "text-content", f"content given as {problem}, and {profile.provider} takes a string only"
+    )
+
+
 def _empty_text_effect(profile: Profile) -> str:
     if profile.rejects_unknown_keys:
         return f"{profile.provider} rejects it, or litellm drops it"
@@ -414,6 +453,20 @@ def _empty_text_effect(profile: Profile) -> str:
 
 def _call_turn(report: _Report, index: int, content: Any) -> None:
     profile = report.profile
+    if (
+        profile.call_turn_content != "as_given"
+        and not blank(content, whitespace=profile.whitespace_is_empty)
+        and any(
+            p.get("type") == "text" and blank(p.get("text"), whitespace=profile.whitespace_is_empty)
+            for p in _parts(content)
+        )
+    ):
+        report.add(
+            index,
+            "call-turn-text",
+            f"an empty text part beside tool calls: {profile.provider} rejects an empty text part, or "
+            "litellm turns it into text of its own (leave it out)",
+        )
     if profile.call_turn_content == "null":
         if content is not None and blank(content, whitespace=profile.whitespace_is_empty):
             report.add(
@@ -483,6 +536,20 @@ def _order(report: _Report, messages: Sequence[Message]) -> None:
             )
         if profile.prefill_needs_prefix and "prefix" in m and index != len(messages) - 1:
             report.add(index, "prefix", "`prefix` marks a message that is not the last one")
+        if (
+            profile.orders_thinking
+            and role == "assistant"
+            and m.get("thinking_blocks")
+            and previous is not None
+            and previous.get("role") == "assistant"
+            and not previous.get("tool_calls")
+        ):
+            report.add(
+                index,
+                "thinking-order",
+                "an assistant turn with thinking blocks right after another assistant turn: litellm merges "
+                f"them, and {profile.provider} rejects thinking after the first turn's text",
+            )
     if profile.needs_user_first:
         if first_turn is None:
             report.add(None, "first-turn", f"no user or assistant turn: {profile.provider} needs a user turn")
@@ -493,6 +560,20 @@ def _order(report: _Report, messages: Sequence[Message]) -> None:
                 f"the first turn is not a user turn: {profile.provider} needs one first",
             )
     last = messages[-1]
+    if not profile.accepts_system_last and is_system(last):
+        report.add(
+            len(messages) - 1,
+            "system-last",
+            f"the conversation ends on a system message: {profile.provider} wants a user or tool message "
+            "last (add a user turn)",
+        )
+    if profile.orders_thinking and _final_text(messages) and last.get("thinking_blocks"):
+        report.add(
+            len(messages) - 1,
+            "final-thinking",
+            f"thinking blocks on the final assistant turn: {profile.provider} rejects them there while "
+            "thinking is off, and refuses a prefill while it is on",
+        )
     if last.get("role") == "assistant" and not last.get("tool_calls"):
         if profile.prefill_needs_prefix:
             if last.get("prefix") is not True:
@@ -509,3 +590,8 @@ def _order(report: _Report, messages: Sequence[Message]) -> None:
                 "the conversation ends on an assistant text: this model "
                 "does not support assistant prefill (add a user turn)",
             )
+
+
+def _final_text(messages: Sequence[Message]) -> bool:
+    last = messages[-1]
+    return last.get("role") == "assistant" and not last.get("tool_calls")

@@ -5,15 +5,22 @@ litellm builds Anthropic's request from the OpenAI-shape list (system hoisted, t
 
 Implements (provider-quirks.md rows):
 
-* 13: a user or assistant turn with no text (whitespace counts) is dropped, a blank text part removed, a
-  tool-call turn sends no text, an empty tool result says so: litellm would otherwise send its own
-  "[System: Empty message content sanitised to satisfy protocol]" in their place;
+* 13: a user or assistant turn with no text (whitespace counts) is dropped, a blank text part removed (in
+  system messages and tool results too: Anthropic rejects a blank text block in ``system`` and in a
+  ``tool_result``), a tool-call turn sends no text, an empty tool result says so: litellm would otherwise
+  send its own "[System: Empty message content sanitised to satisfy protocol]" in their place (also for
+  a blank part of a system message half-way, which litellm sends as a user turn);
 * 15, families ``claude-{opus,sonnet,haiku}-4-6`` and later: a conversation ending on an assistant text
   gets a user turn ("This model does not support assistant message prefill");
 * 17: tool-call ids match ``[a-zA-Z0-9_-]+``, collision-free (litellm replaces invalid characters with
   ``_``, which can make ``a.b`` and ``a_b`` one id; the rewrite leaves it nothing to do);
 * 18: signed ``thinking_blocks`` go back to Anthropic only (another provider's, or Anthropic's to another
-  provider, are rejected as invalid signatures);
+  provider, are rejected as invalid signatures); an assistant turn with thinking right after another
+  assistant turn is merged into it here, so that its thinking comes first (litellm merges the two with the
+  thinking after the first turn's text: "thinking blocks must come before the other blocks"); a final
+  assistant text (a prefill) sends no thinking blocks: with thinking off Anthropic answers "an assistant
+  message in the final position cannot contain thinking", and with thinking on it refuses a prefill
+  anyway; the prefill's text is kept, and on Claude 4.6 and later the turn is not final (row 15);
 * 19: a conversation with no user turn first gets one (litellm's converter expects it, and a request with
   only system messages is rejected);
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not a JSON object are reported (litellm
@@ -49,6 +56,7 @@ CLAUDE_RULES: Mapping[str, object] = {
     "extra_keys": {role: frozenset({"cache_control"}) for role in ALL_ROLES},
     "tool_call_ids": IdRule(alphabet="a-zA-Z0-9_-"),
     "accepts_thinking_blocks": True,
+    "orders_thinking": True,
     "decodes_arguments": True,
     "empty_text": "drop",
     "whitespace_is_empty": True,
@@ -59,6 +67,8 @@ CLAUDE_RULES: Mapping[str, object] = {
     "rows": {
         "tool-call-id": 17,
         "foreign-reasoning": 18,
+        "thinking-order": 18,
+        "final-thinking": 18,
         "empty-text": 13,
         "call-turn-text": 13,
         "empty-tool-result": 13,

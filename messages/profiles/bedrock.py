@@ -6,8 +6,9 @@ Bedrock.
 Implements (provider-quirks.md rows):
 
 * 41: the first turn after the system messages is a user turn (one is added if not);
-* 43: no blank text: a user or assistant turn with no text (whitespace counts) is dropped, a tool-call
-  turn sends no text, an empty tool result says so;
+* 43: no blank text: a user or assistant turn with no text (whitespace counts) is dropped, a blank text
+  part is removed (from system messages and tool results too), a tool-call turn sends no text, an empty
+  tool result says so;
 * 44: an assistant turn between tool results and a following user message ("Conversation blocks and tool
   result blocks cannot be provided in the same turn");
 * 45: tool-call ids of ``[a-zA-Z0-9_-]``, at most 64 characters (whether ``.`` and ``:`` are allowed is
@@ -15,6 +16,8 @@ Implements (provider-quirks.md rows):
 * 47: a conversation ending on an assistant text gets a user turn (most Bedrock models require a user
   turn last); family ``claude`` allows prefill, except 4.6 and later (row 15);
 * 48: signed thinking blocks go back to Bedrock only (litellm turns them into ``reasoningContent``);
+* 18 (Claude's thinking rules, shared with Anthropic): a turn with thinking after another assistant turn
+  is merged into it with the thinking first, and a final assistant text sends no thinking;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported.
 
 Left to litellm: 42 (it merges consecutive turns), 46 (document names), 48 (the block translation),
@@ -34,6 +37,8 @@ ALIASES = ("bedrock_converse",)
 _ROWS = {
     "tool-call-id": 45,
     "foreign-reasoning": 48,
+    "thinking-order": 18,
+    "final-thinking": 18,
     "empty-text": 43,
     "call-turn-text": 43,
     "empty-tool-result": 43,

@@ -2,9 +2,12 @@
 
 Implements (provider-quirks.md rows):
 
-* 36: images, audio and files are reported by ``check`` (litellm's DeepSeek route flattens content to
-  text and drops them silently; not fixable); families ``deepseek-v4-flash`` and ``deepseek-flash`` take
-  images in user turns;
+* 36: content is sent as a string: text parts are joined with newlines (litellm joins them only when
+  their text is not empty, and leaves a list DeepSeek rejects: "invalid type: sequence, expected a
+  string"); images, audio and files are reported by ``check`` (litellm's route drops them silently; not
+  fixable), and a turn holding them gets a text note saying how many parts the model is not shown, so
+  that an image-only turn is not sent as a list; families ``deepseek-v4-flash`` and ``deepseek-flash``
+  take images in user turns;
 * 7 and 36: images in tool results are moved to a user message after them (the route flattens tool
   content to text, dropping them even for vision models);
 * 34, family ``deepseek-reasoner`` (thinking mode): every assistant turn carries ``reasoning_content``,
@@ -15,7 +18,7 @@ Implements (provider-quirks.md rows):
 * only known keys are sent (``reasoning_content`` only to the thinking models: row 35, the R1-era API
   rejected it in input).
 
-Left to litellm: 36 (flattening text parts into a string), 25 (signatures cut off ids).
+Left to litellm: 36 (dropping the parts the model does not take), 25 (signatures cut off ids).
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ PROFILE = Profile(
     provider="deepseek",
     accepts_names_on=frozenset({"system", "developer", "user", "assistant"}),  # DeepSeek's API documents them
     accepts_parts=frozenset({"text"}),
+    needs_text_content=True,
     moves_tool_media=True,
-    rows={"unsupported-part": 36, "tool-media": 36, "unknown-key": 35},
+    rows={"unsupported-part": 36, "text-content": 36, "tool-media": 36, "unknown-key": 35},
 )
 
 _VISION = {"accepts_parts": frozenset({"text", "image_url"})}

@@ -6,7 +6,8 @@ litellm builds the ``generateContent`` request from the OpenAI-shape list (syste
 Implements (provider-quirks.md rows):
 
 * 23: no empty text part: an empty user or assistant text is sent as ``" "`` (litellm sends
-  ``{"text": ""}``, rejected), a tool-call turn sends no text, an empty system message is dropped;
+  ``{"text": ""}``, rejected), a tool-call turn sends no text (and none of its empty text parts, when its
+  parts say something), an empty system message is dropped;
 * 24: the first turn after the system messages is a user turn ("function call turn comes immediately
   after a user turn or after a function response turn");
 * 25: Gemini thought signatures (in ``provider_specific_fields`` and in litellm's ``__thought__`` ids) go

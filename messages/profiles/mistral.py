@@ -10,7 +10,8 @@ Implements (provider-quirks.md rows):
 * 31: an assistant turn between tool results and a following user or system message ("Unexpected role
   'user' after role 'tool'"); a final assistant text is marked ``prefix: true``; an empty tool result says
   so (litellm drops a tool message whose content is ``""``, leaving "Not the same number of function calls
-  and responses"); images in tool results are moved to a user message here, before the bridge is placed
+  and responses"); a conversation ending on a system message gets a user turn after it ("Expected last
+  role User or Tool"); images in tool results are moved to a user message here, before the bridge is placed
   (row 7: litellm would put that user message right after the results);
 * 32: no empty assistant turn, and no text beside tool calls that is empty;
 * 33: only known keys, and ``name`` only on tool results ("Extra inputs are not permitted").
@@ -42,12 +43,14 @@ PROFILE = Profile(
     moves_tool_media=True,
     needs_assistant_after_tool_results=True,
     prefill_needs_prefix=True,
+    accepts_system_last=False,
     # litellm's route flattens a conversation without images or files to text, dropping audio parts
     accepts_parts=frozenset({"text", "image_url", "file"}),
     rows={
         "tool-call-id": 30,
         "tool-then-user": 31,
         "prefix": 31,
+        "system-last": 31,
         "empty-tool-result": 31,
         "tool-media": 7,
         "empty-text": 32,

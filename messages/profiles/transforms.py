@@ -41,11 +41,13 @@ __all__ = [
     "bridge_tool_results",
     "drop_blank_messages",
     "drop_blank_parts",
+    "drop_final_thinking",
     "drop_foreign_reasoning",
     "drop_keys",
     "drop_names",
     "each",
     "ensure_a_turn",
+    "ensure_turn_after_system",
     "ensure_user_first",
     "ensure_user_last",
     "fill_blank_tool_results",
@@ -56,9 +58,11 @@ __all__ = [
     "keep_known_keys",
     "mark_final_prefix",
     "merge_consecutive_roles",
+    "merge_thinking_turns",
     "move_late_system_messages",
     "move_tool_media",
     "normalize_empty_arguments",
+    "note_unseen_parts",
     "render_tool_exchanges_as_text",
     "rewrite_tool_call_ids",
     "sanitize_names",
@@ -343,14 +347,18 @@ def normalize_empty_arguments(m: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
+_PART_ROLES = frozenset({"user", "assistant", "system", "developer"})
+
+
 def drop_blank_parts(*, whitespace: bool) -> Fixer:
-    """Remove blank text parts that sit beside other parts of a user or assistant message (rows 13, 43):
-    Anthropic gets litellm's placeholder text for each, Bedrock rejects a blank text block. A message with
-    nothing else is left to ``drop_blank_messages``."""
+    """Remove blank text parts that sit beside other parts of a user, assistant or system message (rows 13,
+    43): Anthropic and Bedrock reject a blank text block (in ``system`` too), and a system message half-way
+    reaches Anthropic as a user turn with litellm's placeholder text for each. A message with nothing else
+    is left to ``drop_blank_messages``."""
 
     def fix(m: dict[str, Any]) -> dict[str, Any] | None:
         content = m.get("content")
-        if m.get("role") not in ("user", "assistant") or not isinstance(content, list):
+        if m.get("role") not in _PART_ROLES or not isinstance(content, list):
             return None
         kept = [p for p in content if not (_is_text_part(p) and _blank_text(p.get("text"), whitespace))]
         if len(kept) == len(content) or not kept:
@@ -371,13 +379,14 @@ def set_system_role(role: Literal["system", "user"]) -> Fixer:
 
 
 def flatten_text_content(roles: Collection[str]) -> Fixer:
-    """Send a content made only of text parts as one string, for messages of ``roles`` (rows 38, 54):
-    Groq wants system content as a string, and self-hosted servers may garble tool results given as parts.
-    The parts are joined with newlines; a list holding anything but text is left alone."""
+    """Send a content made only of text parts as one string, for messages of ``roles`` (rows 36, 38, 54):
+    Groq wants system content as a string, DeepSeek every content, and self-hosted servers may garble tool
+    results given as parts. The parts are joined with newlines, and no parts at all are ``""`` (litellm
+    would send ``[]``); a list holding anything but text is left alone."""
 
     def fix(m: dict[str, Any]) -> dict[str, Any] | None:
         content = m.get("content")
-        if m.get("role") not in roles or not isinstance(content, list) or not content:
+        if m.get("role") not in roles or not isinstance(content, list):
             return None
         if not all(_is_text_part(p) for p in content):
             return None
@@ -407,6 +416,8 @@ def set_call_turn_content(value: Literal["null", "empty_string"], *, whitespace:
     ``"null"``: no text at all (litellm then sends no ``content`` key); Anthropic would get litellm's
     placeholder text for ``""``, Gemini an empty text part. ``"empty_string"``: ``""``, for servers that
     reject a missing or null content (xAI, llama.cpp, LM Studio, chat templates that concatenate it).
+    Content given as parts that says something keeps its parts, less the blank ones (Gemini answers 400 for
+    the ``{"text": ""}`` litellm would send for an empty part beside the calls, row 23).
     """
 
     def fix(m: dict[str, Any]) -> dict[str, Any] | None:
@@ -414,7 +425,11 @@ def set_call_turn_content(value: Literal["null", "empty_string"], *, whitespace:
             return None
         content = m.get("content")
         if not blank(content, whitespace=whitespace):
-            return None
+            if not isinstance(content, list):
+                return None
+            # Blank parts beside text that says something (row 23: Gemini rejects {"text": ""}).
+            kept = [p for p in content if not (_is_text_part(p) and _blank_text(p.get("text"), whitespace))]
+            return None if len(kept) == len(content) else {**m, "content": kept}
         if value == "null":
             return None if content is None else {**m, "content": None}
         return None if content == "" else {**m, "content": ""}
@@ -456,6 +471,37 @@ def fill_reasoning_content(text: str = " ") -> Fixer:
         if m.get("role") != "assistant" or m.get("reasoning_content"):
             return None
         return {**m, "reasoning_content": text}
+
+    return fix
+
+
+_UNSEEN_NOTE = re.compile(r"\[\d+ attachments? not shown: this model takes no [\w, ]+ parts\]")
+
+
+def note_unseen_parts(accepted: Collection[str]) -> Fixer:
+    """Say in the text of a message that it holds parts the model cannot take (row 36).
+
+    litellm's DeepSeek route sends content as one string: it joins the text parts and drops images, audio
+    and files silently, and a content with no text at all stays a list, which DeepSeek rejects ("invalid
+    type: sequence, expected a string"). A text part saying how many parts the model is not shown is
+    appended, so that every such turn has text and the model knows something was there. The parts
+    themselves stay (``Profile.check`` reports them, as nothing here can make a text model see them).
+    """
+    accepted = frozenset(accepted)
+
+    def fix(m: dict[str, Any]) -> dict[str, Any] | None:
+        content = m.get("content")
+        if not isinstance(content, list):
+            return None
+        unseen = [p for p in content if isinstance(p, dict) and p.get("type") not in accepted]
+        if not unseen:
+            return None
+        # Noted already (apply is idempotent), also where turns were merged after the note was added.
+        if any(_is_text_part(p) and _UNSEEN_NOTE.fullmatch(str(p.get("text"))) for p in content):
+            return None
+        kinds = ", ".join(sorted({str(p.get("type")) for p in unseen}))
+        note = {"type": "text", "text": f"[{_count(unseen)} not shown: this model takes no {kinds} parts]"}
+        return {**m, "content": [*content, note]}
 
     return fix
 
@@ -684,6 +730,9 @@ def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
         # A turn made elsewhere carries " " (fill_reasoning_content): keep the reasoning that says something.
         said = [r for r in reasoning if r.strip()]
         merged["reasoning_content"] = "\n\n".join(said) if said else reasoning[0]
+    blocks = [b for b in (first.get("thinking_blocks"), second.get("thinking_blocks")) if b]
+    if len(blocks) == 2 and all(isinstance(b, list) for b in blocks):
+        merged["thinking_blocks"] = [*blocks[0], *blocks[1]]  # each turn's signed reasoning, in order
     refusals = [r for r in (first.get("refusal"), second.get("refusal")) if r]
     if len(refusals) == 2:
         merged["refusal"] = "\n\n".join(refusals)
@@ -784,3 +833,51 @@ def mark_final_prefix(messages: Sequence[dict[str, Any]]) -> Messages:
     if _is_final_assistant(out) and out[-1].get("prefix") is not True:
         out[-1] = {**out[-1], "prefix": True}
     return out
+
+
+def merge_thinking_turns(messages: Sequence[dict[str, Any]]) -> Messages:
+    """Merge an assistant turn that carries ``thinking_blocks`` into the assistant turn right before it
+    (row 18; rows 16 and 20 for the merge).
+
+    litellm's Anthropic converter merges consecutive assistant turns into one message and puts each turn's
+    thinking blocks first in its own part, so the second turn's thinking lands after the first turn's text:
+    "thinking blocks must come before the other blocks". Merged here (texts joined, calls kept in order,
+    every turn's thinking blocks kept, in order), litellm puts all of them first.
+    """
+    out: Messages = []
+    for m in messages:
+        out.append(m)
+        # A merged turn carries thinking, so the assistant turn before it (if any) is merged too.
+        while (
+            len(out) > 1
+            and out[-1].get("role") == "assistant"
+            and out[-1].get("thinking_blocks")
+            and out[-2].get("role") == "assistant"
+            and not out[-2].get("tool_calls")
+        ):
+            second = out.pop()
+            out[-1] = _merge(out[-1], second)
+    return out
+
+
+def drop_final_thinking(messages: Sequence[dict[str, Any]]) -> Messages:
+    """Send no thinking blocks on a final assistant text (row 18).
+
+    Anthropic answers "When thinking is disabled, an assistant message in the final position cannot contain
+    thinking", and with thinking enabled it refuses a prefilled final assistant turn altogether, so the
+    blocks can never go there. They are the model's signed reasoning, not text of the conversation (the
+    API removes earlier turns' thinking from the context anyway); the turn's text, the prefill, is kept.
+    """
+    if _is_final_assistant(messages) and "thinking_blocks" in messages[-1]:
+        last = {k: v for k, v in messages[-1].items() if k != "thinking_blocks"}
+        return [*messages[:-1], last]
+    return list(messages)
+
+
+def ensure_turn_after_system(messages: Sequence[dict[str, Any]], text: str) -> Messages:
+    """Add a user turn saying ``text`` after a system message that ends the conversation (row 31): Mistral
+    wants the last message to be a user or tool message ("Expected last role User or Tool (or Assistant
+    with prefix True)"). The system message keeps its role and its place."""
+    if messages and is_system(messages[-1]):
+        return [*messages, {"role": "user", "content": text}]
+    return list(messages)

@@ -49,7 +49,8 @@ KNOWN = [
         _WITH_TOOL_RESULTS,
         "litellm breaks it, no profile can fix it (provider-quirks.md row 52): litellm 1.106.2 builds each "
         "Ollama message from fixed keys (ollama/chat/transformation.py transform_request), so a tool result "
-        "never carries `tool_name` whatever the list says, and the call ids it keeps are not sent on calls",
+        "never carries `tool_name` whatever the list says, and the call ids it keeps are not sent on calls; "
+        "a profile could only write the tool's name into the result's text, which changes the result",
     ),
     Known(
         frozenset({"gemini", "gemma", "vertex_ai"}),
@@ -60,80 +61,6 @@ KNOWN = [
         "litellm breaks it, no profile can fix it (provider-quirks.md row 24): litellm 1.106.2 sends two "
         "calls of one tool with equal arguments in one turn as a single functionCall part, but both "
         "functionResponse parts, so Gemini sees more responses than calls",
-    ),
-    Known(
-        frozenset({"anthropic", "anthropic-4.6"}),
-        "r13",
-        r"system\.content\[\d+\]|messages\[\d+\]\.content\[\d+\]\.content\[\d+\]",
-        "",
-        ("blank text parts",),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md row 13): a whitespace-only text part "
-        "in the system message or in a tool result is sent as a blank text block",
-    ),
-    Known(
-        frozenset({"anthropic", "anthropic-4.6"}),
-        "ph",
-        r"messages\[\d+\]\.content\[\d+\]\.text",
-        "",
-        ("blank text parts",),
-        "profile gap, reported to issue-4-profiles (litellm-notes.md TL;DR 5): a whitespace-only text part "
-        "of a system message half-way becomes litellm's placeholder text",
-    ),
-    Known(
-        frozenset({"bedrock", "bedrock-llama"}),
-        "r43",
-        r"system\[\d+\]|messages\[\d+\]\.content\[\d+\]\.toolResult\.content\[\d+\]",
-        "",
-        ("blank text parts",),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md row 43): a whitespace-only text part "
-        "in the system message or in a tool result is sent as a blank text block",
-    ),
-    Known(
-        frozenset({"gemini", "gemma", "vertex_ai"}),
-        "r23",
-        r"contents\[\d+\]\.parts\[\d+\]",
-        "in a model turn",
-        ("blank text parts",),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md row 23): an assistant turn with tool "
-        "calls whose content is a list of empty or whitespace text parts is sent with an empty text part",
-    ),
-    Known(
-        frozenset({"deepseek", "deepseek-reasoner"}),
-        "r36",
-        r"messages\[\d+\]\.content",
-        "only empty text parts|no text parts",
-        ("blank text parts", "image-only turn"),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md row 36): content given as parts with "
-        "no non-empty text (all empty text parts, or images only, which DeepSeek cannot read) stays a list "
-        "instead of becoming a string or a clear error",
-    ),
-    Known(
-        frozenset({"anthropic"}),
-        "r18",
-        r"messages\[\d+\]",
-        "final assistant turn",
-        ("prefill after thinking",),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md row 18): a final assistant turn keeps "
-        "its thinking blocks, which Anthropic refuses while thinking is off",
-    ),
-    Known(
-        frozenset({"anthropic", "anthropic-4.6"}),
-        "r18",
-        r"messages\[\d+\]",
-        "must come before",
-        ("thinking after text",),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md rows 18, 20): two assistant turns in "
-        "a row, the second with signed thinking, reach litellm unmerged; litellm merges them and the "
-        "thinking blocks end up after the first turn's text",
-    ),
-    Known(
-        frozenset({"mistral"}),
-        "r31",
-        r"messages\[\d+\]",
-        "got system",
-        ("system at the end",),
-        "profile gap, reported to issue-4-profiles (provider-quirks.md row 31): a conversation that ends on "
-        "a system message still ends on it; Mistral wants the last role user or tool",
     ),
 ]
 
