@@ -277,7 +277,7 @@ class Profile:
             result = t.ensure_a_turn(result, self.continue_text)
         if self.needs_alternation and (facts.same_roles or shifted):
             result = t.merge_consecutive_roles(result, then=self._plan.call_turn)
-        elif self.orders_thinking and facts.same_roles:
+        elif self.orders_thinking and facts.thinking:  # without thinking there is nothing to merge
             result = t.merge_thinking_turns(result)
         if self.needs_assistant_after_tool_results and (facts.tool_then_user or shifted):
             result = t.bridge_tool_results(result, self.bridge_text)
@@ -334,6 +334,8 @@ class _Facts:
     """Two messages of one role in a row."""
     tool_then_user: bool
     """A tool result followed by a message that is neither a tool result nor an assistant turn."""
+    thinking: bool
+    """A message that kept its ``thinking_blocks`` (seen by every profile: the key always needs work)."""
 
 
 @dataclass(frozen=True)
@@ -399,7 +401,7 @@ class _Plan:
         fixed: list[dict[str, Any]] = []
         append = fixed.append
         previous: Any = None
-        started = late_system = tool_parts = same_roles = tool_then_user = False
+        started = late_system = tool_parts = same_roles = tool_then_user = thinking = False
         for given in messages:
             m: dict[str, Any] = given if type(given) is dict else dict(given)
             role: Any = m.get("role")
@@ -439,6 +441,8 @@ class _Plan:
                     if new is not None:
                         m = new
                 calls = m.get("tool_calls")
+                if "thinking_blocks" in m:
+                    thinking = True
             if empty_arguments and normalize:
                 m = t.normalize_empty_arguments(m) or m
                 calls = m.get("tool_calls")
@@ -506,7 +510,7 @@ class _Plan:
             if role == "tool" and type(content) is list:
                 tool_parts = True
             previous = role
-        facts = _Facts(late_system, tool_parts, same_roles, tool_then_user)
+        facts = _Facts(late_system, tool_parts, same_roles, tool_then_user, thinking)
         if renamed:
             new_ids = set(renamed.values())
             if len(new_ids) != len(renamed) or not new_ids.isdisjoint(kept):
@@ -612,6 +616,5 @@ class _Plan:
             watches_order=not p.accepts_late_system
             or p.moves_tool_media
             or p.needs_alternation
-            or p.orders_thinking
             or p.needs_assistant_after_tool_results,
         )
