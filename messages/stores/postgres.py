@@ -93,6 +93,7 @@ class PostgresThreadStore(SQLThreadStore):
     """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value)."""
 
     _placeholder = "%s"
+    _join = "string_agg({}::text, ',')"
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
         try:

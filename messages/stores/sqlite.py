@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Literal
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
-from messages.models import Message
 from messages.stores._connections import PerThread
-from messages.stores.base import SQLThreadStore, bounds, check_thread_id, decode_joined, utc_now
+from messages.stores.base import SQLThreadStore, utc_now
 
 __all__ = ["MIGRATIONS", "SQLiteThreadStore"]
 
@@ -232,30 +231,6 @@ class SQLiteThreadStore(SQLThreadStore):
                 [(thread_id, first + offset, text, now) for offset, text in enumerate(rows)],
             )
         return first
-
-    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
-        thread_id = check_thread_id(thread_id)
-        conn = self._connection()
-        with self._snapshot(conn):
-            lo, hi = bounds(start, stop, self._length(conn, thread_id))
-            if lo >= hi:
-                return []
-            # The range as one string, joined in SQLite: no Python object per row. SQLite 3.40 does not
-            # promise group_concat's order, so the positions come along, joined in the same pass, and
-            # are checked; any surprise (an order, a missing or damaged row) takes the row-by-row path,
-            # which names the damaged position.
-            joined, positions = conn.execute(
-                "SELECT group_concat(message, ','), group_concat(position, ',') FROM ("
-                "SELECT message, position FROM thread_store_messages "
-                "WHERE thread_id = ? AND position >= ? AND position < ? ORDER BY position)",
-                (thread_id, lo, hi),
-            ).fetchone()
-        if isinstance(joined, str) and positions == ",".join(map(str, range(lo, hi))):
-            decoded = decode_joined("[" + joined + "]", hi - lo)
-            if decoded is not None:
-                return decoded
-        return super().messages(thread_id, start, stop)
 
     def threads(self) -> list[str]:
         conn = self._connection()
