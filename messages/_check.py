@@ -442,22 +442,17 @@ class Changes:
             said.append(f"drops {keys(self.keys_dropped)}")
         if self.keys_added:
             said.append(f"adds {keys(self.keys_added)}")
-        if self.messages_added:
-            said.append(f"adds {n(self.messages_added, 'message')}")
-        if self.messages_dropped:
-            said.append(f"drops {n(self.messages_dropped, 'blank message')}")
-        if self.messages_merged:
-            said.append(f"merges {n(self.messages_merged, 'message')} into a neighbour")
-        if self.messages_moved:
-            said.append(f"moves {n(self.messages_moved, 'message')}")
-        if self.roles_changed:
-            said.append(f"changes the role of {n(self.roles_changed, 'message')}")
-        if self.contents_changed:
-            said.append(f"changes the content of {n(self.contents_changed, 'message')}")
-        if self.arguments_changed:
-            said.append(f"rewrites the arguments of {n(self.arguments_changed, 'tool call')}")
-        if self.tool_calls_removed:
-            said.append(f"turns {n(self.tool_calls_removed, 'tool call')} into text")
+        counted = [
+            (self.messages_added, "adds {}", "message"),
+            (self.messages_dropped, "drops {}", "blank message"),
+            (self.messages_merged, "merges {} into a neighbour", "message"),
+            (self.messages_moved, "moves {}", "message"),
+            (self.roles_changed, "changes the role of {}", "message"),
+            (self.contents_changed, "changes the content of {}", "message"),
+            (self.arguments_changed, "rewrites the arguments of {}", "tool call"),
+            (self.tool_calls_removed, "turns {} into text", "tool call"),
+        ]
+        said.extend(template.format(n(count, noun)) for count, template, noun in counted if count)
         return ", ".join(said) if said else "changes nothing"
 
 

@@ -99,6 +99,14 @@ def _parts(content: Any) -> Iterator[Mapping[str, Any]]:
         yield from (p for p in content if isinstance(p, Mapping))
 
 
+def _has_blank_part(content: Any, profile: Profile) -> bool:
+    """Whether ``content`` is a list holding a text part that is blank for ``profile``."""
+    return any(
+        p.get("type") == "text" and blank(p.get("text"), whitespace=profile.whitespace_is_empty)
+        for p in _parts(content)
+    )
+
+
 def check(profile: Profile, messages: Sequence[Message]) -> list[Violation]:
     """The violations of ``messages`` against ``profile``, in message order."""
     report = _Report(profile)
@@ -338,10 +346,7 @@ def _system(report: _Report, index: int, m: Message) -> None:
         report.add(
             index, "empty-text", f"a system message with no text: {profile.provider} rejects empty text"
         )
-    elif profile.empty_text == "drop" and any(
-        p.get("type") == "text" and blank(p.get("text"), whitespace=profile.whitespace_is_empty)
-        for p in _parts(content)
-    ):
+    elif profile.empty_text == "drop" and _has_blank_part(content, profile):
         report.add(
             index,
             "empty-text",
@@ -456,10 +461,7 @@ def _call_turn(report: _Report, index: int, content: Any) -> None:
     if (
         profile.call_turn_content != "as_given"
         and not blank(content, whitespace=profile.whitespace_is_empty)
-        and any(
-            p.get("type") == "text" and blank(p.get("text"), whitespace=profile.whitespace_is_empty)
-            for p in _parts(content)
-        )
+        and _has_blank_part(content, profile)
     ):
         report.add(
             index,
