@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -48,6 +49,41 @@ def interleaved(fns: dict[str, Callable[[], Any]], *, repeat: int = 7) -> dict[s
         if enabled:
             gc.enable()
     return best
+
+
+def paired(
+    baseline: Callable[[], Any], fns: dict[str, Callable[[], Any]], *, repeat: int = 7
+) -> dict[str, tuple[float, float]]:
+    """For each function: the median of its time over the baseline's time measured right beside it, and
+    its best time, from ``repeat`` rounds.
+
+    Each ratio comes from two runs back to back (the baseline first in even rounds, last in odd ones), so
+    a slow spell of a noisy machine that lasts longer than the pair slows both and leaves the ratio; the
+    median drops the pairs it split. Steadier than a ratio of best times when there are many candidates.
+    """
+    baseline()
+    for fn in fns.values():
+        fn()  # warm up
+    ratios: dict[str, list[float]] = {name: [] for name in fns}
+    best = dict.fromkeys(fns, float("inf"))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for round_ in range(repeat):
+            for name, fn in fns.items():
+                pair = (baseline, fn) if round_ % 2 == 0 else (fn, baseline)
+                times = []
+                for run in pair:
+                    start = time.perf_counter()
+                    run()
+                    times.append(time.perf_counter() - start)
+                base, own = times if round_ % 2 == 0 else times[::-1]
+                ratios[name].append(own / base)
+                best[name] = min(best[name], own)
+    finally:
+        if enabled:
+            gc.enable()
+    return {name: (statistics.median(ratios[name]), best[name]) for name in fns}
 
 
 def fmt_time(seconds: float) -> str:

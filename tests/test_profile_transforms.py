@@ -185,3 +185,35 @@ def test_id_rules_say_what_they_accept():
     assert not IdRule().accepts(f"a{SIGNATURE_SEPARATOR}b")
     assert IdRule(keeps_signatures=True).accepts(f"a{SIGNATURE_SEPARATOR}b")
     assert IdRule().sent_as(f"a{SIGNATURE_SEPARATOR}b") == "a"
+
+
+# The profiles whose turns must alternate merge consecutive turns inside their one pass over the messages
+# (the fast path); ``merge_consecutive_roles`` is the reference it must agree with.
+ALTERNATING = [p for p in registered_profiles() if p.needs_alternation]
+CONTENTS = st.one_of(st.none(), st.just(""), st.text(max_size=5), st.just([{"type": "text", "text": "x"}]))
+
+
+@given(ms.conversations(), st.data())
+def test_the_merge_in_the_pass_is_merge_consecutive_roles(conversation, data):
+    dumped = dump_messages(conversation)
+    extra = data.draw(
+        st.lists(
+            st.tuples(
+                st.integers(0, len(dumped)),
+                st.sampled_from(["user", "assistant", "system"]),
+                CONTENTS,
+            ),
+            max_size=6,
+        )
+    )
+    # Turns of one role in a row, blank ones among them.
+    for position, role, content in sorted(extra, key=lambda e: -e[0]):
+        dumped.insert(position, {"role": role, "content": content})
+    for profile in ALTERNATING:
+        plan = profile._plan
+        rename = profile.supports_tools
+        separate, _, facts = plan.fix_each(dumped, rename=rename, merge=False)
+        in_pass, _, merged_facts = plan.fix_each(dumped, rename=rename, merge=True)
+        expected = t.merge_consecutive_roles(separate, then=plan.call_turn) if facts.same_roles else separate
+        assert in_pass == expected, profile.name
+        assert merged_facts.merged == (len(in_pass) < len(separate)), profile.name

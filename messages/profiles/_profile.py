@@ -250,15 +250,20 @@ class Profile:
         not blank, and every tool result, is still there (it may be re-encoded or moved). A message that
         needs no change is passed on as the same dict object.
         """
-        given: Sequence[Mapping[str, Any]] = messages
-        if not self.supports_tools:
-            given = t.render_tool_exchanges_as_text(messages)
+        given = messages  # without tools, the pass renders tool exchanges as text first
         # Ids the provider rejects get their new ids in the same pass, on the guess that none of the new
         # ids collides with another id (it has a hash of the old one in it); when one does, the pass runs
         # again without renaming, and rewrite_tool_call_ids settles the collisions.
-        result, renamed, facts = self._plan.fix_each(given, rename=self.supports_tools)
+        # Consecutive turns are merged in the pass too, unless media are to be moved out of tool results
+        # (moved first, they may make turns consecutive that the pass did not see): then it runs again.
+        merge = self.needs_alternation
+        rename = self.supports_tools
+        result, renamed, facts = self._plan.fix_each(given, rename=rename, merge=merge)
+        if facts.merged and facts.tool_parts and self.moves_tool_media:
+            merge = False
+            result, renamed, facts = self._plan.fix_each(given, rename=rename, merge=merge)
         if renamed is None:
-            result, _, facts = self._plan.fix_each(given, rename=False)
+            result, _, facts = self._plan.fix_each(given, rename=False, merge=merge)
             result = t.rewrite_tool_call_ids(result, self.tool_call_ids)
         return self._arrange(result, facts)
 
@@ -331,11 +336,13 @@ class _Facts:
     tool_parts: bool
     """A tool result given as parts (which may hold media)."""
     same_roles: bool
-    """Two messages of one role in a row."""
+    """Two user or two assistant turns in a row, left for ``merge_consecutive_roles``."""
     tool_then_user: bool
     """A tool result followed by a message that is neither a tool result nor an assistant turn."""
     thinking: bool
     """A message that kept its ``thinking_blocks`` (seen by every profile: the key always needs work)."""
+    merged: bool
+    """Consecutive turns merged by the pass."""
 
 
 @dataclass(frozen=True)
@@ -375,12 +382,16 @@ class _Plan:
     """Whether system messages after the first other message are sent as user messages."""
     watches_order: bool
     """Whether a step after the pass needs to know what the pass saw of the order (``_Facts``)."""
+    renders_tools: bool
+    """Whether tool calls and results are rendered as text first (``render_tool_exchanges_as_text``)."""
 
     def fix_each(
-        self, messages: Sequence[Mapping[str, Any]], *, rename: bool
+        self, messages: Sequence[Mapping[str, Any]], *, rename: bool, merge: bool = False
     ) -> tuple[list[dict[str, Any]], dict[str, str] | None, _Facts]:
         """One pass for everything that concerns one message at a time: its keys, its content and (with
-        ``rename``) its tool-call ids; blank messages the profile drops are left out.
+        ``rename``) its tool-call ids; blank messages the profile drops are left out. With ``merge``, a
+        user or assistant turn that follows one of its own role is merged into it, as
+        ``transforms.merge_consecutive_roles`` does (then ``same_roles`` counts only the runs left).
 
         Returns the messages, the ids renamed (old to new), or ``None`` for the renaming when two new ids
         turned out equal to each other or to a kept id (the caller then renames without guessing), and
@@ -401,9 +412,13 @@ class _Plan:
         fixed: list[dict[str, Any]] = []
         append = fixed.append
         previous: Any = None
-        started = late_system = tool_parts = same_roles = tool_then_user = thinking = False
+        started = late_system = tool_parts = same_roles = tool_then_user = thinking = merged = False
+        call_turn = self.call_turn
+        render = t.tool_turn_renderer() if self.renders_tools else None
         for given in messages:
             m: dict[str, Any] = given if type(given) is dict else dict(given)
+            if render is not None:
+                m = render(m)
             role: Any = m.get("role")
             if moves_late_system and started and role in _SYSTEM_ROLES:
                 m, role = {**m, "role": "user"}, "user"  # then fixed as the user message it now is
@@ -420,7 +435,16 @@ class _Plan:
                     work = True
                 else:
                     for c in calls:
-                        function = c.get("function") if type(c) is dict else None
+                        if type(c) is not dict:
+                            work = True
+                            continue
+                        call_id = c.get("id")
+                        if rename and type(call_id) is str:
+                            if fullmatch(call_id):
+                                kept.add(call_id)
+                            else:
+                                bad_ids = True
+                        function = c.get("function")
                         if type(function) is not dict:
                             work = True
                             continue
@@ -429,12 +453,6 @@ class _Plan:
                         arguments = function.get("arguments")
                         if type(arguments) is str and not arguments.strip():
                             empty_arguments = True
-                        call_id = c.get("id")
-                        if rename and type(call_id) is str:
-                            if fullmatch(call_id):
-                                kept.add(call_id)
-                            else:
-                                bad_ids = True
             if work:
                 for fix in key_fixers:
                     new = fix(m)
@@ -480,7 +498,8 @@ class _Plan:
                     renamed_calls = []
                     for c in calls:
                         call_id = c.get("id") if type(c) is dict else None
-                        if type(call_id) is str and not fullmatch(call_id):
+                        # Every id of this turn was looked at above: one not kept is one the rule rejects.
+                        if type(call_id) is str and call_id not in kept:
                             c = {
                                 **c,
                                 "id": renamed.get(call_id) or renamed.setdefault(call_id, new_id(call_id)),
@@ -496,21 +515,28 @@ class _Plan:
                             kept.add(call_id)
                         else:
                             m = {**m, "tool_call_id": renamed.setdefault(call_id, new_id(call_id))}
-            append(m)
             if not watches_order:
+                append(m)
                 continue
+            if role == previous and (role == "user" or role == "assistant"):
+                if not merge:
+                    same_roles = True
+                elif not fixed[-1].get("tool_calls"):  # a turn that calls tools is not merged into
+                    both = t.merge_two(fixed[-1], m)
+                    fixed[-1] = (call_turn(both) or both) if call_turn is not None else both
+                    merged = True
+                    continue
+            append(m)
             if role in _SYSTEM_ROLES:
                 late_system = late_system or started
             else:
                 started = True
-            if role == previous:
-                same_roles = True
-            elif previous == "tool":
+            if role != previous and previous == "tool":
                 tool_then_user = tool_then_user or role != "assistant"
             if role == "tool" and type(content) is list:
                 tool_parts = True
             previous = role
-        facts = _Facts(late_system, tool_parts, same_roles, tool_then_user, thinking)
+        facts = _Facts(late_system, tool_parts, same_roles, tool_then_user, thinking, merged)
         if renamed:
             new_ids = set(renamed.values())
             if len(new_ids) != len(renamed) or not new_ids.isdisjoint(kept):
@@ -613,6 +639,7 @@ class _Plan:
             fixes_none_content=p.call_turn_content == "empty_string",
             normalizes_arguments=p.empty_arguments_as_object,
             moves_late_system=not p.accepts_late_system,
+            renders_tools=not p.supports_tools,
             watches_order=not p.accepts_late_system
             or p.moves_tool_media
             or p.needs_alternation

@@ -59,6 +59,7 @@ __all__ = [
     "mark_final_prefix",
     "merge_consecutive_roles",
     "merge_thinking_turns",
+    "merge_two",
     "move_late_system_messages",
     "move_tool_media",
     "normalize_empty_arguments",
@@ -70,6 +71,7 @@ __all__ = [
     "set_system_role",
     "space_empty_text",
     "text_of",
+    "tool_turn_renderer",
 ]
 
 Messages = list[dict[str, Any]]
@@ -557,7 +559,7 @@ def rewrite_tool_call_ids(messages: Sequence[dict[str, Any]], rule: IdRule) -> M
 
 def _plain_id(call_id: Any) -> str:
     """An id as a reader sees it: without litellm's Gemini signature, a payload for Gemini only."""
-    text = str(call_id)
+    text = call_id if type(call_id) is str else str(call_id)
     return text.partition(SIGNATURE_SEPARATOR)[0] if SIGNATURE_SEPARATOR in text else text
 
 
@@ -569,41 +571,46 @@ def render_tool_exchanges_as_text(messages: Sequence[Mapping[str, Any]]) -> Mess
     result unchanged (text, or its parts). Nothing is dropped; ``merge_consecutive_roles`` then restores
     the alternation such a provider needs.
     """
+    render = tool_turn_renderer()
+    return [render(m) for m in messages]
+
+
+def tool_turn_renderer() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """``render(message)``: one message of ``render_tool_exchanges_as_text``, for a pass over a whole
+    conversation in order (it remembers which tool each call called, to name it in the result)."""
     names: dict[str, str] = {}  # the tool each call id called: a result comes after its call
-    out: Messages = []
-    for m in messages:
+
+    def render(m: Mapping[str, Any]) -> dict[str, Any]:
         role = m.get("role")
-        calls = m.get("tool_calls")
-        if role == "assistant" and calls:
-            lines = []
-            for c in calls:
-                function = c.get("function") or {}
-                call_id = c.get("id")
-                if isinstance(call_id, str):
-                    names[call_id] = str(function.get("name", ""))
-                arguments = function.get("arguments") or "{}"
-                lines.append(
-                    f"Called tool {function.get('name')} with {arguments} (call {_plain_id(call_id)})."
-                )
-            new = {k: v for k, v in m.items() if k != "tool_calls"}
-            content = m.get("content")
-            said = "\n".join(lines)
-            new["content"] = said if blank(content, whitespace=False) else _append_text(content, said)
-            out.append(new)
-        elif role == "tool":
+        if role == "tool":
             call_id = m.get("tool_call_id")
-            name = names.get(call_id) if isinstance(call_id, str) else None
-            header = f"Result of tool call {_plain_id(call_id)}" + (f" ({name})" if name else "") + ":"
+            name = names.get(call_id) if type(call_id) is str else None
+            plain = _plain_id(call_id)
+            header = f"Result of tool call {plain} ({name}):" if name else f"Result of tool call {plain}:"
             content = m.get("content")
-            body: Any
-            if isinstance(content, list):
-                body = [{"type": "text", "text": header}, *content]
-            else:
-                body = f"{header}\n{content if isinstance(content, str) else ''}"
-            out.append({"role": "user", "content": body})
-        else:
-            out.append(m if type(m) is dict else dict(m))
-    return out
+            if type(content) is list:
+                return {"role": "user", "content": [{"type": "text", "text": header}, *content]}
+            return {"role": "user", "content": f"{header}\n{content if type(content) is str else ''}"}
+        calls = m.get("tool_calls")
+        if role != "assistant" or not calls:
+            return m if type(m) is dict else dict(m)
+        lines = []
+        for c in calls:
+            function = c.get("function") or {}
+            call_id = c.get("id")
+            name = function.get("name")
+            if type(call_id) is str:
+                names[call_id] = str(function.get("name", ""))
+            arguments = function.get("arguments") or "{}"
+            lines.append(f"Called tool {name} with {arguments} (call {_plain_id(call_id)}).")
+        new = dict(m)
+        del new["tool_calls"]
+        content = m.get("content")
+        said = "\n".join(lines)
+        new["content"] = said if blank(content, whitespace=False) else _append_text(content, said)
+        return new
+
+    return render
 
 
 def move_late_system_messages(messages: Sequence[dict[str, Any]]) -> Messages:
@@ -714,7 +721,8 @@ def _merge_content(first: Any, second: Any) -> Any:
     return _parts(first) + _parts(second)
 
 
-def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+def merge_two(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two consecutive turns of one role as one (see ``merge_consecutive_roles``); neither is changed."""
     a, b = first.get("content"), second.get("content")
     if len(first) == 2 and len(second) == 2 and type(a) is str and type(b) is str and a and b:
         return {"role": first["role"], "content": f"{a}\n\n{b}"}  # two plain texts: the common case
@@ -759,7 +767,7 @@ def merge_consecutive_roles(messages: Sequence[dict[str, Any]], *, then: Fixer |
     start = 0
     for index in joins:  # copy the stretch up to each join, then merge into the message before it
         out.extend(messages[start:index])
-        merged = _merge(out[-1], messages[index])
+        merged = merge_two(out[-1], messages[index])
         if then is not None:
             merged = then(merged) or merged
         out[-1] = merged
@@ -856,7 +864,7 @@ def merge_thinking_turns(messages: Sequence[dict[str, Any]]) -> Messages:
             and not out[-2].get("tool_calls")
         ):
             second = out.pop()
-            out[-1] = _merge(out[-1], second)
+            out[-1] = merge_two(out[-1], second)
     return out
 
 
