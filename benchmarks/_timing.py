@@ -5,30 +5,38 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+
+@contextmanager
+def gc_off() -> Iterator[None]:
+    """The cyclic garbage collector off while timing (its pauses land on whichever run is unlucky)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def best_of(fn: Callable[[], Any], *, repeat: int = 7, number: int = 1) -> float:
     """The fastest of ``repeat`` runs of ``number`` calls, in seconds per call; GC off while timing."""
     fn()  # warm up: first-call imports and caches are not what is measured
     best = float("inf")
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_off():
         for _ in range(repeat):
             start = time.perf_counter()
             for _ in range(number):
                 fn()
             best = min(best, (time.perf_counter() - start) / number)
-    finally:
-        if enabled:
-            gc.enable()
     return best
 
 
-def interleaved(fns: dict[str, Callable[[], Any]], *, repeat: int = 7) -> dict[str, float]:
+def interleaved(fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7) -> dict[str, float]:
     """The best time of each function, measured in rounds that run every function once.
 
     Interleaving spreads slow spells of a noisy machine over all candidates instead of one of them, so
@@ -37,22 +45,17 @@ def interleaved(fns: dict[str, Callable[[], Any]], *, repeat: int = 7) -> dict[s
     for fn in fns.values():
         fn()  # warm up
     best = dict.fromkeys(fns, float("inf"))
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_off():
         for _ in range(repeat):
             for name, fn in fns.items():
                 start = time.perf_counter()
                 fn()
                 best[name] = min(best[name], time.perf_counter() - start)
-    finally:
-        if enabled:
-            gc.enable()
     return best
 
 
 def paired(
-    baseline: Callable[[], Any], fns: dict[str, Callable[[], Any]], *, repeat: int = 7
+    baseline: Callable[[], Any], fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7
 ) -> dict[str, tuple[float, float]]:
     """For each function: the median of its time over the baseline's time measured right beside it, and
     its best time, from ``repeat`` rounds.
@@ -66,9 +69,7 @@ def paired(
         fn()  # warm up
     ratios: dict[str, list[float]] = {name: [] for name in fns}
     best = dict.fromkeys(fns, float("inf"))
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_off():
         for round_ in range(repeat):
             for name, fn in fns.items():
                 pair = (baseline, fn) if round_ % 2 == 0 else (fn, baseline)
@@ -80,9 +81,6 @@ def paired(
                 base, own = times if round_ % 2 == 0 else times[::-1]
                 ratios[name].append(own / base)
                 best[name] = min(best[name], own)
-    finally:
-        if enabled:
-            gc.enable()
     return {name: (statistics.median(ratios[name]), best[name]) for name in fns}
 
 
@@ -105,7 +103,7 @@ class Table:
         self.rows.append((name, seconds))
         return seconds
 
-    def measure(self, fns: dict[str, Callable[[], Any]], *, repeat: int = 7) -> dict[str, float]:
+    def measure(self, fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7) -> dict[str, float]:
         """Time ``fns`` interleaved (see ``interleaved``) and add a row for each."""
         times = interleaved(fns, repeat=repeat)
         for name, seconds in times.items():

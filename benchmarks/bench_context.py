@@ -31,7 +31,6 @@ reported.
 
 from __future__ import annotations
 
-import gc
 import logging
 import signal
 import time
@@ -40,7 +39,7 @@ from functools import partial
 from typing import Any
 
 from benchmarks._conversation import build_conversation
-from benchmarks._timing import Table, fmt_time, interleaved
+from benchmarks._timing import Table, fmt_time, gc_off, interleaved
 from messages import Message, dump_messages, load_messages, protocol_errors
 from messages.context import TokenLimitedContext
 
@@ -91,23 +90,20 @@ def timed(fn: Callable[[], Any], cap: float | None = None) -> tuple[float, Any]:
     With ``cap``, a call still running after ``cap`` seconds is stopped: the time returned is the cap (a
     lower bound) and the result ``CapReached``.
     """
-    enabled = gc.isenabled()
-    gc.disable()
     previous = signal.signal(signal.SIGALRM, _cap_reached) if cap else None
     start = time.perf_counter()
     try:
-        if cap:
-            signal.setitimer(signal.ITIMER_REAL, cap)
-        result = fn()
-        return time.perf_counter() - start, result
+        with gc_off():
+            if cap:
+                signal.setitimer(signal.ITIMER_REAL, cap)
+            result = fn()
+            return time.perf_counter() - start, result
     except CapReached:
         return cap or 0.0, CapReached
     finally:
         if cap:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-        if enabled:
-            gc.enable()
 
 
 def midpoints(size: int, samples: int) -> list[int]:

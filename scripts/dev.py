@@ -54,7 +54,7 @@ def ensure_venv(extras: str) -> None:
         _say(f"creating the virtual environment {VENV}")
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
     _say(f"installing llm-messages{extras} (pinned by constraints.txt); this takes a few minutes once")
-    pip = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    pip: list[str | Path] = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     code = _run(*pip, "-c", "constraints.txt", "-e", f".{extras}")
     if code != 0:
         sys.exit(f"installing the package failed (pip exit status {code})")
