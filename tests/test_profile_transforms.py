@@ -92,6 +92,34 @@ def test_the_id_map_is_deterministic_collision_free_and_accepted(ids, rule):
     assert len({rule.sent_as(i) for i in finals}) == len(finals)
 
 
+ALL_RULES = [*RULES, IdRule(alphabet="A-Za-z0-9", max_length=12), IdRule(keeps_signatures=True, max_length=9)]
+
+
+# Ids made of letters and digits that str.isalnum takes and [a-zA-Z0-9] does not (é, Arabic-Indic one,
+# fullwidth A), of characters some rules refuse, or carrying litellm's signature separator.
+ID_ALPHABETS = {
+    "alphanumeric": st.sampled_from("aZ9\u00e9\u0661\uff21"),
+    "punctuation": st.sampled_from("aZ09_-. \n"),
+    "signature": st.sampled_from(["a", "Z", "9", "_", "__thought__"]),
+}
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=repr)
+@pytest.mark.parametrize("alphabet", ID_ALPHABETS)
+@given(data=st.data())
+def test_the_fast_id_check_is_the_rule_regex(rule, alphabet, data):
+    edge = rule.max_length if rule.max_length is not None else 64
+    size = data.draw(st.sampled_from(sorted({0, 1, rule.min_length, edge - 1, edge, edge + 1} - {-1})))
+    pieces = data.draw(st.lists(ID_ALPHABETS[alphabet], min_size=size, max_size=size))
+    call_id = "".join(pieces)
+    assert rule.accepts(call_id) == (rule.pattern.fullmatch(call_id) is not None), (rule, call_id)
+
+
+@given(ms.tool_call_ids(), st.sampled_from(ALL_RULES))
+def test_the_fast_id_check_takes_the_ids_of_the_strategies_as_the_regex_does(call_id, rule):
+    assert rule.accepts(call_id) == (rule.pattern.fullmatch(call_id) is not None), (rule, call_id)
+
+
 def test_ids_litellm_would_cut_to_one_are_renamed_apart():
     # HELPERS.md: litellm cuts "<id>__thought__<signature>" to "<id>" for non-Gemini models, so "X" and
     # "X__thought__sig" would reach OpenAI as one id; the first new id guessed collides, and the rename

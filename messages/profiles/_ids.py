@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -55,6 +56,24 @@ def _pattern(rule: IdRule) -> re.Pattern[str]:
     return re.compile(f"{guard}{chars}{size}", re.DOTALL)
 
 
+@cache
+def _acceptor(rule: IdRule) -> Callable[[str], object]:
+    """``rule`` as a predicate (true when an id is accepted) that gives what its regex gives, with string
+    methods where the rule allows it: ``dump_messages(model=...)`` asks it about every id, and a regex
+    call costs several times more than a length check and a substring search."""
+    low, high = rule.min_length, rule.max_length if rule.max_length is not None else sys.maxsize
+    if rule.alphabet is None:
+        if rule.keeps_signatures:
+            return lambda call_id: low <= len(call_id) <= high
+        return lambda call_id: low <= len(call_id) <= high and SIGNATURE_SEPARATOR not in call_id
+    if rule.alphabet in _ASCII_ALPHANUMERIC:  # no "_" allowed: no signature can be in the id
+        return lambda call_id: low <= len(call_id) <= high and call_id.isascii() and call_id.isalnum()
+    return _pattern(rule).fullmatch  # a match (true) or None
+
+
+_ASCII_ALPHANUMERIC = frozenset({"a-zA-Z0-9", "A-Za-z0-9", "0-9a-zA-Z"})
+
+
 @dataclass(frozen=True, slots=True)
 class IdRule:
     """What a provider accepts as a tool-call id."""
@@ -84,7 +103,13 @@ class IdRule:
 
     def accepts(self, call_id: str) -> bool:
         """Whether the provider accepts ``call_id`` exactly as written (no signature to cut)."""
-        return _pattern(self).fullmatch(call_id) is not None
+        return bool(_acceptor(self)(call_id))
+
+    @property
+    def acceptor(self) -> Callable[[str], object]:
+        """``accepts`` as a function to call many times (cached per rule); its result is true or false,
+        not always a ``bool``."""
+        return _acceptor(self)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -107,7 +132,7 @@ class IdRule:
 
     def accepts_all(self, call_ids: Iterable[str]) -> bool:
         """Whether the provider accepts every one of ``call_ids`` as written."""
-        return all(map(_pattern(self).fullmatch, call_ids))
+        return all(map(_acceptor(self), call_ids))
 
     def fits(self, call_id: str) -> bool:
         """Whether ``call_id`` has the length and characters the provider accepts (signatures aside)."""
@@ -171,7 +196,7 @@ def tool_call_id_map(ids: Iterable[str], rule: IdRule) -> dict[str, str]:
     provider as it is); every other id gets ``rule.rewrite(...)``, retried until it is unique among all
     the ids. The result maps only the ids that change.
     """
-    fullmatch = _pattern(rule).fullmatch
+    fullmatch = _acceptor(rule)
     ordered = dict.fromkeys(ids)
     kept = {call_id for call_id in ordered if fullmatch(call_id)}
     taken = set(kept)

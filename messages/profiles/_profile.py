@@ -8,7 +8,6 @@ provider (or litellm's route to it) would answer 400 or silently change the conv
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
@@ -368,8 +367,8 @@ class _Plan:
     drops_blank: bool
     drops_turns: bool
     whitespace: bool
-    id_pattern: re.Pattern[str]
-    """The profile's id rule as one regex."""
+    accepts_id: Callable[[str], object]
+    """The profile's id rule (``IdRule.acceptor``)."""
     new_id: Callable[[str], str]
     """The first new id the id rule proposes for an id it rejects (cached)."""
     accepts_any_id: bool
@@ -405,7 +404,7 @@ class _Plan:
         fixes_none, normalize = self.fixes_none_content, self.normalizes_arguments
         moves_late_system, watches_order = self.moves_late_system, self.watches_order
         rename = rename and not self.accepts_any_id
-        fullmatch = self.id_pattern.fullmatch
+        fullmatch = self.accepts_id
         new_id = self.new_id
         renamed: dict[str, str] = {}
         kept: set[str] = set()  # the ids accepted as they are, for the collision check at the end
@@ -633,7 +632,7 @@ class _Plan:
             drops_blank=p.empty_text != "keep",
             drops_turns=p.empty_text == "drop",
             whitespace=p.whitespace_is_empty,
-            id_pattern=p.tool_call_ids.pattern,
+            accepts_id=p.tool_call_ids.acceptor,
             new_id=p.tool_call_ids.first_rewriter(),
             accepts_any_id=p.tool_call_ids == IdRule(keeps_signatures=True),
             fixes_none_content=p.call_turn_content == "empty_string",
