@@ -98,6 +98,8 @@ class Table:
 
     title: str
     rows: list[tuple[str, float]] = field(default_factory=list)
+    ratios: dict[str, float] = field(default_factory=dict)
+    """Ratios to the baseline measured in pairs (``measure_paired``); other rows use their times."""
 
     def add(self, name: str, seconds: float) -> float:
         self.rows.append((name, seconds))
@@ -110,12 +112,35 @@ class Table:
             self.add(name, seconds)
         return times
 
+    def measure_paired(
+        self, baseline: str, fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7
+    ) -> dict[str, float]:
+        """Time every function of ``fns`` beside ``fns[baseline]`` (see ``paired``); add a row for each.
+
+        Returns each one's ratio to the baseline (the median of the pairs), the baseline's own being 1.
+        """
+        base = fns[baseline]
+        others = {name: fn for name, fn in fns.items() if name != baseline}
+        found = paired(base, others, repeat=repeat)
+        self.add(baseline, best_of(base, repeat=repeat))
+        self.ratios[baseline] = 1.0
+        for name, (ratio, seconds) in found.items():
+            self.add(name, seconds)
+            self.ratios[name] = ratio
+        return dict(self.ratios)
+
     def show(self, baseline: str, *, notes: list[str] | None = None) -> None:
         base = dict(self.rows)[baseline]
         width = max(len(name) for name, _ in self.rows)
         print(f"\n== {self.title}")
         for name, seconds in self.rows:
-            print(f"  {name:<{width}}  {fmt_time(seconds)}  {seconds / base:6.2f}x  (vs {baseline})")
+            if name in self.ratios:
+                how = "median of pairs with" if name != baseline else "vs"
+                print(
+                    f"  {name:<{width}}  {fmt_time(seconds)}  {self.ratios[name]:6.2f}x  ({how} {baseline})"
+                )
+            else:
+                print(f"  {name:<{width}}  {fmt_time(seconds)}  {seconds / base:6.2f}x  (vs {baseline})")
         for note in notes or []:
             print(f"  {note}")
 

@@ -10,8 +10,11 @@ Target (issue 4): no profile costs more than 2x the plain dump.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from benchmarks._conversation import build_conversation
-from benchmarks._timing import best_of, fmt_time, paired, verdict
+from benchmarks._timing import Table, verdict
 from messages import dump_messages, get_profile
 
 # One model string per provider, and per model family with rules of its own.
@@ -52,16 +55,23 @@ def main(quick: bool = False) -> None:
     conversation = build_conversation(size)
     for model in MODELS:
         get_profile(model)  # resolve once: every later call reads the cache
-    fns = {get_profile(m).name: lambda m=m: dump_messages(conversation, model=m) for m in MODELS}
+    plain = "dump_messages(conversation)"
+    fns: dict[str, Callable[[], object]] = {plain: lambda: dump_messages(conversation)}
+    for model in MODELS:
+        fns[f"model={get_profile(model).name}"] = partial(dump_messages, conversation, model=model)
     # Each profile is timed right beside the plain dump, and the median of those ratios is reported: with
     # 25 candidates, a ratio of best times drifts by 0.3x from run to run on a noisy machine.
-    found = paired(lambda: dump_messages(conversation), fns, repeat=repeat)
-    plain = best_of(lambda: dump_messages(conversation), repeat=repeat)
-    width = max(map(len, found))
-    print(f"\n== dump a {size:,}-message conversation with each provider profile")
-    print(f"  {'dump_messages(conversation)':<{width + 6}}  {fmt_time(plain)}    1.00x")
-    for name, (ratio, seconds) in found.items():
-        print(f"  {'model=' + name:<{width + 6}}  {fmt_time(seconds)}  {ratio:6.2f}x  (median of pairs)")
-    worst_name, (worst, _) = max(found.items(), key=lambda item: item[1][0])
-    print("  " + verdict(f"slowest profile ({worst_name}) vs the plain dump", worst, TARGET))
-    print(f"  profiles within {TARGET}x: {sum(r <= TARGET for r, _ in found.values())} of {len(found)}")
+    table = Table(f"dump a {size:,}-message conversation with each provider profile")
+    ratios = table.measure_paired(plain, fns, repeat=repeat)
+    del ratios[plain]
+    worst_name, worst = max(ratios.items(), key=lambda item: item[1])
+    worst_name = worst_name.removeprefix("model=")
+    table.show(
+        plain,
+        notes=[
+            verdict(
+                f"slowest profile ({worst_name.removeprefix('model=')}) vs the plain dump", worst, TARGET
+            ),
+            f"profiles within {TARGET}x: {sum(r <= TARGET for r in ratios.values())} of {len(ratios)}",
+        ],
+    )
