@@ -1,0 +1,30 @@
+"""The benchmarks still run (a smoke run on small inputs); their figures are read by people, never
+asserted here: these machines are too noisy for timed assertions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_quick_benchmarks_run_and_print_their_verdicts():
+    # The context benchmark is left out: its litellm baseline alone takes 20 s even on small inputs. The
+    # stores benchmark measures PostgreSQL too when the suite has a server (in a schema it drops).
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "core", "profiles", "stores"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    titles = ("dump a 2,000-message", "load a 2,000-message", "import cost", "with each provider profile")
+    assert all(title in out for title in titles), out
+    verdicts = [line for line in out.splitlines() if "(target" in line]
+    assert any("dump_messages vs floor" in line for line in verdicts), out
+    assert any("profiles within 2.0x" in line for line in out.splitlines()), out
+    assert any("batched appends" in line for line in verdicts), out
