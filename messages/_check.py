@@ -3,11 +3,18 @@
 Three layers of problems, each with the index of the message it concerns:
 
 * shape: an item that ``load_messages`` rejects (a ``pydantic.ValidationError``, turned into one readable
-  line per message and field). When the shape is broken, nothing else is checked: the rest needs messages.
+  line per message and field), and text that cannot be sent at all: a lone surrogate (``"\\ud800"`` in
+  JSON) cannot be encoded as UTF-8, so the request fails before it leaves (rule ``lone-surrogate``).
 * protocol: ``protocol_errors``, the tool-call rules every provider shares (provider-quirks.md rows 1, 2,
   12, 16, 17). ``repair_conversation`` fixes all of them but an empty conversation.
 * provider: for each model asked for, ``get_profile(model).check`` on the plain dump, which is what litellm
   alone would send. ``Violation.fixable`` says whether the profile's ``apply`` fixes it.
+
+When some messages cannot be read, the others are still checked, at their own indexes: the protocol
+(leaving out a problem whose tool-call id an unreadable message mentions: it may answer or make that
+call), and the provider rules that look at one message at a time (``ONE_MESSAGE_RULES``). The rules that
+look at a message's neighbours, and what each profile changes, wait until every message reads.
+Problems are listed by message index within each kind.
 
 For each model the check also says what the profile changes (``Changes``, computed by comparing the list
 before and after ``apply``, never by asking the profile) and what would still be wrong after it
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -41,6 +49,7 @@ if TYPE_CHECKING:
     from messages.profiles import Profile, Violation
 
 __all__ = [
+    "ONE_MESSAGE_RULES",
     "Changes",
     "Entry",
     "InputError",
@@ -175,18 +184,23 @@ def read_entries(label: str, data: bytes) -> list[Entry]:
         raise InputError(f"{label}:{line}:{column}: not UTF-8 text (byte 0x{byte:02x})") from None
     if not text.strip():
         raise InputError(f"{label}: empty input; expected a JSON list of messages or a request log")
+    whole: json.JSONDecodeError | RecursionError
     try:
         return [_entry(label, json.loads(text), None)]
     except json.JSONDecodeError as error:
         if error.msg != "Extra data":
             raise _syntax_error(label, text, error) from None
         whole = error
+    except RecursionError as error:
+        whole = error  # too deep as a whole; perhaps only one line of JSON Lines is
     # More than one JSON value: JSON Lines, if the first line is a value of its own.
     lines = text.splitlines()
     first = next(i for i, text_line in enumerate(lines) if text_line.strip())
     try:
         json.loads(lines[first])
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
+        if isinstance(whole, RecursionError):
+            raise _too_deep(label, text) from None
         raise _syntax_error(label, text, whole) from None
     entries: list[Entry] = []
     for number, text_line in enumerate(lines, start=1):
@@ -196,8 +210,43 @@ def read_entries(label: str, data: bytes) -> list[Entry]:
             value = json.loads(text_line)
         except json.JSONDecodeError as error:
             raise _syntax_error(label, text_line, error, line_offset=number - 1) from None
+        except RecursionError:
+            raise _too_deep(label, text_line, line_offset=number - 1) from None
         entries.append(_entry(label, value, number))
     return entries
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """How deep ``[`` and ``{`` nest in JSON text (outside strings), and where that depth is first reached."""
+    depth = deepest = at = 0
+    in_string = escaped = False
+    for pos, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, pos
+        elif char in "]}":
+            depth -= 1
+    return deepest, at
+
+
+def _too_deep(label: str, text: str, line_offset: int = 0) -> InputError:
+    # Python's JSON reader recurses once per level and gives up near sys.getrecursionlimit() (1000).
+    depth, pos = _deepest(text)
+    line, column = _position(text, pos)
+    return InputError(
+        f"{label}:{line + line_offset}:{column}: nested too deeply: [ and {{ nest {depth} levels deep here, "
+        "more than Python's JSON reader follows (a conversation is a few levels deep)"
+    )
 
 
 # --- problems ----------------------------------------------------------------------------------------
@@ -319,6 +368,45 @@ def _shape_problems(error: ValidationError, raw: Sequence[Any]) -> list[Problem]
         problem = Problem("shape", index, rule, row, text, False, field=path or None)
         found.setdefault((index, path or rule), problem)
     return list(found.values())
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _surrogate_problems(raw: Sequence[Any]) -> list[Problem]:
+    """One problem per field holding a lone surrogate: text that cannot be encoded as UTF-8.
+
+    ``json.loads`` joins an escaped pair (``"\\ud83d\\ude00"``) into one character, so any surrogate left
+    in a string is alone: half of a character, usually from text cut in the middle of a UTF-16 pair."""
+    found: list[Problem] = []
+    for index, message in enumerate(raw):
+        role = message.get("role") if isinstance(message, dict) else None
+        what = f"{role} message" if isinstance(role, str) and role else "item"
+        stack: list[tuple[str, Any]] = [("", message)]
+        while stack:  # not recursive: a deeply nested value must not overflow the stack
+            path, value = stack.pop()
+            if isinstance(value, dict):
+                for key, item in reversed(list(value.items())):
+                    stack.append((f"{path}.{key}" if path else str(key), item))
+                    if isinstance(key, str) and _SURROGATE.search(key):
+                        stack.append((f"{path}.{key}" if path else key, key))
+            elif isinstance(value, list):
+                stack.extend((f"{path}[{n}]", item) for n, item in reversed(list(enumerate(value))))
+            elif isinstance(value, str) and (lone := _SURROGATE.search(value)) is not None:
+                code = ord(lone.group())
+                text = (
+                    f"{what}: {path or 'value'} holds a lone surrogate (U+{code:04X}) at character "
+                    f"{lone.start()}: half of a character, which cannot be encoded as UTF-8, so the request "
+                    "cannot be sent; fix the text where it was made (often text cut inside an emoji)"
+                )
+                found.append(Problem("shape", index, "lone-surrogate", None, text, False, field=path or None))
+    return found
+
+
+def _in_order(problems: Sequence[Problem]) -> list[Problem]:
+    """Shape, then protocol problems, each by message index (the whole list first)."""
+    rank = {"shape": 0, "protocol": 1, "provider": 2}
+    return sorted(problems, key=lambda p: (rank[p.kind], -1 if p.index is None else p.index))
 
 
 # Protocol problems ------------------------------------------------------------------------------------
@@ -597,6 +685,8 @@ class ProfileReport:
     """What ``apply`` changes (on the repaired conversation); ``None`` when it cannot be repaired."""
     remaining: list[Violation] | None
     """``check(apply(...))``: what stays wrong after the profile, at indexes of its output."""
+    unapplied: str = "the conversation is empty"
+    """Why ``changes`` and ``remaining`` are ``None``, when they are."""
 
 
 @dataclass
@@ -608,7 +698,7 @@ class Report:
     """Shape and protocol problems."""
     profiles: list[ProfileReport]
     skipped: str | None = None
-    """Why the provider rules were not checked (broken shape), if they were not."""
+    """What was not checked, and why (messages that cannot be read), if anything was not."""
 
     def all_problems(self) -> list[Problem]:
         """Shape, protocol, then each profile's problems, in that order."""
@@ -682,10 +772,10 @@ def _load(entry: Entry) -> _Loaded | list[Problem]:
 
 def check_entry(entry: Entry, targets: Sequence[Target]) -> Report:
     """Check one conversation: its shape, the protocol, then each target's profile."""
+    unsendable = _surrogate_problems(entry.messages)
     loaded = _load(entry)
     if isinstance(loaded, list):
-        skipped = "the provider rules were not checked: fix the messages above first" if targets else None
-        return Report(entry, loaded, [], skipped)
+        return _check_readable(entry, loaded, unsendable, targets)
     protocol = [_protocol_problem(e, loaded.messages) for e in protocol_errors(loaded.messages)]
     if loaded.repaired is None and loaded.messages:
         # Only tool results that answer no call: repair would drop them all, so --fix cannot help.
@@ -715,7 +805,115 @@ def check_entry(entry: Entry, targets: Sequence[Target]) -> Report:
             applied = profile.apply(loaded.repaired)
             changes, remaining = compare(loaded.repaired, applied), profile.check(applied)
         profiles.append(ProfileReport(target, problems, changes, remaining))
-    return Report(entry, protocol, profiles)
+    return Report(entry, _in_order(unsendable + protocol), profiles)
+
+
+ONE_MESSAGE_RULES = frozenset(
+    {
+        "tool-call-id",
+        "unknown-key",
+        "name",
+        "refusal",
+        "foreign-reasoning",
+        "empty-arguments",
+        "invalid-arguments",
+        "system-role",
+        "system-content",
+        "tool-media",
+        "tool-content",
+        "text-content",
+        "empty-text",
+        "call-turn-text",
+        "empty-tool-result",
+        "tools-unsupported",
+        "unsupported-part",
+        "image-url",
+    }
+)
+"""The profile rules (``messages.profiles._rules``) that judge a message by itself, whatever its neighbours:
+what is checked on the messages that read when some do not. A rule not listed here (the order of turns,
+alternation, the first and last turn, duplicate ids) is not, as a missing neighbour could change it."""
+
+_MESSAGE_NUMBER = re.compile(r"\bmessage (\d+)\b")
+
+
+def _check_readable(
+    entry: Entry, shape: list[Problem], unsendable: list[Problem], targets: Sequence[Target]
+) -> Report:
+    """The report when some messages cannot be read: the others checked at their own indexes."""
+    raw, marks = _split_wire_only(entry.messages)
+    unreadable = sorted({p.index for p in shape if p.index is not None})
+    kept = [i for i in range(len(raw)) if i not in set(unreadable)]
+    loaded: list[Message] | None = None
+    if kept and len(unreadable) == len({p.index for p in shape}):
+        try:
+            loaded = load_messages([raw[i] for i in kept])
+        except ValidationError:
+            loaded = None  # a problem of the list as a whole: nothing is checked apart
+    which = _which(unreadable)
+    if loaded is None:
+        skipped = "the provider rules were not checked: fix the messages above first" if targets else None
+        return Report(entry, _in_order(shape + unsendable), [], skipped)
+
+    def at_own_index(problem: Problem) -> Problem:
+        index = None if problem.index is None else kept[problem.index]
+        message = _MESSAGE_NUMBER.sub(lambda m: f"message {kept[int(m.group(1))]}", problem.message)
+        return replace(problem, index=index, message=message)
+
+    # A call answered, or a result whose call is made, by a message that cannot be read is not a problem
+    # this check can see: leave out every protocol problem about an id such a message mentions.
+    mentioned = _strings([raw[i] for i in unreadable])
+    protocol = [
+        _protocol_problem(e, loaded)
+        for e in protocol_errors(loaded)
+        if not (set(e.tool_call_ids) & mentioned)
+    ]
+    said = {(p.index, p.rule) for p in protocol}
+    kept_marks = {kept.index(i): mark for i, mark in marks.items() if i in kept}
+    plain = _with_marks(dump_messages(loaded, validate=False), kept_marks)
+    profiles: list[ProfileReport] = []
+    for target in targets:
+        problems = [
+            _provider_problem(v, target)
+            for v in target.profile.check(plain)
+            if v.rule in ONE_MESSAGE_RULES and (v.index, v.rule) not in said
+        ]
+        unapplied = f"{which} cannot be read"
+        profiles.append(ProfileReport(target, [at_own_index(p) for p in problems], None, None, unapplied))
+    checked = "the tool-call protocol"
+    if targets:
+        checked += " and the provider rules that judge one message at a time"
+    skipped = (
+        f"{which} cannot be read: {checked} were checked on the other messages; a provider's rules about "
+        f"order and neighbours, and what its profile changes, wait until {which} reads"
+        if targets
+        else f"{which} cannot be read: {checked} was checked on the other messages"
+    )
+    problems = shape + unsendable + [at_own_index(p) for p in protocol]
+    return Report(entry, _in_order(problems), profiles, skipped)
+
+
+def _which(indexes: Sequence[int]) -> str:
+    if len(indexes) == 1:
+        return f"message {indexes[0]}"
+    shown = ", ".join(str(i) for i in indexes[:5])
+    return f"messages {shown}{', ...' if len(indexes) > 5 else ''}"
+
+
+def _strings(values: Sequence[Any]) -> set[str]:
+    """Every string (value or key) inside ``values``, found without recursion."""
+    found: set[str] = set()
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            found.add(value)
+        elif isinstance(value, dict):
+            found.update(k for k in value if isinstance(k, str))
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return found
 
 
 def _provider_problem(violation: Violation, target: Target) -> Problem:
@@ -745,7 +943,10 @@ class Fixed:
 
 def fix_entry(entry: Entry, target: Target | None) -> Fixed | None:
     """The repaired (and, with a target, profile-adjusted) conversation; ``None`` when it cannot be read
-    as messages or is empty (``check_entry`` says why)."""
+    as messages, holds text that cannot be sent (a lone surrogate), or is empty (``check_entry`` says
+    why)."""
+    if _surrogate_problems(entry.messages):
+        return None  # no repair can guess the character that was cut in half
     loaded = _load(entry)
     if isinstance(loaded, list) or loaded.repaired is None:
         return None

@@ -27,7 +27,12 @@ the tool-call protocol. With a ``--model`` that differs from the log's, the log'
 
 Exit status: 0 no problems; 1 problems found (with ``--fix``: the output still has problems, or a
 conversation could not be fixed); 2 input that cannot be read (missing file, not JSON, truncated JSON, JSON
-that is neither a list of messages nor a request log) or a usage error.
+nested too deeply, JSON that is neither a list of messages nor a request log), a usage error, or a bug of
+this package (one line saying so; ``MESSAGES_TRACEBACK=1`` shows the traceback). Never a traceback
+otherwise.
+
+When some messages cannot be read, the rest are still checked at their own indexes (see
+``messages._check``); ``skipped`` says what waits until they read.
 
 ``--format json`` prints one object (``version`` 1)::
 
@@ -64,10 +69,12 @@ that is neither a list of messages nor a request log) or a usage error.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from messages._check import (
@@ -201,7 +208,7 @@ def _profile_header(report: ProfileReport, labels: list[str]) -> str:
 def _profile_lines(report: ProfileReport) -> list[str]:
     lines = [_problem_line(p) for p in report.problems]
     if report.changes is None or report.remaining is None:
-        lines.append("    the profile was not applied: the conversation is empty")
+        lines.append(f"    the profile was not applied: {report.unapplied}")
         return lines
     changed = f"    the profile (dump_messages(..., model=...)) {report.changes.describe()}"
     if not report.remaining:
@@ -258,7 +265,7 @@ def render_text(report: Report) -> list[str]:
     shape = [p for p in report.problems if p.kind == "shape"]
     protocol = [p for p in report.problems if p.kind == "protocol"]
     if shape:
-        lines.append(f"  messages that cannot be read: {_plural(len(shape), 'problem')}")
+        lines.append(f"  messages that cannot be read or sent: {_plural(len(shape), 'problem')}")
         lines.extend(_problem_line(p) for p in shape)
     if protocol:
         lines.append(f"  tool-call protocol (every provider): {_plural(len(protocol), 'problem')}")
@@ -281,12 +288,16 @@ def render_text(report: Report) -> list[str]:
     return lines
 
 
-def _fix_lines(entry: Entry, target: Target | None, fixed: Fixed | None) -> list[str]:
+def _fix_lines(entry: Entry, target: Target | None, fixed: Fixed | None, report: Report) -> list[str]:
     if fixed is None:
-        return [
-            f"{entry.where}: --fix wrote nothing for this conversation: it cannot be read, or nothing "
-            "would remain to send (see above)"
-        ]
+        if any(p.rule == "lone-surrogate" for p in report.problems):
+            why = (
+                "it holds text that cannot be encoded as UTF-8 (a lone surrogate, see above), and no repair "
+                "can tell which character was cut in half"
+            )
+        else:
+            why = "it cannot be read, or nothing would remain to send (see above)"
+        return [f"{entry.where}: --fix wrote nothing for this conversation: {why}"]
     lines = [f"{entry.where}: --fix {fixed.changes.describe()}"]
     if target is None:
         lines.append(
@@ -419,23 +430,28 @@ def _run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     text: list[str] = []
     for entry in entries:
         checked = _targets_for(entry, targets)
-        report = check_entry(entry, checked)
+        with _bug_guard(entry.where):
+            report = check_entry(entry, checked)
+            if args.format == "text":
+                text.extend(render_text(report))
         reports.append(report)
-        if args.format == "text":
-            text.extend(render_text(report))
         if not args.fix:
             fixes.append(None)
             status = status or (1 if report.all_problems() else 0)
             continue
         target = checked[0] if checked else None
-        fixed = fix_entry(entry, target)
-        if fixed is not None:
-            indent = 2 if entry.line is None else None
-            print(json.dumps(fixed.payload, ensure_ascii=False, indent=indent), file=sys.stdout)
+        with _bug_guard(entry.where):
+            fixed = fix_entry(entry, target)
+            payload = None
+            if fixed is not None:
+                indent = 2 if entry.line is None else None
+                payload = json.dumps(fixed.payload, ensure_ascii=False, indent=indent)
+            if args.format == "text":
+                text.extend(_fix_lines(entry, target, fixed, report))
+        if payload is not None:
+            print(payload, file=sys.stdout)
         if fixed is None or fixed.remaining:
             status = 1
-        if args.format == "text":
-            text.extend(_fix_lines(entry, target, fixed))
         fixes.append(
             {
                 "written": fixed is not None,
@@ -444,7 +460,9 @@ def _run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             }
         )
     if args.format == "json":
-        print(render_json(label, reports, fixes), file=report_stream)
+        with _bug_guard(label):
+            document = render_json(label, reports, fixes)
+        print(document, file=report_stream)
     else:
         if len(entries) > 1:
             bad = sum(1 for r in reports if r.all_problems())
@@ -456,6 +474,41 @@ def _run_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     return status
 
 
+class _CheckFailedError(Exception):
+    """An exception the check did not expect: a bug of this package, said in one line (``main``)."""
+
+    def __init__(self, where: str, error: Exception) -> None:
+        from messages import __version__
+
+        reason = " ".join(str(error).split())
+        reason = reason if len(reason) <= 160 else reason[:157] + "..."
+        if isinstance(error, RecursionError):
+            what = "a value nested too deeply for the check to follow"
+        else:
+            what = f"the check failed: {type(error).__name__}: {reason}"
+        super().__init__(
+            f"{where}: {what}; this is a bug in messages {__version__}, please report it with the input "
+            f"(set {_TRACEBACK_VARIABLE}=1 to see the traceback)"
+        )
+
+
+_TRACEBACK_VARIABLE = "MESSAGES_TRACEBACK"
+
+
+@contextmanager
+def _bug_guard(where: str) -> Iterator[None]:
+    """Turn an exception the check did not expect into ``_CheckFailedError`` naming ``where``.
+
+    Input that cannot be read raises ``InputError`` before this point; what escapes the check of a
+    readable conversation is a bug, and a user should get one line, not a traceback, unless they ask."""
+    try:
+        yield
+    except Exception as error:
+        if os.environ.get(_TRACEBACK_VARIABLE):
+            raise
+        raise _CheckFailedError(where, error) from error
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``messages`` command with ``argv`` (default: the process's arguments); return the status."""
     # The check is offline: if a bare model name makes the profiles ask litellm for its provider, litellm
@@ -464,9 +517,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     parser = _parser()
     args = parser.parse_args(argv)
+    # A report quotes the input, which may hold a lone surrogate (a problem it reports): write it escaped
+    # rather than fail on it. Payloads with one are never written (``fix_entry``).
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return _run_check(args, args.command_parser)
-    except InputError as error:
+    except (InputError, _CheckFailedError) as error:
         print(f"{_PROG} {args.command}: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

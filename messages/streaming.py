@@ -18,16 +18,21 @@ copying a provider's dump. The rules, each chosen to give the reply the provider
   or a refusal, else ``""`` (a reply that said nothing is an empty text, which every provider accepts
   back). ``""`` beside tool calls becomes ``None``, as in ``AIMessage.from_litellm``.
 * Tool-call deltas merge by ``index``, with an id guard: a delta that carries an id different from the id
-  of the call open at its index opens a new call (two parallel calls that share an index are never
-  concatenated: LangChain #34807; Ollama, Grok and vLLM-style servers send every call at index 0). A delta
-  without an id that names a different function than the open call also opens a new call. An index sent
+  of the call open at its index continues the call with that id if one was seen, else opens a new call
+  (two parallel calls that share an index are never concatenated: LangChain #34807; Ollama, Grok and
+  vLLM-style servers send every call at index 0, some with the id on every fragment and the calls'
+  fragments interleaved). A delta without an id that names a different function than the open call also
+  opens a new call. An index sent
   as a string of digits (``"0"``) is that number. A delta with no index (``None`` or missing) continues
   the call with its id if it carries one, else the call opened last, and a call it opens is taken to sit
   at its position; interleaved fragments of parallel calls therefore need an index (or an id on every
   fragment) to be told apart, as on every real wire.
   Calls are ordered by index (calls that share one, by arrival); when some call came without an index,
-  by arrival. Argument fragments are joined exactly: a call streamed with no fragments has arguments
-  ``""`` (no arguments), where ``litellm.stream_chunk_builder`` writes ``"{}"``.
+  by arrival. Argument fragments are joined exactly, byte for byte (whitespace too); a call that received
+  no argument text at all has arguments ``"{}"`` in ``message()``, as ``litellm.stream_chunk_builder``
+  and a non-streamed OpenAI reply give it (OpenAI streams no fragment for a call without arguments).
+  ``partial`` shows the text received so far, ``""`` before the first fragment, so that it stays a prefix
+  of the end.
 * Per-call provider fields (Gemini thought signatures) are merged per call; message-level provider
   fields are merged key by key, the last value winning, except Anthropic's streamed ``citation`` entries,
   which are collected in order under ``citations``.
@@ -100,11 +105,14 @@ class _Call:
         named = f" ({self.name})" if self.name else ""
         return f"tool call at {where}{named}"
 
-    def wire(self) -> dict[str, Any]:
+    def wire(self, *, finished: bool) -> dict[str, Any]:
+        arguments = "".join(self.arguments)
+        if finished and not self.arguments:
+            arguments = "{}"  # no argument text at all: what the builder and a non-streamed reply say
         call: dict[str, Any] = {
             "id": self.id,
             "type": self.type,
-            "function": {"name": self.name, "arguments": "".join(self.arguments)},
+            "function": {"name": self.name, "arguments": arguments},
         }
         if self.provider_fields:
             call["provider_specific_fields"] = dict(self.provider_fields)
@@ -126,6 +134,10 @@ class StreamAccumulator:
     ``choice`` picks which completion to follow when the request asked for several (``n > 1``);
     ``provider`` names who produced the stream when its chunks do not (litellm's chunks do), so that
     signed thinking blocks and thought signatures are bound to it (see ``AIMessage.provider``).
+
+    Tool-call arguments are the fragments joined byte for byte; a call that received no argument text at
+    all gets ``"{}"`` in ``message()``, as ``litellm.stream_chunk_builder`` and a non-streamed reply give
+    it (``partial`` keeps ``""`` until text arrives). The module docstring has every merging rule.
     """
 
     def __init__(self, *, choice: int = 0, provider: str | None = None) -> None:
@@ -185,7 +197,8 @@ class StreamAccumulator:
 
     def message(self) -> AIMessage:
         """The assembled reply; raises ``ReplyError`` if a tool call never received its id or name, or if
-        the stream carried choices but never the one followed."""
+        the stream carried choices but never the one followed. A call that received no argument text has
+        arguments ``"{}"``."""
         if self._other_choices and not self._followed_seen:
             raise ReplyError(
                 f"the stream carried choices {sorted(self._other_choices)} but never choice {self._choice}; "
@@ -412,7 +425,15 @@ class StreamAccumulator:
                     return same_id
                 return self._open(index)
             if call_id and current.id and call_id != current.id:
-                return self._open(index)  # the id guard: a second call at a shared index
+                # The id guard: another call at a shared index. If its id was seen, the calls' fragments
+                # interleave (a, b, a, b): continue that call, and a fragment without an id after this
+                # one continues it too.
+                known = self._with_id(call_id)
+                if known is None:
+                    return self._open(index)
+                if known.index == index:
+                    self._by_index[index] = known
+                return known
             if not call_id and name and current.name and name != current.name:
                 return self._open(index)  # another function at the same index, without an id
             return current
@@ -460,7 +481,7 @@ class StreamAccumulator:
                         f"its arguments so far: {''.join(call.arguments)!r}"
                     )
                 continue
-            calls.append(call.wire())
+            calls.append(call.wire(finished=strict))
         refusal = "".join(self._refusal)
         if self._text_seen:
             content: str | None = "".join(self._text)

@@ -318,6 +318,221 @@ def test_unreadable_input_exits_2_with_one_line_naming_file_and_position(tmp_pat
     assert line.startswith(f"messages check: {expected}")
 
 
+DEEP = "[" * 100_000 + "]" * 100_000  # json.loads gives up near 1000 levels (RecursionError)
+
+
+def assert_one_line_exit_2(result: subprocess.CompletedProcess[str], expected: str) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+    assert (result.returncode, result.stdout) == (2, "")
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"messages check: {expected}"), line
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda path: path.mkdir(), "in.json: cannot read the file: Is a directory"),
+        (lambda path: path.write_bytes(b""), "in.json: empty input"),
+        (
+            lambda path: path.write_text(DEEP),
+            "in.json:1:100000: nested too deeply: [ and { nest 100000 levels",
+        ),
+        # Pretty-printed: the deepest point is on a line of its own.
+        (
+            lambda path: path.write_text(
+                '[\n {"role": "user",\n  "content": ' + DEEP[:3000] + "]" * 1500 + "}]"
+            ),
+            "in.json:3:3013: nested too deeply: [ and { nest 3002 levels",
+        ),
+        # JSON Lines: the second line is the deep one.
+        (
+            lambda path: path.write_text(json.dumps(VALID) + "\n" + DEEP + "\n"),
+            "in.json:2:100000: nested too deeply",
+        ),
+        # Byte 10 is a newline: 0x80 is on line 2.
+        (lambda path: path.write_bytes(bytes(range(256))), "in.json:2:118: not UTF-8 text (byte 0x80)"),
+    ],
+    ids=["a directory", "an empty file", "deep nesting", "deep nesting, pretty", "deep JSON Lines", "binary"],
+)
+def test_more_unreadable_input_exits_2_with_one_line(tmp_path, make, expected):
+    make(tmp_path / "in.json")
+    assert_one_line_exit_2(run("in.json", cwd=tmp_path), expected)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (bytes(range(256)) * 4, "<stdin>:2:118: not UTF-8 text (byte 0x80)"),
+        (DEEP.encode(), "<stdin>:1:100000: nested too deeply"),
+        (b"", "<stdin>: empty input"),
+    ],
+    ids=["binary", "deep nesting", "nothing"],
+)
+def test_unreadable_standard_input_exits_2_with_one_line(tmp_path, data, expected):
+    command = [sys.executable, "-m", "messages", "check", "-"]
+    done = subprocess.run(command, input=data, capture_output=True, cwd=tmp_path, timeout=120)
+    result = subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode("utf-8", "replace")
+    )
+    assert_one_line_exit_2(result, expected)
+
+
+def nested(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("flags", [[], ["--model", GEMINI], ["--fix", "--model", MISTRAL]])
+def test_a_message_nested_deep_inside_never_shows_a_traceback(tmp_path, flags):
+    # Deep enough to read, and (before models/_wire.copy_json stopped recursing) deep enough to overflow
+    # the stack in the dump: either way the user gets a report, or one line saying it is a bug.
+    conversation = [user("hi"), assistant("x", provider_specific_fields=nested(700))]
+    path = write(tmp_path, "deep.json", json.dumps(conversation))
+    result = run(*flags, path.name, cwd=tmp_path)
+    assert "Traceback" not in result.stderr
+    if result.returncode == 2:
+        (line,) = result.stderr.splitlines()
+        assert line.startswith("messages check: deep.json: ")
+        assert "this is a bug in messages" in line
+    else:
+        assert result.returncode in (0, 1), result.stderr
+
+
+def test_an_unexpected_error_is_one_line_that_says_it_is_a_bug(tmp_path, monkeypatch, capsys):
+    import messages.cli
+
+    def broken(entry: Entry, targets: Any) -> Any:
+        raise KeyError("tool_calls")
+
+    path = write(tmp_path, "good.json", VALID)
+    monkeypatch.setattr(messages.cli, "check_entry", broken)
+    monkeypatch.delenv("MESSAGES_TRACEBACK", raising=False)
+    assert main(["check", str(path)]) == 2
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"messages check: {path}: the check failed: KeyError: 'tool_calls'; this is a bug")
+    assert "MESSAGES_TRACEBACK=1" in line
+    assert captured.out == ""
+    monkeypatch.setenv("MESSAGES_TRACEBACK", "1")
+    with pytest.raises(KeyError):
+        main(["check", str(path)])
+
+
+# --- text that cannot be sent: lone surrogates -------------------------------------------------------------
+
+# "\ud800" escaped in JSON reads as half a character: json.loads takes it, UTF-8 cannot encode it.
+SURROGATES = (
+    '[{"role": "user", "content": "a\\ud800b"},'
+    ' {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",'
+    ' "function": {"name": "f", "arguments": "{\\"q\\": \\"\\udc00\\"}"}}]},'
+    ' {"role": "tool", "tool_call_id": "c1", "content": "ok \\ud83d\\ude00"}]'
+)
+
+
+def test_a_lone_surrogate_is_a_problem_at_its_message_and_field(tmp_path):
+    path = write(tmp_path, "s.json", SURROGATES)
+    result = run("--format", "json", path.name, cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, "")
+    problems = json.loads(result.stdout)["problems"]
+    assert [(p["index"], p["field"], p["rule"], p["fixable"]) for p in problems] == [
+        (0, "content", "lone-surrogate", False),
+        (1, "tool_calls[0].function.arguments", "lone-surrogate", False),
+    ]  # the escaped pair in message 2 is one whole character (an emoji): not a problem
+    assert "U+D800" in problems[0]["message"]
+    assert "cannot be encoded as UTF-8" in problems[0]["message"]
+    text = run(path.name, cwd=tmp_path)
+    assert text.returncode == 1
+    assert "message 0: user message: content holds a lone surrogate (U+D800)" in text.stdout
+
+
+def test_fix_does_not_crash_on_a_lone_surrogate_and_says_it_cannot_fix_it(tmp_path):
+    path = write(tmp_path, "s.json", '[{"role":"user","content":"a\\ud800b"}]')
+    result = run("--fix", "--model", MISTRAL, path.name, cwd=tmp_path)
+    assert "Traceback" not in result.stderr
+    assert (result.returncode, result.stdout) == (1, "")
+    assert "--fix wrote nothing for this conversation: it holds text that cannot be encoded" in result.stderr
+
+
+def test_a_report_quoting_a_lone_surrogate_prints_it_escaped(tmp_path):
+    # The shape problem quotes the bad value, surrogate and all; the report must still print.
+    path = write(tmp_path, "s.json", '[{"role":"user","content":"hi","name":["\\ud800"]}]')
+    result = run(path.name, cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert 'name: Input should be a valid string (got ["\\ud800"])' in result.stdout
+    # In JSON the escape is the JSON escape: the report reads back to the very value.
+    result = run("--format", "json", path.name, cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert '(got ["\ud800"])' in json.loads(result.stdout)["problems"][0]["message"]
+
+
+# --- a message that cannot be read does not hide the others ------------------------------------------------
+
+
+def test_problems_beside_an_unreadable_message_are_still_reported_at_their_indexes(tmp_path):
+    mixed = [
+        user("hi"),
+        {"role": "wizard", "content": "x"},  # cannot be read
+        assistant(None, call("c1", "f", "{}")),
+        tool("c2", "r"),  # answers no call of message 2; c1 is unanswered
+        user("next"),
+        assistant(None, call("c1", "f", "{}")),  # c1 again
+        tool("c1", "r"),
+        assistant(""),  # Gemini rejects an empty text (row 23)
+    ]
+    path = write(tmp_path, "mix.json", mixed)
+    result = run("--model", GEMINI, path.name, cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, "")
+    lines = [(section, index, rule) for _, section, index, rule, _, _ in text_problems(result.stdout)]
+    assert sorted(lines, key=str) == sorted(
+        [
+            ("shape", 1, "unknown-role"),
+            ("protocol", 2, "unanswered-tool-call"),
+            ("protocol", 3, "orphan-tool-result"),
+            ("protocol", 5, "duplicate-tool-call-id"),
+            (GEMINI, 7, "empty-text"),
+        ],
+        key=str,
+    )
+    # The reasons name the messages at their own indexes, and the lines come in index order.
+    assert "(message 2) made no call with that id" in result.stdout
+    assert "already used by a call in message 2" in result.stdout
+    protocol = [line for line in result.stdout.splitlines() if "[unanswered" in line or "[orphan" in line]
+    protocol += [line for line in result.stdout.splitlines() if "[duplicate" in line]
+    assert [line.split(":")[0].strip() for line in protocol] == ["message 2", "message 3", "message 5"]
+    assert (
+        "message 1 cannot be read: the tool-call protocol and the provider rules that judge one message"
+        in (result.stdout)
+    )
+    assert "the profile was not applied: message 1 cannot be read" in result.stdout
+
+
+def test_an_unreadable_message_that_answers_or_makes_a_call_hides_no_false_problem():
+    conversation = [
+        user("hi"),
+        assistant(None, call("c1"), call("c2")),
+        tool("c1", 42),  # type: ignore[arg-type]  # cannot be read, but it answers c1
+        tool("c2", "r"),
+        assistant(None, {"id": "c3", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}),
+        tool("c3", "r"),  # its call cannot be read: not an orphan as far as this check can tell
+        user("and?"),
+        assistant(None, call("c4")),  # really unanswered
+        user("hello?"),
+    ]
+    report = check_entry(Entry("f", None, conversation), [])
+    found = [(p.kind, p.index, p.rule) for p in report.problems]
+    assert found == [
+        ("shape", 2, "invalid-field"),
+        ("shape", 4, "arguments-not-string"),
+        ("protocol", 7, "unanswered-tool-call"),
+    ]
+    assert (
+        report.skipped
+        == "messages 2, 4 cannot be read: the tool-call protocol was checked on the other messages"
+    )
+
+
 def test_bad_flags_are_usage_errors(tmp_path):
     path = write(tmp_path, "good.json", VALID)
     result = run("--fix", "--model", OPENAI, "--model", MISTRAL, path.name, cwd=tmp_path)

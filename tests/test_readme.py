@@ -1,4 +1,4 @@
-"""The README's 20-line bot runs as written, against a stand-in provider."""
+"""The README's 20-line bot runs as written, against a stand-in provider; its guide links every example."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ import pytest
 from messages import AIMessage, ToolCall, ToolMessage, load_messages
 from messages.testing import StandInServer
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-
-pytestmark = pytest.mark.litellm
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
 
 
 def _first_python_block() -> str:
@@ -32,6 +31,7 @@ def adder(body: dict) -> AIMessage:
     return AIMessage(tool_calls=[ToolCall(id="call_add", name="add", arguments={"a": int(a), "b": int(b)})])
 
 
+@pytest.mark.litellm
 def test_readme_bot_runs_as_written(litellm, monkeypatch, capsys):
     code = _first_python_block()
     assert len(code.strip().splitlines()) <= 20  # the README promises a 20-line bot
@@ -47,3 +47,22 @@ def test_readme_bot_runs_as_written(litellm, monkeypatch, capsys):
     assert bodies[0]["tools"][0]["function"]["name"] == "add"
     assert json.loads(bodies[1]["messages"][2]["tool_calls"][0]["function"]["arguments"]) == {"a": 2, "b": 40}
     assert bodies[1]["messages"][3] == {"role": "tool", "tool_call_id": "call_add", "content": "42"}
+
+
+def test_the_guide_links_every_example_and_every_link_exists():
+    text = README.read_text()
+    linked = re.findall(r"\]\((examples/[^)#\s]+)\)", text)
+    assert linked, "the README links no example"
+    missing = [link for link in linked if not (ROOT / link).is_file()]
+    assert missing == [], "the README links examples that do not exist"
+    examples = {
+        f"examples/{p.name}"
+        for p in (ROOT / "examples").iterdir()
+        if p.is_file() and not p.name.startswith(".") and p.suffix != ".pyc"
+    }
+    assert examples - set(linked) == set(), "examples the README does not link"
+    # each under "### Examples", with the command that runs it
+    section = text.split("### Examples", 1)[1].split("\n## ", 1)[0]
+    for link in linked:
+        assert f"]({link})" in section
+        assert f"python {link}" in section, link

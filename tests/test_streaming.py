@@ -12,7 +12,7 @@ Three kinds of test:
   itself (less what the OpenAI wire cannot carry), and every partial on the way is a prefix of the end.
 
 Where litellm's builder is not the truth, the comparison normalizes in one stated place
-(``as_builder_reads``).
+(``as_builder_reads``): only for a streamed refusal, which the builder never reads.
 """
 
 from __future__ import annotations
@@ -85,18 +85,9 @@ def stream_from(litellm: Any, provider: str, reply: AIMessage | Responder) -> li
 
 def as_builder_reads(message: AIMessage) -> AIMessage:
     """``message`` as ``litellm.stream_chunk_builder`` would assemble its stream, where litellm is not the
-    truth:
-
-    * a call streamed without argument fragments gets ``"{}"`` from the builder (``or "{}"`` in litellm's
-      ``get_combined_tool_content``); the stream said nothing, which is ``""`` (no arguments);
-    * the builder never reads ``delta.refusal``, so a streamed refusal is lost there (on litellm's own
-      streams refusals are lost earlier still, in its stream wrapper: see the test of that below).
-    """
-    calls = [
-        c.model_copy(update={"function": {**c.function, "arguments": c.arguments or "{}"}})
-        for c in message.tool_calls
-    ]
-    return message.model_copy(update={"tool_calls": calls, "refusal": None})
+    truth: the builder never reads ``delta.refusal``, so a streamed refusal is lost there (on litellm's own
+    streams refusals are lost earlier still, in its stream wrapper: see the test of that below)."""
+    return message.model_copy(update={"refusal": None})
 
 
 def assert_matches_builder(litellm: Any, chunks: list[Any]) -> StreamAccumulator:
@@ -181,10 +172,40 @@ def test_what_each_provider_stream_gives_back(litellm, provider):
 @pytest.mark.parametrize("provider", list(MODELS))
 def test_a_call_without_arguments_on_each_wire(litellm, provider):
     reply = REPLIES["text and a call without arguments"]
-    [call] = accumulate(stream_from(litellm, provider, reply)).message().tool_calls
-    # OpenAI streams no fragment at all: no arguments. litellm's Anthropic parser turns the empty
-    # input_json_delta into "{}" itself, and Gemini's args {} are serialized as "{}".
-    assert call.arguments == ("" if provider == "openai" else "{}")
+    accumulator = accumulate(stream_from(litellm, provider, reply))
+    [call] = accumulator.message().tool_calls
+    # OpenAI streams no fragment at all, which reads as "{}" (as the builder and a non-streamed reply
+    # give it); litellm's Anthropic parser turns the empty input_json_delta into "{}" itself, and Gemini's
+    # args {} are serialized as "{}".
+    assert call.arguments == "{}"
+    [partial] = accumulator.partial.tool_calls
+    assert partial.arguments == ("" if provider == "openai" else "{}")  # partial: the text so far
+
+
+def test_a_call_without_argument_text_is_empty_json_and_streamed_text_is_kept_exactly():
+    chunks = [
+        calls_chunk(call_delta(0, "call_time", "get_time", "")),  # an empty fragment is no text
+        calls_chunk(call_delta(1, "call_space", "get_space")),
+        calls_chunk(call_delta(1, args=" ")),  # whitespace is text: kept byte for byte
+        calls_chunk(call_delta(2, "call_odd", "get_odd", '{ "a" :1 }')),
+    ]
+    accumulator = accumulate(chunks)
+    assert [c.arguments for c in accumulator.message().tool_calls] == ["{}", " ", '{ "a" :1 }']
+    assert [c.arguments for c in accumulator.partial.tool_calls] == ["", " ", '{ "a" :1 }']
+
+
+@pytest.mark.litellm
+def test_a_call_without_argument_fragments_equals_the_builder_through_litellm(litellm):
+    chunks = raw_stream(
+        litellm,
+        [
+            chunk({"role": "assistant", "content": None}),
+            calls_chunk(call_delta(0, "call_time", "get_time")),
+            chunk(finish="tool_calls", usage={"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}),
+        ],
+    )
+    accumulator = assert_matches_builder(litellm, chunks)
+    assert accumulator.message().tool_calls == [ToolCall(id="call_time", name="get_time", arguments="{}")]
 
 
 @pytest.mark.litellm
@@ -194,24 +215,43 @@ def test_equals_the_chunk_builder_on_any_generated_reply(litellm, reply, provide
     assert_matches_builder(litellm, stream_from(litellm, provider, reply))
 
 
+def with_ids_numbered(message: AIMessage) -> AIMessage:
+    """``message`` with each tool-call id replaced by its position, for a stream whose ids litellm makes up.
+
+    Gemini sends no call ids: litellm mints one per call, at random, on every stream (``call_`` and hex),
+    so two streams of the same reply differ there and only there."""
+    assert all(c.id.startswith("call_") for c in message.tool_calls)
+    calls = [c.model_copy(update={"id": f"call_{n}"}) for n, c in enumerate(message.tool_calls)]
+    return message.model_copy(update={"tool_calls": calls})
+
+
 @pytest.mark.litellm
-def test_async_stream_from_litellm(litellm):
+@pytest.mark.parametrize("provider", list(MODELS))
+def test_async_stream_from_litellm(litellm, provider):
     reply = REPLIES["parallel calls"]
+    routes = [OpenAIChatRoute(), AnthropicMessagesRoute(), GeminiRoute()]
 
-    async def run() -> tuple[AIMessage, AIMessage]:
-        with StandInServer(scripted(reply)) as server:
-            options = {"stream_options": {"include_usage": True}, **send_kwargs(server)}
-            stream = await litellm.acompletion(model=MODELS["openai"], messages=USER, stream=True, **options)
+    async def run() -> tuple[AIMessage, list[Any]]:
+        with StandInServer(scripted(reply), routes=routes) as server:
+            options = {"tools": TOOLS, "stream_options": {"include_usage": True}, **send_kwargs(server)}
+            model = MODELS[provider]
+            stream = await litellm.acompletion(model=model, messages=USER, stream=True, **options)
             whole = await AIMessage.afrom_stream(stream)
-            accumulator = StreamAccumulator()
-            async for chunk in await litellm.acompletion(
-                model=MODELS["openai"], messages=USER, stream=True, **options
-            ):
-                accumulator.add(chunk)
-        return whole, accumulator.message()
+            chunks = [
+                c async for c in await litellm.acompletion(model=model, messages=USER, stream=True, **options)
+            ]
+            assert {r.route for r in server.requests} == {provider}
+        return whole, chunks
 
-    whole, assembled = asyncio.run(run())
-    assert whole == assembled == over_openai(reply)
+    whole, chunks = asyncio.run(run())
+    assembled = assert_matches_builder(litellm, chunks).message()  # the async chunks, against the builder
+    synced = accumulate(stream_from(litellm, provider, reply)).message()  # the same reply, streamed sync
+    if provider == "gemini":
+        whole, assembled, synced = (with_ids_numbered(m) for m in (whole, assembled, synced))
+    assert whole == assembled == synced
+    assert [json.loads(c.arguments) for c in assembled.tool_calls] == [{"city": "Paris"}, {"city": "東京"}]
+    if provider == "openai":
+        assert assembled == over_openai(reply)
 
 
 @pytest.mark.litellm
@@ -317,16 +357,30 @@ NO_INDEX = [
     calls_chunk(call_delta(None, args='"Tokyo"}')),
     chunk(finish="tool_calls"),
 ]
+# Both calls at index 0 with the id on every fragment, the fragments of the two interleaved (a, b, a, b).
+SHARED_INDEX_INTERLEAVED = [
+    chunk({"role": "assistant", "content": None}),
+    calls_chunk(call_delta(0, "call_paris", "get_weather", '{"city":')),
+    calls_chunk(call_delta(0, "call_tokyo", "get_weather", '{"city":')),
+    calls_chunk(call_delta(0, "call_paris", args='"Paris"}')),
+    calls_chunk(call_delta(0, "call_tokyo", args='"Tokyo"}')),
+    chunk(finish="tool_calls"),
+]
 TWO_CALLS = AIMessage(
     content=None, tool_calls=[weather("call_paris", "Paris"), weather("call_tokyo", "Tokyo")]
 )
 
 
-@pytest.mark.parametrize(
-    "chunks",
-    [SHARED_INDEX, INTERLEAVED, STRING_INDEX, NO_INDEX],
-    ids=["shared index, different ids", "interleaved fragments", "index '0'", "index None"],
-)
+HARD_CASES = {
+    "shared index, different ids": SHARED_INDEX,
+    "interleaved fragments": INTERLEAVED,
+    "shared index, ids on every fragment, interleaved": SHARED_INDEX_INTERLEAVED,
+    "index '0'": STRING_INDEX,
+    "index None": NO_INDEX,
+}
+
+
+@pytest.mark.parametrize("chunks", list(HARD_CASES.values()), ids=list(HARD_CASES))
 def test_parallel_calls_are_told_apart(chunks):
     accumulator = accumulate(chunks)
     assert accumulator.message() == TWO_CALLS
@@ -334,11 +388,7 @@ def test_parallel_calls_are_told_apart(chunks):
 
 
 @pytest.mark.litellm
-@pytest.mark.parametrize(
-    "chunks",
-    [SHARED_INDEX, INTERLEAVED, STRING_INDEX, NO_INDEX],
-    ids=["shared index, different ids", "interleaved fragments", "index '0'", "index None"],
-)
+@pytest.mark.parametrize("chunks", list(HARD_CASES.values()), ids=list(HARD_CASES))
 def test_parallel_calls_are_told_apart_after_litellm_parses_them(litellm, chunks):
     # litellm's parser reads "0" as 0 and gives an index-less call its position in its delta (0 here), so the
     # "None" stream reaches us as a shared-index stream: the id guard still tells the calls apart.
@@ -353,6 +403,17 @@ def test_litellm_builder_merges_calls_that_share_an_index(litellm):
     assert [(c.id, c.arguments) for c in built.tool_calls] == [
         ("call_tokyo", '{"city":"Paris"}{"city":"Tokyo"}')
     ]
+
+
+def test_a_fragment_without_an_id_continues_the_call_that_spoke_last_at_its_index():
+    chunks = [
+        calls_chunk(call_delta(0, "call_paris", "get_weather", '{"city":')),
+        calls_chunk(call_delta(0, "call_tokyo", "get_weather", '{"city":"Tok')),
+        calls_chunk(call_delta(0, "call_paris", args='"Par')),
+        calls_chunk(call_delta(0, args='is"}')),  # no id: still Paris, the call this index switched back to
+        calls_chunk(call_delta(0, "call_tokyo", args='yo"}')),
+    ]
+    assert accumulate(chunks).message() == TWO_CALLS
 
 
 def test_a_repeated_id_or_name_on_every_fragment_continues_the_call():
@@ -638,9 +699,18 @@ def over_openai(reply: AIMessage) -> AIMessage:
 
     It has no place for a participant ``name`` in a reply, for ``thinking_blocks``, or for provider fields of
     a call (so nothing is bound to a ``provider``), and it carries text as one string: text parts arrive
-    joined. ``""`` beside tool calls reads back as ``None`` (the ``from_litellm`` rule)."""
+    joined. ``""`` beside tool calls reads back as ``None`` (the ``from_litellm`` rule), and a call without
+    argument text as ``"{}"`` (the ``StreamAccumulator`` rule, the builder's)."""
     text = reply_text(reply) if reply.content is not None else None
-    calls = [c.model_copy(update={"provider_specific_fields": None}) for c in reply.tool_calls]
+    calls = [
+        c.model_copy(
+            update={
+                "provider_specific_fields": None,
+                "function": {**c.function, "arguments": c.arguments or "{}"},
+            }
+        )
+        for c in reply.tool_calls
+    ]
     return reply.model_copy(
         update={
             "name": None,
@@ -701,4 +771,10 @@ def test_reading_partials_along_the_way_changes_nothing(reply, piece):
     for c in chunks:
         watched.add(c)
         assert watched.partial == watched.partial
-    assert watched.message() == accumulate(chunks).message() == watched.partial
+    final = watched.message()
+    assert final == accumulate(chunks).message()
+    # At the end the partial is the message, but for calls that received no argument text: "" so far there,
+    # "{}" in the message.
+    partial = watched.partial
+    assert [c.arguments or "{}" for c in partial.tool_calls] == [c.arguments for c in final.tool_calls]
+    assert partial.model_copy(update={"tool_calls": final.tool_calls}) == final
