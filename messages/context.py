@@ -412,10 +412,12 @@ class TokenLimitedContext(ChatCompletionContext):
       arguments, images, plus 3 or 4 tokens per message); litellm's count of a list is exactly the sum of
       these, so the window's size is what ``token_counter(messages=window)`` says. Tool definitions are not
       counted: subtract them from ``token_limit``. Counting needs no network: images are priced without
-      fetching their URL, audio (which litellm cannot count) is priced like one image, and the default
-      counter sets ``litellm.disable_hf_tokenizer_download = True`` (litellm-notes.md section 3: a
-      ``llama-3`` model name otherwise stalls about 23 s per call retrying a tokenizer download offline), so
-      models other than OpenAI's are counted with tiktoken, an approximation.
+      fetching their URL, audio (which litellm cannot count) is priced like one image, and the tokenizer is
+      the one litellm picks with ``litellm.disable_hf_tokenizer_download = True``, passed to each call
+      (litellm-notes.md section 3: a ``llama-3`` model name otherwise stalls about 23 s per call retrying a
+      tokenizer download offline), so models other than OpenAI's are counted with tiktoken, an
+      approximation. litellm's own settings are left as they are: your ``litellm.token_counter`` calls
+      behave as before.
     * ``token_counter=f``, ``f(list_of_messages) -> int``: the overhead is ``f([])`` and a message's count is
       ``f([m]) - f([])``; this assumes ``f`` adds up per message, as litellm's counter and OpenAI's
       counting recipe do.
@@ -549,11 +551,14 @@ def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
     """litellm's ``token_counter`` for ``model``: the list overhead, and a per-message count without it."""
     import litellm
     from litellm.constants import DEFAULT_IMAGE_TOKEN_COUNT
+    from litellm.utils import _return_openai_tokenizer
 
     # Offline, a llama-3 (or llama-2, command-r) model name makes every count retry a tokenizer download
-    # for about 23 s (litellm-notes.md section 3); tiktoken counts those models instead.
-    litellm.disable_hf_tokenizer_download = True
-    overhead = int(litellm.token_counter(model=model, messages=[]))
+    # for about 23 s (litellm-notes.md section 3). The tokenizer is chosen here, as litellm chooses it with
+    # `disable_hf_tokenizer_download = True` (tiktoken for every model), and passed to each call, so that
+    # litellm never looks for a Hugging Face tokenizer and its process-wide setting is left alone.
+    tokenizer = _return_openai_tokenizer(model)
+    overhead = int(litellm.token_counter(model=model, custom_tokenizer=tokenizer, messages=[]))
 
     def count(message: Message) -> int:
         audio = 0
@@ -571,7 +576,10 @@ def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
             for part in (message.content if isinstance(message.content, list) else ())
         )
         total = litellm.token_counter(
-            model=model, messages=[message.model_dump()], use_default_image_token_count=fetches
+            model=model,
+            custom_tokenizer=tokenizer,
+            messages=[message.model_dump()],
+            use_default_image_token_count=fetches,
         )
         return int(total) - overhead + audio * DEFAULT_IMAGE_TOKEN_COUNT
 
