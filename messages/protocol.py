@@ -20,7 +20,8 @@ order of the messages. ``repair_conversation`` returns a new list that passes:
   ``late_results`` says. ``"move"`` (the default) moves it back, right after its call's turn: its call
   exists, it is the tool's real output, and dropping it would lose a real result and tell the model the
   call never ran. ``"drop"`` drops it like an orphan (its call then gets a synthesized result): the strict
-  repair, which only removes tool results and adds synthesized ones, and moves nothing;
+  repair, which only removes tool results, adds synthesized ones and renames repeated ids (below), and
+  moves nothing;
 * a repeated call id (provider-quirks.md row 17: Anthropic rejects it; OpenAI pairs results by id, so two
   calls with one id cannot both be answered unambiguously) is renamed on its later occurrence: the call's
   ``id`` becomes ``"<id>_<n>"``, with the smallest ``n >= 2`` that no call of the input and no earlier
@@ -54,6 +55,7 @@ from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMes
 
 __all__ = [
     "MISSING_RESULT",
+    "LateResults",
     "is_synthesized_result",
     "protocol_errors",
     "repair_conversation",
