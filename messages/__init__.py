@@ -32,7 +32,13 @@ from messages.errors import (
 )
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from messages.parts import AudioPart, FilePart, ImagePart, TextPart
-from messages.protocol import protocol_errors, repair_conversation, validate_conversation
+from messages.protocol import (
+    MISSING_RESULT,
+    is_synthesized_result,
+    protocol_errors,
+    repair_conversation,
+    validate_conversation,
+)
 from messages.stores import (
     InMemoryThreadStore,
     PostgresThreadStore,
@@ -49,6 +55,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "MISSING_RESULT",
     "AIMessage",
     "AudioPart",
     "ContextStateError",
@@ -93,6 +100,7 @@ __all__ = [
     "dump_messages",
     "from_responses_output",
     "get_profile",
+    "is_synthesized_result",
     "load_messages",
     "parse_thread",
     "protocol_errors",

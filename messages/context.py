@@ -14,9 +14,15 @@ The rules every window follows:
 * **Leading system messages are always kept**, whatever the bound. (A system message later in the
   conversation is a unit like any other.)
 * **The newest unit is always kept.** It is what the model must answer, and a window without it would be
-  empty or end before the last message. When it alone is larger than the bound, the window is the leading
-  system messages and that unit, and exceeds the bound: the one case in which it does. Otherwise a window
-  never exceeds its bound: the unit that does not fit is dropped whole, with everything older than it.
+  empty or end before the last message. Otherwise a window never exceeds its bound: the unit that does not
+  fit is dropped whole, with everything older than it.
+* **When a window exceeds its bound.** Only when what it must keep does not fit, in two cases: (1) the
+  newest unit alone is larger than what the bound leaves for it (a turn with many parallel calls, a large
+  tool result); (2) for ``TokenLimitedContext`` only, whose limit counts everything sent, the leading
+  system messages and the list's fixed overhead alone reach the limit. In both, the window is the leading
+  system messages and the newest unit, and nothing older. The message-count windows have no second case:
+  their bounds count the messages after the leading system messages, which are kept on top of them (and
+  ``HeadAndTailContext``'s placeholder is one message on top of its head and tail).
 * **Order.** A window is a subsequence of the history, in order (plus, for ``HeadAndTailContext``, one
   placeholder message where messages were left out).
 
@@ -31,9 +37,13 @@ unanswered, exactly as the history does, and passes validation once the last res
 for calls still running would be false, and raising would break the loop; to send a window that is still
 open, call ``repair_conversation`` on it.
 
-The settings are fixed at construction. Each window keeps the position where it starts and moves it
-forward as messages arrive, so adding a message and reading the window costs amortized O(1) beyond copying
-the window itself; token counts are cached per message. Contexts are not thread-safe.
+The settings are fixed at construction; ``save_state`` / ``load_state`` carry the history, not the settings.
+Each window keeps the position where it starts and moves it forward as messages arrive, so adding a message
+and reading the window costs amortized O(1) beyond copying the window itself, and the copy is O(size of the
+window): ``get_messages`` returns a new list. A window that holds the whole history (``UnboundedContext``,
+or a token counter that counts 0 for every message) therefore copies the whole history on each read, O(n)
+per read; keep a reference to the window instead of reading it again when nothing was added. Token counts
+are cached per message. Contexts are not thread-safe.
 """
 
 from __future__ import annotations
@@ -282,7 +292,8 @@ class BufferedContext(ChatCompletionContext):
     so an exchange that would not fit entirely is left out entirely, and the window may hold fewer than
     ``buffer_size`` messages. The newest unit is kept even when it alone has more than ``buffer_size``
     messages (a turn with many parallel calls): then the window is the leading system messages and that
-    unit, and only then does it exceed the bound.
+    unit, and only then does it exceed the bound (however many leading system messages there are: they are
+    not counted).
     """
 
     def __init__(self, buffer_size: int, initial_messages: Iterable[Message] | None = None) -> None:
@@ -322,7 +333,9 @@ class HeadAndTailContext(ChatCompletionContext):
     head is the oldest whole units of at most ``head_size`` messages (it stops at the first unit that does
     not fit); the tail is the newest whole units of at most ``tail_size`` messages that are not in the head.
     The newest unit is always in the window, even when it alone is larger than ``tail_size``; only then does
-    the tail exceed its bound. When head and tail leave nothing out, the window is the whole history.
+    the tail exceed its bound. The leading system messages and the placeholder are on top of both bounds,
+    so the window holds at most ``head_size + tail_size + 1`` messages after the leading system messages,
+    except in that case. When head and tail leave nothing out, the window is the whole history.
     Otherwise one placeholder message goes between them, made by ``placeholder(count)`` where ``count`` is
     the number of history messages left out (between the head and the tail, whole units only): by default
     ``skipped_messages_note(count)``, a ``UserMessage``, which keeps the window valid (it sits between two
@@ -394,7 +407,10 @@ class HeadAndTailContext(ChatCompletionContext):
 
 
 TokenCounter = Callable[[list[Message]], int]
-"""Counts the tokens of a list of messages (as LangChain's and litellm's counters do)."""
+"""Counts the tokens of a list of these messages. ``litellm.token_counter`` reads them as they are:
+``lambda ms: litellm.token_counter(model=..., messages=ms)``. LangChain's counters
+(``count_tokens_approximately``) read LangChain messages and raise on these, so convert them first:
+``lambda ms: count_tokens_approximately(convert_to_messages(dump_messages(ms, validate=False)))``."""
 
 MessageTokenCounter = Callable[[Message], int]
 """Counts the tokens of one message."""
@@ -412,10 +428,12 @@ class TokenLimitedContext(ChatCompletionContext):
       arguments, images, plus 3 or 4 tokens per message); litellm's count of a list is exactly the sum of
       these, so the window's size is what ``token_counter(messages=window)`` says. Tool definitions are not
       counted: subtract them from ``token_limit``. Counting needs no network: images are priced without
-      fetching their URL, audio (which litellm cannot count) is priced like one image, and the default
-      counter sets ``litellm.disable_hf_tokenizer_download = True`` (litellm-notes.md section 3: a
-      ``llama-3`` model name otherwise stalls about 23 s per call retrying a tokenizer download offline), so
-      models other than OpenAI's are counted with tiktoken, an approximation.
+      fetching their URL, audio (which litellm cannot count) is priced like one image, and the tokenizer is
+      the one litellm picks with ``litellm.disable_hf_tokenizer_download = True``, passed to each call
+      (litellm-notes.md section 3: a ``llama-3`` model name otherwise stalls about 23 s per call retrying a
+      tokenizer download offline), so models other than OpenAI's are counted with tiktoken, an
+      approximation. litellm's own settings are left as they are: your ``litellm.token_counter`` calls
+      behave as before.
     * ``token_counter=f``, ``f(list_of_messages) -> int``: the overhead is ``f([])`` and a message's count is
       ``f([m]) - f([])``; this assumes ``f`` adds up per message, as litellm's counter and OpenAI's
       counting recipe do.
@@ -425,13 +443,21 @@ class TokenLimitedContext(ChatCompletionContext):
     How the bound and the no-split rule interact. Unlike the message-count windows, the token limit counts
     everything sent, the leading system messages included, since it stands for the model's context window:
     the system messages are always kept, and the newest whole units fill what is left of the limit. A unit
-    that does not fit is dropped whole, with everything older than it. The newest unit is kept even when it
-    does not fit (a large tool result): then the window is the leading system messages and that unit, and
-    only then does it exceed ``token_limit``; ``token_count()`` tells.
+    that does not fit is dropped whole, with everything older than it. The window exceeds ``token_limit`` in
+    two cases, in both of which it is the leading system messages and the newest unit: when the newest unit
+    does not fit in what the system messages and the overhead leave (a large tool result), and when the
+    leading system messages and the overhead alone reach the limit (long instructions, a small limit): the
+    newest unit is kept all the same, since a window without it has nothing to answer. ``token_count()``
+    tells the window's size.
 
     Cost. Each message is counted once, when a window that includes it is first read; a window over ``n``
     messages, appended one at a time with ``get_messages()`` read after each, counts ``n`` messages and
-    does O(n) other work besides copying each window out.
+    does O(n) other work besides copying each window out (O(window) per read: the whole history when the
+    counts are all 0, which leaves the window unbounded).
+
+    A count must be an ``int`` of at least 0: anything else raises ``TypeError`` or ``ValueError`` naming
+    the message's index in the history (for a list counter, also ``token_counter([])``, the overhead), when
+    the window first needs that count; the context stays usable.
     """
 
     def __init__(
@@ -511,7 +537,10 @@ class TokenLimitedContext(ChatCompletionContext):
         count = self._counts[index]
         if count is None:
             counter = self._ensure_counter()
-            count = _checked(counter(self._history[index]), f"the token count of message {index}")
+            what = f"the token count of message {index}"
+            if self._list_counter is not None:
+                what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
+            count = _checked(counter(self._history[index]), what)
             self._counts[index] = count
         return count
 
@@ -549,11 +578,14 @@ def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
     """litellm's ``token_counter`` for ``model``: the list overhead, and a per-message count without it."""
     import litellm
     from litellm.constants import DEFAULT_IMAGE_TOKEN_COUNT
+    from litellm.utils import _return_openai_tokenizer
 
     # Offline, a llama-3 (or llama-2, command-r) model name makes every count retry a tokenizer download
-    # for about 23 s (litellm-notes.md section 3); tiktoken counts those models instead.
-    litellm.disable_hf_tokenizer_download = True
-    overhead = int(litellm.token_counter(model=model, messages=[]))
+    # for about 23 s (litellm-notes.md section 3). The tokenizer is chosen here, as litellm chooses it with
+    # `disable_hf_tokenizer_download = True` (tiktoken for every model), and passed to each call, so that
+    # litellm never looks for a Hugging Face tokenizer and its process-wide setting is left alone.
+    tokenizer = _return_openai_tokenizer(model)
+    overhead = int(litellm.token_counter(model=model, custom_tokenizer=tokenizer, messages=[]))
 
     def count(message: Message) -> int:
         audio = 0
@@ -571,7 +603,10 @@ def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
             for part in (message.content if isinstance(message.content, list) else ())
         )
         total = litellm.token_counter(
-            model=model, messages=[message.model_dump()], use_default_image_token_count=fetches
+            model=model,
+            custom_tokenizer=tokenizer,
+            messages=[message.model_dump()],
+            use_default_image_token_count=fetches,
         )
         return int(total) - overhead + audio * DEFAULT_IMAGE_TOKEN_COUNT
 

@@ -11,16 +11,25 @@ The rules every provider shares (provider-quirks.md rows 1, 2, 12, 16, 17):
 ``validate_conversation`` raises the first problem it finds; ``protocol_errors`` lists them all, in the
 order of the messages. ``repair_conversation`` returns a new list that passes:
 
-* a tool result that answers a call made earlier is kept, right after that call's turn, even when other
-  messages came between them (a user message injected between a call and its result, results filed out
-  of order): it is the tool's real output, and dropping it would tell the model the call never ran;
 * each call that no result answers gets a synthesized result (``MISSING_RESULT``, see
   ``is_synthesized_result``), placed after the turn's real results;
 * results that answer no earlier call (the call was trimmed away, or the result came first), and second
   answers to a call already answered, are dropped;
-* a repeated call id is given a suffix (``"<id>_2"``) on its later occurrence, and the results that follow
-  that occurrence are renamed with it; within one turn, results with the repeated id pair with its calls
-  in order.
+* a *late* result, one that answers a call of an earlier assistant turn but comes after other messages (a
+  user message injected between a call and its result, a result filed after the next turn), is handled as
+  ``late_results`` says. ``"move"`` (the default) moves it back, right after its call's turn: its call
+  exists, it is the tool's real output, and dropping it would lose a real result and tell the model the
+  call never ran. ``"drop"`` drops it like an orphan (its call then gets a synthesized result): the strict
+  repair, which only removes tool results, adds synthesized ones and renames repeated ids (below), and
+  moves nothing;
+* a repeated call id (provider-quirks.md row 17: Anthropic rejects it; OpenAI pairs results by id, so two
+  calls with one id cannot both be answered unambiguously) is renamed on its later occurrence: the call's
+  ``id`` becomes ``"<id>_<n>"``, with the smallest ``n >= 2`` that no call of the input and no earlier
+  renaming uses, and so does the ``tool_call_id`` of the results that answer that occurrence (within one
+  turn, results with the repeated id pair with its calls in order). Nothing else of the assistant message
+  changes (its content, the calls' names and arguments, their order); the first occurrence keeps its id.
+  No other repair keeps the protocol without losing content: leaving the id breaks the protocol, dropping
+  the later call loses the model's call and its real result, and merging the two calls loses one of them.
 
 Nothing else changes: every system, user and assistant message is kept, in order, as it was (apart from
 renamed call ids), and every kept result keeps its content. A list with nothing left to send (empty, or
@@ -32,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from messages.errors import (
     ConversationError,
@@ -46,6 +55,7 @@ from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMes
 
 __all__ = [
     "MISSING_RESULT",
+    "LateResults",
     "is_synthesized_result",
     "protocol_errors",
     "repair_conversation",
@@ -58,12 +68,22 @@ MISSING_RESULT = (
 )
 """The content of a tool result that ``repair_conversation`` synthesized for an unanswered call."""
 
+LateResults = Literal["move", "drop"]
+"""What ``repair_conversation`` does with a late result (the module docstring says which results are late)."""
+
 
 _MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
 
 
 def is_synthesized_result(message: Message) -> bool:
-    """Whether ``message`` is a tool result that ``repair_conversation`` made up for an unanswered call."""
+    """Whether ``message`` is a tool result that ``repair_conversation`` made up for an unanswered call.
+
+    A synthesized result is recognised by its content, ``MISSING_RESULT``, and by nothing else: a message
+    is a value with only the fields it sends (ids and metadata belong to the thread store's envelope), so
+    any other mark would either be sent to the provider or be lost when the message is stored, copied or
+    loaded again. The text survives all of those; the limitation is that a real tool result whose content
+    is exactly ``MISSING_RESULT`` is taken for a synthesized one.
+    """
     return isinstance(message, ToolMessage) and message.content == MISSING_RESULT
 
 
@@ -128,7 +148,8 @@ def _scan(messages: Sequence[Message]) -> Iterator[ConversationError]:
             elif call_id in turn.answered:
                 yield DuplicateToolCallIdError(
                     f"message {index} answers tool call {call_id!r} a second time (message "
-                    f"{turn.answered[call_id]} answered it first); keep one result per call",
+                    f"{turn.answered[call_id]} answered it first); keep one result per call: drop the "
+                    "second, or use repair_conversation()",
                     index=index,
                     tool_call_ids=(call_id,),
                 )
@@ -245,15 +266,26 @@ class _RepairTurn:
     answered: set[str] = field(default_factory=set)
 
 
-def repair_conversation(messages: Sequence[Message]) -> list[Message]:
+def repair_conversation(messages: Sequence[Message], *, late_results: LateResults = "move") -> list[Message]:
     """A copy of ``messages`` that passes ``validate_conversation`` (the module docstring says what changes).
 
+    ``late_results`` says what happens to a tool result that answers a call of an earlier assistant turn
+    but comes after other messages: ``"move"`` (the default) moves it back after its call's turn, since it
+    is the tool's real output; ``"drop"`` drops it, and its call gets a synthesized result instead. With
+    ``"drop"`` the repair only drops tool results, adds synthesized ones and renames repeated call ids: every
+    other message keeps its place.
+
     Raises ``EmptyConversationError`` when nothing would remain: an empty list, or a list of tool results
-    that answer no call. Raises ``MessageTypeError`` for an item that is not a message.
+    that answer no call. Raises ``MessageTypeError`` for an item that is not a message, and ``ValueError``
+    for a ``late_results`` other than ``"move"`` or ``"drop"``.
     """
+    if late_results not in ("move", "drop"):
+        raise ValueError(f'late_results must be "move" or "drop"; got {late_results!r}')
     check_types(messages)
     if not messages:
-        raise EmptyConversationError("cannot repair an empty conversation: there is nothing to send")
+        raise EmptyConversationError(
+            "cannot repair an empty conversation: there is nothing to send; add at least one message"
+        )
     taken = {call.id for message in messages if isinstance(message, AIMessage) for call in message.tool_calls}
     seen: set[str] = set()
     # The repaired list: every message but the tool results, each tool-call turn followed by a placeholder
@@ -268,9 +300,10 @@ def repair_conversation(messages: Sequence[Message]) -> list[Message]:
     for message in messages:
         if isinstance(message, ToolMessage):
             candidates = open_calls.get(message.tool_call_id, [])
-            if not candidates:
-                continue  # an orphan, or a second answer to the same call: dropped
-            target = next((c for c in candidates if c[0] is current), candidates[0])
+            own = next((c for c in candidates if c[0] is current), None)
+            if own is None and (late_results == "drop" or not candidates):
+                continue  # an orphan, a second answer to the same call, or (when dropping) a late result
+            target = own or candidates[0]
             candidates.remove(target)
             turn, call_id = target
             if call_id != message.tool_call_id:

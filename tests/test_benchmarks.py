@@ -11,8 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_quick_benchmarks_run_and_print_their_verdicts():
-    # The context benchmark is left out: its litellm baseline alone takes 20 s even on small inputs. The
-    # stores benchmark measures PostgreSQL too when the suite has a server (in a schema it drops).
+    # The stores benchmark measures PostgreSQL too when the suite has a server (in a schema it drops).
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--quick", "core", "profiles", "stores"],
         cwd=ROOT,
@@ -28,3 +27,25 @@ def test_the_quick_benchmarks_run_and_print_their_verdicts():
     assert any("dump_messages vs floor" in line for line in verdicts), out
     assert any("profiles within 2.0x" in line for line in out.splitlines()), out
     assert any("batched appends" in line for line in verdicts), out
+
+
+def test_the_quick_context_benchmark_runs_and_prints_its_ratios():
+    # --quick keeps it to a few seconds besides the imports: small sizes, litellm calls capped at 1 s.
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "context"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    for size in ("100", "1,000"):
+        assert f"== {size} messages, one at a time" in out, out
+    assert "litellm trim_messages, once on the whole list" in out, out
+    assert "langchain trim_messages, once on the whole list" in out, out
+    growth = out.split("== growth of our per-message cost", 1)[1]
+    assert "litellm counts" in growth, out
+    assert "chars counts" in growth, out
+    assert "100 -> 1,000:" in growth, out
+    assert "1,000: ours, the last window:" in out, out

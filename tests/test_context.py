@@ -390,6 +390,46 @@ def test_token_limit_counts_the_system_messages_and_the_list_overhead():
     assert per_message.token_count() == 8
 
 
+def test_token_window_exceeds_its_limit_when_the_system_messages_alone_reach_it():
+    # The second case in which a token window is over its limit: the leading system messages (here with
+    # the overhead) take it all; the newest unit is kept all the same, and nothing older.
+    history = [SYSTEM, SystemMessage(content="more"), UserMessage(content="a"), AIMessage(content="b")]
+    context = TokenLimitedContext(6, history, token_counter=lambda ms: 2 + 2 * len(ms))
+    assert context.get_messages() == [*history[:2], history[3]]
+    assert context.token_count() == 8
+    # The message-count windows do not count the leading system messages at all.
+    assert BufferedContext(1, history).get_messages() == [*history[:2], history[3]]
+
+
+def test_a_counter_of_zero_leaves_the_token_window_unbounded():
+    history = [SYSTEM, *(UserMessage(content=str(i)) for i in range(20))]
+    context = TokenLimitedContext(1, message_token_counter=lambda m: 0)
+    for message in history:
+        context.add_message(message)
+        assert context.get_messages() == context.history
+    assert context.token_count() == 0
+
+
+def test_langchains_counter_works_through_the_documented_adapter():
+    # The TokenCounter docstring: LangChain's counters read LangChain messages, not these.
+    messages_utils = pytest.importorskip("langchain_core.messages.utils")
+    from langchain_core.messages import convert_to_messages
+
+    from messages import dump_messages
+
+    history = [SYSTEM, UserMessage(content="hello " * 40), AIMessage(content="hi"), UserMessage(content="q")]
+    with pytest.raises(NotImplementedError):
+        messages_utils.count_tokens_approximately(history)
+    context = TokenLimitedContext(
+        30,
+        history,
+        token_counter=lambda ms: messages_utils.count_tokens_approximately(
+            convert_to_messages(dump_messages(ms, validate=False))
+        ),
+    )
+    assert context.get_messages() == [SYSTEM, *history[2:]]
+
+
 def test_each_message_is_counted_once():
     seen: list[str] = []
 
@@ -493,6 +533,12 @@ def test_bad_messages_and_counts_are_named():
     negative = TokenLimitedContext(10, [UserMessage(content="a")], message_token_counter=lambda m: -1)
     with pytest.raises(ValueError, match="the token count of message 0 is -1, below 0"):
         negative.get_messages()
+    # A list counter that does not add up per message gives a negative count: said, with the index.
+    shrinking = TokenLimitedContext(
+        10, [SYSTEM, UserMessage(content="a")], token_counter=lambda ms: 5 - len(ms)
+    )
+    with pytest.raises(ValueError, match=r"the token count of message 0 \(token_counter\(\[message 0\]\) - "):
+        shrinking.get_messages()
     fractional = TokenLimitedContext(10, [UserMessage(content="a")], token_counter=lambda ms: 0.5)  # type: ignore[arg-type, return-value]
     with pytest.raises(TypeError, match=r"token_counter\(\[\]\) is a float"):
         fractional.get_messages()

@@ -88,6 +88,24 @@ def test_audio_and_images_by_url_are_counted_without_litellm_failing_or_fetching
     assert context.token_count() == only_text + 2 * DEFAULT_IMAGE_TOKEN_COUNT
 
 
+def test_the_default_counter_counts_offline_without_changing_litellms_settings(litellm, monkeypatch):
+    # litellm-notes.md section 3: offline, a llama-3 model name makes litellm retry a Hugging Face
+    # tokenizer download for about 23 s per call unless `disable_hf_tokenizer_download` is set. The window
+    # counts as if it were set (tiktoken), without setting it: the user's own token_counter calls keep
+    # litellm's behaviour.
+    model = "groq/llama-3.3-70b-versatile"
+    history = [SystemMessage(content="Be brief."), UserMessage(content="Count these words, please.")]
+    monkeypatch.setattr(litellm, "disable_hf_tokenizer_download", False)
+    asked: list[str] = []
+    monkeypatch.setattr(litellm.utils, "_return_huggingface_tokenizer", lambda m: asked.append(m))
+    context = TokenLimitedContext(1_000, history, model=model)
+    counted = context.token_count()
+    assert litellm.disable_hf_tokenizer_download is False
+    assert asked == []  # no Hugging Face tokenizer was looked for
+    monkeypatch.setattr(litellm, "disable_hf_tokenizer_download", True)
+    assert counted == litellm.token_counter(model=model, messages=dump_messages(history))
+
+
 def _make(kind: str, size: int) -> ChatCompletionContext:
     if kind == "buffered":
         return BufferedContext(size)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+import messages
 from messages import (
+    MISSING_RESULT,
     AIMessage,
     DuplicateToolCallIdError,
     EmptyConversationError,
@@ -16,11 +18,11 @@ from messages import (
     UnansweredToolCallError,
     UserMessage,
     dump_messages,
+    is_synthesized_result,
     protocol_errors,
     repair_conversation,
     validate_conversation,
 )
-from messages.protocol import MISSING_RESULT, is_synthesized_result
 
 
 def call(call_id: str, name: str = "f") -> ToolCall:
@@ -173,6 +175,107 @@ def test_repair_moves_a_result_separated_from_its_call_back_to_it():
     repaired = repair_conversation(conversation)
     assert repaired == [USER, calls("a", "b"), result("a"), result("b", "late"), UserMessage(content="later")]
     assert not any(is_synthesized_result(m) for m in repaired)
+
+
+def test_repair_can_drop_a_late_result_instead_of_moving_it():
+    # The strict repair: the late result is dropped like an orphan, its call gets a synthesized result, and
+    # every other message keeps its place.
+    conversation = [USER, calls("a", "b"), result("a"), UserMessage(content="later"), result("b", "late")]
+    repaired = repair_conversation(conversation, late_results="drop")
+    assert repaired == [
+        USER,
+        calls("a", "b"),
+        result("a"),
+        ToolMessage(tool_call_id="b", content=MISSING_RESULT),
+        UserMessage(content="later"),
+    ]
+
+
+def test_repair_drops_a_result_filed_after_the_next_turn_only_when_told_to():
+    conversation = [USER, calls("a"), USER, calls("b"), result("a", "late"), result("b")]
+    assert repair_conversation(conversation) == [
+        USER,
+        calls("a"),
+        result("a", "late"),
+        USER,
+        calls("b"),
+        result("b"),
+    ]
+    assert repair_conversation(conversation, late_results="drop") == [
+        USER,
+        calls("a"),
+        ToolMessage(tool_call_id="a", content=MISSING_RESULT),
+        USER,
+        calls("b"),
+        result("b"),
+    ]
+
+
+def test_repair_rejects_an_unknown_late_results_mode():
+    with pytest.raises(ValueError, match='late_results must be "move" or "drop"; got \'keep\''):
+        repair_conversation([USER], late_results="keep")  # type: ignore[arg-type]
+
+
+def test_the_synthesized_result_helpers_are_public():
+    assert messages.MISSING_RESULT is messages.protocol.MISSING_RESULT
+    assert messages.is_synthesized_result is messages.protocol.is_synthesized_result
+    assert {"MISSING_RESULT", "is_synthesized_result"} <= set(messages.__all__)
+
+
+# Each error says where (the message index), what (the ids), and how to fix it: the fix clause is part of
+# the contract, so that a user reading only the message knows what to do.
+FIX_CASES = [
+    ([USER, result("x")], OrphanToolResultError, 1, ("x",), "drop it, or use repair_conversation()"),
+    (
+        [USER, calls("b"), result("b"), result("a")],
+        OrphanToolResultError,
+        3,
+        ("a",),
+        "drop it, or use repair_conversation()",
+    ),
+    (
+        [USER, calls("a", "b"), result("a"), USER],
+        UnansweredToolCallError,
+        1,
+        ("b",),
+        "add ToolMessage.for_call(call, result) for each right after the call, or use repair_conversation()",
+    ),
+    (
+        [USER, calls("a"), result("a"), calls("a"), result("a")],
+        DuplicateToolCallIdError,
+        3,
+        ("a",),
+        "give each call its own id, or use repair_conversation()",
+    ),
+    (
+        [USER, calls("a"), result("a"), result("a", "again")],
+        DuplicateToolCallIdError,
+        3,
+        ("a",),
+        "keep one result per call: drop the second, or use repair_conversation()",
+    ),
+]
+
+
+@pytest.mark.parametrize(("conversation", "kind", "index", "ids", "fix"), FIX_CASES)
+def test_every_protocol_error_names_the_index_the_ids_and_the_fix(conversation, kind, index, ids, fix):
+    with pytest.raises(kind) as info:
+        validate_conversation(conversation)
+    text = str(info.value)
+    assert info.value.index == index
+    assert info.value.tool_call_ids == ids
+    assert f"message {index}" in text
+    assert all(repr(i) in text for i in ids)
+    assert fix in text
+
+
+def test_empty_conversation_errors_name_the_fix():
+    with pytest.raises(EmptyConversationError, match="add at least one message"):
+        validate_conversation([])
+    with pytest.raises(EmptyConversationError, match="add at least one message"):
+        repair_conversation([])
+    with pytest.raises(EmptyConversationError, match="start it with the user message"):
+        repair_conversation([result("x")])
 
 
 def test_repair_gives_a_late_result_to_the_earliest_open_call_with_its_id():

@@ -6,6 +6,7 @@ The reference predicate and the reference pairing of results with calls below ar
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 
@@ -22,12 +23,12 @@ from messages import (
     OrphanToolResultError,
     ToolMessage,
     UnansweredToolCallError,
+    is_synthesized_result,
     protocol_errors,
     repair_conversation,
     validate_conversation,
 )
 from messages import strategies as ms
-from messages.protocol import is_synthesized_result
 
 # Light conversations: the properties are about structure, not content, and generation dominates the time.
 BROKEN = ms.broken_conversations(max_turns=6, max_parallel_calls=3, extensions=False)
@@ -74,6 +75,44 @@ def answering_results(conversation: Sequence[Message]) -> list[ToolMessage]:
             open_calls[message.tool_call_id] -= 1
             answering.append(message)
     return answering
+
+
+def in_place_results(conversation: Sequence[Message]) -> set[int]:
+    """The positions of the tool results that answered a call of the assistant turn they directly follow
+    (only tool results in between): each answers the first call of that turn with its id that no earlier
+    result answered."""
+    answering: set[int] = set()
+    open_calls: Counter[str] = Counter()
+    for index, message in enumerate(conversation):
+        if not isinstance(message, ToolMessage):
+            calls = message.tool_calls if isinstance(message, AIMessage) else []
+            open_calls = Counter(c.id for c in calls)
+        elif open_calls[message.tool_call_id] > 0:
+            open_calls[message.tool_call_id] -= 1
+            answering.add(index)
+    return answering
+
+
+def reused_calls(conversation: Sequence[Message]) -> set[tuple[int, int]]:
+    """(message index, call position) of every call whose id an earlier call already used."""
+    seen: set[str] = set()
+    reused = set()
+    for index, message in enumerate(conversation):
+        if isinstance(message, AIMessage):
+            for position, call in enumerate(message.tool_calls):
+                if call.id in seen:
+                    reused.add((index, position))
+                seen.add(call.id)
+    return reused
+
+
+def without_ids(message: Message) -> str:
+    """A message without its tool-call ids (which repair may rename), to compare what else it holds."""
+    data = message.model_dump()
+    data.pop("tool_call_id", None)
+    for call in data.get("tool_calls", ()):
+        call.pop("id")
+    return json.dumps(data, sort_keys=True)
 
 
 def result_key(message: ToolMessage) -> str:
@@ -136,19 +175,20 @@ def test_validate_accepts_exactly_the_protocol_valid_conversations(conversation)
             assert set(error.tool_call_ids) <= ids
 
 
-@given(ANY)
-def test_repair_output_validates_and_repair_is_idempotent_deterministic_and_pure(conversation):
+@pytest.mark.parametrize("late", ["move", "drop"])
+@given(conversation=ANY)
+def test_repair_output_validates_and_repair_is_idempotent_deterministic_and_pure(late, conversation):
     if all(isinstance(m, ToolMessage) for m in conversation):  # includes []: nothing to send
         with pytest.raises(EmptyConversationError):
-            repair_conversation(conversation)
+            repair_conversation(conversation, late_results=late)
         return
     snapshot = [m.model_copy(deep=True) for m in conversation]
-    repaired = repair_conversation(conversation)
+    repaired = repair_conversation(conversation, late_results=late)
     validate_conversation(repaired)
     assert reference_valid(repaired)
     assert conversation == snapshot  # the input is untouched
-    assert repair_conversation(list(conversation)) == repaired
-    assert repair_conversation(repaired) == repaired
+    assert repair_conversation(list(conversation), late_results=late) == repaired
+    assert repair_conversation(repaired, late_results=late) == repaired
     if reference_valid(conversation):
         assert repaired == conversation
 
@@ -158,28 +198,58 @@ def _with_ids(message: AIMessage, ids: list[str]) -> AIMessage:
     return message.model_copy(update={"tool_calls": calls})
 
 
-@given(ANY)
-def test_repair_keeps_every_other_message_and_exactly_the_results_that_answered_a_real_call(conversation):
+@pytest.mark.parametrize("late", ["move", "drop"])
+@given(conversation=ANY)
+def test_repair_keeps_every_other_message_changing_only_the_ids_of_reused_calls(late, conversation):
+    # The one exception to "every non-tool message is kept unchanged", in either mode: a call whose id an
+    # earlier call already used is renamed to "<id>_<n>", and nothing else about its message changes.
     if all(isinstance(m, ToolMessage) for m in conversation):
         return
-    repaired = repair_conversation(conversation)
-    before = [m for m in conversation if not isinstance(m, ToolMessage)]
+    repaired = repair_conversation(conversation, late_results=late)
+    before = [(i, m) for i, m in enumerate(conversation) if not isinstance(m, ToolMessage)]
     after = [m for m in repaired if not isinstance(m, ToolMessage)]
     assert len(after) == len(before)
-    for old, new in zip(before, after, strict=True):
-        if old == new:
+    reused = reused_calls(conversation)
+    for (index, old), new in zip(before, after, strict=True):
+        if not any(i == index for i, _ in reused):
+            assert new == old
             continue
-        # Only a repeated call id may change, to "<id>_<n>", and nothing else about the message.
         assert isinstance(old, AIMessage)
         assert isinstance(new, AIMessage)
         assert _with_ids(new, [c.id for c in old.tool_calls]) == old
-        for old_call, new_call in zip(old.tool_calls, new.tool_calls, strict=True):
-            if old_call.id != new_call.id:
-                suffix = new_call.id.removeprefix(old_call.id + "_")
-                assert suffix != new_call.id
-                assert suffix.isdigit()
+        for position, (old_call, new_call) in enumerate(zip(old.tool_calls, new.tool_calls, strict=True)):
+            if (index, position) not in reused:
+                assert new_call.id == old_call.id
+                continue
+            suffix = new_call.id.removeprefix(old_call.id + "_")
+            assert suffix != new_call.id
+            assert suffix.isdigit()
+            assert int(suffix) >= 2
+
+
+@given(ANY)
+def test_repair_moving_late_results_loses_no_result_that_answered_a_real_call(conversation):
+    if all(isinstance(m, ToolMessage) for m in conversation):
+        return
+    repaired = repair_conversation(conversation, late_results="move")
     kept = [m for m in repaired if isinstance(m, ToolMessage) and not is_synthesized_result(m)]
     assert Counter(map(result_key, kept)) == Counter(map(result_key, answering_results(conversation)))
     # Each call without a real answer got exactly one synthesized result (validation checks "exactly one").
     calls = sum(len(m.tool_calls) for m in repaired if isinstance(m, AIMessage))
     assert sum(is_synthesized_result(m) for m in repaired) == calls - len(kept)
+
+
+@given(ANY)
+def test_repair_dropping_late_results_only_drops_results_and_adds_synthesized_ones(conversation):
+    # The strict contract: take the synthesized results out of the output, and what is left is the input
+    # without the results that did not answer a call of the turn they follow (orphans, second answers, late
+    # results), in the same order, each message as it was apart from renamed ids.
+    if all(isinstance(m, ToolMessage) for m in conversation):
+        return
+    repaired = repair_conversation(conversation, late_results="drop")
+    real = [m for m in repaired if not is_synthesized_result(m)]
+    answering = in_place_results(conversation)
+    expected = [m for i, m in enumerate(conversation) if not isinstance(m, ToolMessage) or i in answering]
+    assert list(map(without_ids, real)) == list(map(without_ids, expected))
+    calls = sum(len(m.tool_calls) for m in repaired if isinstance(m, AIMessage))
+    assert sum(is_synthesized_result(m) for m in repaired) == calls - len(answering)
