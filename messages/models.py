@@ -283,9 +283,15 @@ class AIMessage(WireModel):
 
 
 def _plain_dump(kwargs: Mapping[str, Any]) -> bool:
-    """Whether a dump call asked for the wire shape (no include/exclude, ``None`` values omitted)."""
-    return (
-        kwargs.get("exclude_none", True) and kwargs.get("include") is None and kwargs.get("exclude") is None
+    """Whether a dump call asked for the wire shape: ``None`` values omitted, and no option that leaves
+    keys out (``include``, ``exclude``, ``exclude_unset``, ``exclude_defaults``: their dumps are pydantic's
+    own, without ``role`` when it was not given)."""
+    return bool(
+        kwargs.get("exclude_none", True)
+        and kwargs.get("include") is None
+        and kwargs.get("exclude") is None
+        and not kwargs.get("exclude_unset")
+        and not kwargs.get("exclude_defaults")
     )
 
 
