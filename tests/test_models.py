@@ -96,7 +96,14 @@ def test_parse_arguments_empty_means_no_arguments():
 
 
 @pytest.mark.parametrize(
-    ("raw", "reason"), [('{"city": "Par', "not valid JSON"), ("[1, 2]", "decode to list")]
+    ("raw", "reason"),
+    [
+        ('{"city": "Par', "not valid JSON"),
+        ("[1, 2]", "decode to list"),
+        ("[" * 100_000, "nested too deeply"),  # json.loads raises RecursionError
+        ('{"n": ' + "9" * 5_000 + "}", "4300 digits"),  # json.loads raises a plain ValueError
+    ],
+    ids=["truncated", "list", "deep", "long integer"],
 )
 def test_parse_arguments_bad_json_raises_with_raw_text(raw, reason):
     call = ToolCall(id="call_7", name="get_weather", arguments=raw)
@@ -228,6 +235,25 @@ def test_arguments_on_the_wire_must_be_a_string():
 def test_arguments_mapping_must_be_json_serializable():
     with pytest.raises(ValueError, match="must be JSON-serializable"):
         ToolCall(id="1", name="f", arguments={"when": object()})
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), -float("inf")])
+def test_arguments_mapping_with_nan_or_infinity_is_refused(number):
+    # json.dumps would write `NaN` / `Infinity`, which is not JSON: providers reject the request.
+    with pytest.raises(ValueError, match="NaN or Infinity"):
+        ToolCall(id="1", name="f", arguments={"x": [1, {"y": number}]})
+
+
+def test_arguments_mapping_too_deep_or_cyclic_is_refused():
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        ToolCall(id="1", name="f", arguments={"x": deep})
+    cyclic: dict = {}
+    cyclic["self"] = cyclic
+    with pytest.raises(ValueError, match="Circular reference"):
+        ToolCall(id="1", name="f", arguments=cyclic)
 
 
 def test_constructor_rejects_both_flat_and_nested_forms():
