@@ -19,6 +19,7 @@ from messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
+    dump_messages,
 )
 
 MESSAGE = TypeAdapter(Message)
@@ -261,3 +262,47 @@ def test_constructor_rejects_both_flat_and_nested_forms():
         ToolCall(id="1", name="f", function={"name": "f", "arguments": ""})
     with pytest.raises(ValueError, match="either url=/detail= or image_url="):
         ImagePart(url="https://x", image_url={"url": "https://y"})
+
+
+def _nested(depth: int) -> dict:
+    value: dict = {"leaf": "x"}
+    for level in range(depth):
+        value = {"level": level, "next": [value]}
+    return value
+
+
+def _walk_pairs(copy: object, original: object) -> int:
+    """The depth of two equal nestings, checked without recursion: equal leaves, no container shared."""
+    pending, depth = [(copy, original, 0)], 0
+    while pending:
+        a, b, level = pending.pop()
+        depth = max(depth, level)
+        if isinstance(b, (dict, list)):
+            assert type(a) is type(b)
+            assert a is not b
+            assert len(a) == len(b)
+            pairs = [(a[k], b[k]) for k in b] if isinstance(b, dict) else zip(a, b, strict=True)
+            pending.extend((x, y, level + 1) for x, y in pairs)
+        else:
+            assert a == b
+    return depth
+
+
+def test_provider_payloads_nested_very_deeply_still_dump():
+    # Validation puts no depth limit on opaque provider data; the dump must not hit the recursion limit.
+    deep = _nested(5_000)
+    message = AIMessage(
+        content="x", thinking_blocks=[deep], provider_specific_fields={"d": deep}, provider="anthropic"
+    )
+    for dumped in (message.model_dump(), dump_messages([message])[0]):
+        assert _walk_pairs(dumped["thinking_blocks"], [deep]) == 10_002
+        assert _walk_pairs(dumped["provider_specific_fields"], {"d": deep}) == 10_002
+
+
+def test_cyclic_provider_payload_dumps_as_a_cyclic_copy():
+    cyclic: dict = {"name": "loop"}
+    cyclic["self"] = [cyclic]
+    message = AIMessage(content="x", provider_specific_fields={"payload": cyclic})
+    copied = message.model_dump()["provider_specific_fields"]["payload"]
+    assert copied is not cyclic
+    assert copied["self"][0] is copied
