@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+import pytest
+from hypothesis import Phase, find, given, settings
 from pydantic import TypeAdapter
 
-from messages import Message, dump_messages, load_messages, validate_conversation
+from messages import AIMessage, Message, dump_messages, load_messages, validate_conversation
 from messages import strategies as ms
 from tests.oracles import openai_accepts
 
@@ -123,3 +124,29 @@ def _within(partial, full):
     if isinstance(partial, list):
         return isinstance(full, list) and len(partial) == len(full) and all(map(_within, partial, full))
     return partial == full
+
+
+@pytest.mark.parametrize(
+    "holds",
+    [
+        lambda m: m.provider_specific_fields is not None and m.provider is not None,
+        lambda m: m.refusal is not None and m.content,
+        lambda m: m.refusal is not None and m.tool_calls,
+        lambda m: m.thinking_blocks is not None and m.reasoning_content is not None,
+    ],
+    ids=["message provider fields", "refusal beside text", "refusal beside calls", "reasoning"],
+)
+def test_generated_replies_cover_every_assistant_field(holds):
+    # The round-trip properties above only cover what the strategies generate.
+    find(
+        ms.ai_messages(), holds, settings=settings(max_examples=2_000, database=None, phases=[Phase.generate])
+    )
+
+
+@given(ms.conversations(extensions=False))
+def test_conversations_without_extensions_carry_no_provider_fields(conversation):
+    for message in conversation:
+        if isinstance(message, AIMessage):
+            assert message.provider_specific_fields is None
+            assert message.provider is None
+            assert all(c.provider_specific_fields is None for c in message.tool_calls)
