@@ -268,12 +268,20 @@ class AIMessage(WireModel):
         """Read a reply: a litellm ``ModelResponse``, ``Choices`` or ``Message``, or an OpenAI-shape dict.
 
         Built field by field, never by copying litellm's own dump (it carries keys that strict providers
-        reject). Empty text beside tool calls becomes ``None``. ``provider`` names who produced the
-        reply when ``obj`` does not say (a ``ModelResponse`` does).
-        """
-        from messages._from_litellm import assistant_fields
+        reject). Empty text beside tool calls (``""``, or empty text parts) becomes ``None``. ``provider``
+        names who produced the reply when ``obj`` does not say (a ``ModelResponse`` does).
 
-        return cls.model_validate(assistant_fields(obj, choice=choice, provider=provider))
+        Raises ``ReplyError`` (a ``MessagesError``) naming the choice, call or field when the reply cannot
+        be read: no such choice, a stream chunk, tool-call arguments that have no JSON form, an empty reply
+        (no content, tool calls, refusal or reasoning), or a field an ``AIMessage`` cannot hold (a legacy
+        ``function_call``, ``audio`` output), which is refused rather than dropped. Fields of the wrong
+        type raise pydantic's ``ValidationError``.
+        """
+        from messages._from_litellm import assistant_fields, check_not_empty
+
+        fields = assistant_fields(obj, choice=choice, provider=provider)
+        check_not_empty(fields, obj, choice)
+        return cls.model_validate(fields)
 
     @classmethod
     def from_stream(cls, chunks: Iterable[Any], *, choice: int = 0, provider: str | None = None) -> Self:

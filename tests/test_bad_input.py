@@ -195,7 +195,7 @@ MUTATIONS = ("replace", "delete", "add", "retype", "nest", "null")
 
 
 @st.composite
-def _mutate_once(draw: st.DrawFn, data: list) -> None:
+def mutate_once(draw: st.DrawFn, data: list) -> None:
     """Walk down from the top to a random place, preferring to go deeper, and break it there."""
     parent: Any = data
     while True:
@@ -234,7 +234,7 @@ def mutated_dumps(draw: st.DrawFn) -> list:
     )
     data = dump_messages(conversation, validate=False)
     for _ in range(draw(st.integers(1, 4))):
-        draw(_mutate_once(data))
+        draw(mutate_once(data))
     return data
 
 
