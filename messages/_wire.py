@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal, Union
 import typing_extensions
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["DUMPERS", "WireModel", "copy_json", "flat_init", "nest_flat", "short_repr", "wire_dump"]
+__all__ = ["DUMPERS", "Dumper", "WireModel", "copy_json", "flat_init", "nest_flat", "short_repr", "wire_dump"]
 
 _REPR_LIMIT = 72
 

@@ -11,7 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from messages import MessagesError, MessageTypeError, UserMessage, dump_messages, load_messages
+from messages import (
+    ImagePart,
+    MessagesError,
+    MessageTypeError,
+    TextPart,
+    ToolCall,
+    UserMessage,
+    dump_messages,
+    load_messages,
+)
 from messages import strategies as ms
 
 
@@ -303,3 +312,15 @@ def test_every_single_mutation_of_a_dump_raises_only_validation_or_messages_erro
     # whenever the conversation holds one.
     for mutant in _single_mutations(dump_messages(conversation, validate=False), filler):
         _check_load(mutant)
+
+
+@pytest.mark.parametrize("validate", [True, False])
+@pytest.mark.parametrize(
+    "item",
+    [TextPart(text="x"), ImagePart(url="https://example.com/a.png"), ToolCall(id="c", name="f")],
+    ids=["text part", "image part", "tool call"],
+)
+def test_dump_messages_refuses_parts_and_calls_by_index(item, validate):
+    # Parts and calls have dumpers of their own: without the protocol check they were dumped as messages.
+    with pytest.raises(MessageTypeError, match=f"message 1 is a {type(item).__name__}, not a Message"):
+        dump_messages([UserMessage(content="hi"), item], validate=validate)  # type: ignore[list-item]
