@@ -14,10 +14,23 @@ from typing import Any
 from messages.errors import ReplyError
 from messages.models import encode_arguments
 
-__all__ = ["assistant_fields", "field", "plain"]
+__all__ = ["assistant_fields", "check_not_empty", "field", "plain"]
 
 # Message-level provider fields that the AIMessage holds as fields of its own.
 _HOISTED = frozenset({"refusal", "thinking_blocks", "reasoning_content"})
+
+# Reply fields an AIMessage has no faithful place for. Each would be lost if read silently, and each would
+# need a different turn to be sent back, so a reply that carries one is refused by name.
+_UNHELD = {
+    "function_call": (
+        "a legacy 'function_call' (the pre-tools API): it has no id a ToolMessage could answer; pass "
+        "tools= instead of functions= to get tool_calls"
+    ),
+    "audio": (
+        "'audio' output, which an AIMessage cannot hold (nor send back by its id); ask for text only "
+        "(no modalities=['audio']) or read the audio from the response yourself"
+    ),
+}
 
 
 def field(obj: Any, key: str) -> Any:
@@ -61,6 +74,10 @@ def _provider_of(hidden: Mapping[str, Any]) -> str | None:
 
 def _pick_message(obj: Any, choice: int) -> tuple[Any, str | None]:
     """The message inside a response or choice, and the provider the response names."""
+    if not isinstance(choice, int) or isinstance(choice, bool) or choice < 0:
+        raise ReplyError(
+            f"choice must be the index of a choice in the response (an int >= 0), not {choice!r}"
+        )
     provider: str | None = None
     choices = field(obj, "choices")
     if choices is not None:
@@ -90,7 +107,10 @@ def _tool_call(raw: Any, position: int) -> dict[str, Any]:
         raise ReplyError(f"tool call {position} of the reply has no 'function'")
     arguments = field(function, "arguments")
     if isinstance(arguments, Mapping):
-        arguments = encode_arguments(arguments)
+        try:
+            arguments = encode_arguments(arguments)
+        except ValueError as exc:
+            raise ReplyError(f"tool call {position} of the reply ({field(raw, 'id')!r}): {exc}") from None
     call: dict[str, Any] = {
         "id": field(raw, "id"),
         "type": field(raw, "type") or "function",
@@ -106,16 +126,28 @@ def _tool_call(raw: Any, position: int) -> dict[str, Any]:
     return call
 
 
+def _empty_text(content: Any) -> bool:
+    """``""``, or text parts that are all empty (``[{"type": "text", "text": ""}]``)."""
+    if isinstance(content, list):
+        return all(
+            isinstance(p, Mapping) and p.get("type") == "text" and p.get("text") == "" for p in content
+        )
+    return bool(content == "")
+
+
 def assistant_fields(obj: Any, *, choice: int = 0, provider: str | None = None) -> dict[str, Any]:
     """The wire dict of an ``AIMessage`` read from a reply, to be validated by the model."""
     message, named_provider = _pick_message(obj, choice)
+    for key, what in _UNHELD.items():
+        if field(message, key) is not None:
+            raise ReplyError(f"the reply carries {what}")
     raw_calls = field(message, "tool_calls") or []
     if not isinstance(raw_calls, Sequence) or isinstance(raw_calls, (str, bytes)):
         raise ReplyError(f"the reply's tool_calls is a {type(raw_calls).__name__}, not a list")
     calls = [_tool_call(raw, position) for position, raw in enumerate(raw_calls)]
 
     content = plain(field(message, "content"))
-    if calls and content == "":
+    if calls and _empty_text(content):
         # Anthropic and Bedrock streams rebuild to "" beside tool calls (litellm-notes.md TL;DR 5).
         content = None
 
@@ -143,3 +175,24 @@ def assistant_fields(obj: Any, *, choice: int = 0, provider: str | None = None) 
     if bound and origin:
         fields["provider"] = origin
     return fields
+
+
+def check_not_empty(fields: Mapping[str, Any], obj: Any, choice: int) -> None:
+    """Refuse a reply with nothing in it (no content, tool calls, refusal or reasoning): as an assistant
+    turn it would say nothing, and most providers reject it when it is sent back.
+
+    Only ``AIMessage.from_litellm`` checks this; a stream that ended before any delta is read as ``""``
+    by the accumulator, which keeps its finish reason and usage.
+    """
+    if fields.get("content") is not None or any(
+        fields.get(key) for key in ("tool_calls", "refusal", "reasoning_content", "thinking_blocks")
+    ):
+        return
+    choices = field(obj, "choices")
+    picked = choices[choice] if isinstance(choices, Sequence) and not isinstance(choices, str) else obj
+    finish = field(picked, "finish_reason")
+    why = f" (finish_reason {finish!r})" if finish is not None else ""
+    raise ReplyError(
+        f"the reply is empty{why}: no content, tool calls, refusal or reasoning; there is no assistant turn "
+        "to read"
+    )

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, TypeAdapter
 
-from messages._wire import DUMPERS
-from messages.models import Message
+from messages._wire import DUMPERS, Dumper
+from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
 from messages.protocol import check_types, validate_conversation
 
 if TYPE_CHECKING:
@@ -22,6 +22,23 @@ __all__ = ["MESSAGE_LIST", "dump_messages", "load_messages"]
 
 MESSAGE_LIST: TypeAdapter[list[Message]] = TypeAdapter(list[Message], config=ConfigDict(defer_build=True))
 """Validates and serializes whole conversations (built on first use, not at import)."""
+
+
+class _MessageDumpers(dict[type, Dumper]):
+    """The compiled dumpers of the message classes (and their subclasses) only: a content part or a tool
+    call given where a message belongs misses here, and ``dump_messages`` names it, even without the
+    protocol check that would otherwise catch it."""
+
+    def __missing__(self, cls: type) -> Dumper:
+        if not (
+            isinstance(cls, type) and issubclass(cls, (SystemMessage, UserMessage, AIMessage, ToolMessage))
+        ):
+            raise KeyError(cls)
+        dumper = self[cls] = DUMPERS[cls]
+        return dumper
+
+
+_MESSAGE_DUMPERS = _MessageDumpers()
 
 
 def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[Message]:
@@ -59,7 +76,7 @@ def dump_messages(
     if validate:
         validate_conversation(conversation)
     try:
-        dumped = [DUMPERS[m.__class__](m) for m in conversation]
+        dumped = [_MESSAGE_DUMPERS[m.__class__](m) for m in conversation]
     except KeyError:
         check_types(conversation)
         raise

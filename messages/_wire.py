@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal, Union
 import typing_extensions
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["DUMPERS", "WireModel", "copy_json", "flat_init", "nest_flat", "short_repr", "wire_dump"]
+__all__ = ["DUMPERS", "Dumper", "WireModel", "copy_json", "flat_init", "nest_flat", "short_repr", "wire_dump"]
 
 _REPR_LIMIT = 72
 
@@ -62,13 +62,36 @@ def flat_init(key: str, flat: tuple[str, ...], owner: str) -> Callable[..., None
     return __init__
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def copy_json(value: Any) -> Any:
-    """A copy of JSON-like data (dicts and lists copied, leaves shared): a dump never aliases a message."""
+    """A copy of JSON-like data (dicts and lists copied, leaves shared): a dump never aliases a message.
+
+    Iterative, with an explicit stack: provider payloads (``thinking_blocks``, ``provider_specific_fields``)
+    are opaque ``Any``, validated without a depth limit, so a copy must not hit the interpreter's recursion
+    limit however deep they nest. A container met twice is copied once (as ``copy.deepcopy`` does), so
+    shared data stays shared and cyclic data gives a cyclic copy instead of an endless loop.
+    """
     if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy_json(v) for v in value]
-    return value
+        top: Any = dict(value)
+    elif isinstance(value, list):
+        top = list(value)
+    else:
+        return value
+    copies = {id(value): top}
+    pending = [top]  # copies whose children are still the originals
+    while pending:
+        node = pending.pop()
+        for key, item in node.items() if node.__class__ is dict else enumerate(node):
+            if item.__class__ in _LEAVES or not isinstance(item, (dict, list)):
+                continue
+            copy = copies.get(id(item))
+            if copy is None:
+                copy = copies[id(item)] = dict(item) if isinstance(item, dict) else list(item)
+                pending.append(copy)
+            node[key] = copy  # replacing the value of an existing key: the iteration stays valid
+    return top
 
 
 class WireModel(BaseModel):

@@ -43,8 +43,33 @@ _PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart)
 
 
 def encode_arguments(arguments: Mapping[str, Any]) -> str:
-    """Serialize tool-call arguments given as a mapping, once, as compact JSON (as OpenAI models emit it)."""
-    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+    """Serialize tool-call arguments given as a mapping, once, as compact JSON (as OpenAI models emit it).
+
+    Raises ``ValueError`` saying why when they have no JSON form: an object JSON cannot encode, NaN or
+    Infinity (which ``json.dumps`` would write as the non-JSON ``NaN``), a cycle, or nesting too deep.
+    """
+    try:
+        return _encode(dict(arguments), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        if isinstance(exc, RecursionError):
+            problem = "they are nested too deeply"
+        elif isinstance(exc, ValueError) and _encodes_with_nan(arguments):
+            problem = "they hold NaN or Infinity, which JSON has no form for"
+        else:
+            problem = str(exc)
+        raise ValueError(f"arguments given as a mapping must be JSON-serializable: {problem}") from None
+
+
+def _encode(value: Any, *, allow_nan: bool) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan)
+
+
+def _encodes_with_nan(arguments: Mapping[str, Any]) -> bool:
+    try:
+        _encode(dict(arguments), allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 @with_config(ConfigDict(extra="forbid"))
@@ -101,12 +126,7 @@ class ToolCall(WireModel):
             if arguments is None:
                 data.pop("arguments", None)
             elif isinstance(arguments, Mapping):
-                try:
-                    data["arguments"] = encode_arguments(arguments)
-                except (TypeError, ValueError) as exc:
-                    raise ValueError(
-                        f"arguments given as a mapping must be JSON-serializable: {exc}"
-                    ) from None
+                data["arguments"] = encode_arguments(arguments)
             data = nest_flat(data, "function", ("name", "arguments"), "ToolCall")
             function = data.get("function")
             if isinstance(function, Mapping) and "arguments" not in function:
@@ -137,20 +157,21 @@ class ToolCall(WireModel):
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise ToolArgumentsError(
-                f"arguments of tool call {self.id!r} ({self.name}) are not valid JSON: {exc.msg} at "
-                f"position {exc.pos}; the raw text is kept in .raw",
-                raw=raw,
-                tool_call_id=self.id,
-            ) from None
+            raise self._bad_arguments(f"are not valid JSON: {exc.msg} at position {exc.pos}") from None
+        except RecursionError:
+            raise self._bad_arguments("are nested too deeply to decode") from None
+        except ValueError as exc:  # an integer literal longer than sys.get_int_max_str_digits() allows
+            raise self._bad_arguments(f"cannot be decoded: {exc}") from None
         if not isinstance(value, dict):
-            raise ToolArgumentsError(
-                f"arguments of tool call {self.id!r} ({self.name}) decode to {type(value).__name__}, "
-                "not a JSON object",
-                raw=raw,
-                tool_call_id=self.id,
-            )
+            raise self._bad_arguments(f"decode to {type(value).__name__}, not a JSON object")
         return value
+
+    def _bad_arguments(self, problem: str) -> ToolArgumentsError:
+        return ToolArgumentsError(
+            f"arguments of tool call {self.id!r} ({self.name}) {problem}; the raw text is kept in .raw",
+            raw=self.function["arguments"],
+            tool_call_id=self.id,
+        )
 
     def __repr_args__(self) -> Any:
         yield "id", self.id
@@ -247,12 +268,20 @@ class AIMessage(WireModel):
         """Read a reply: a litellm ``ModelResponse``, ``Choices`` or ``Message``, or an OpenAI-shape dict.
 
         Built field by field, never by copying litellm's own dump (it carries keys that strict providers
-        reject). Empty text beside tool calls becomes ``None``. ``provider`` names who produced the
-        reply when ``obj`` does not say (a ``ModelResponse`` does).
-        """
-        from messages._from_litellm import assistant_fields
+        reject). Empty text beside tool calls (``""``, or empty text parts) becomes ``None``. ``provider``
+        names who produced the reply when ``obj`` does not say (a ``ModelResponse`` does).
 
-        return cls.model_validate(assistant_fields(obj, choice=choice, provider=provider))
+        Raises ``ReplyError`` (a ``MessagesError``) naming the choice, call or field when the reply cannot
+        be read: no such choice, a stream chunk, tool-call arguments that have no JSON form, an empty reply
+        (no content, tool calls, refusal or reasoning), or a field an ``AIMessage`` cannot hold (a legacy
+        ``function_call``, ``audio`` output), which is refused rather than dropped. Fields of the wrong
+        type raise pydantic's ``ValidationError``.
+        """
+        from messages._from_litellm import assistant_fields, check_not_empty
+
+        fields = assistant_fields(obj, choice=choice, provider=provider)
+        check_not_empty(fields, obj, choice)
+        return cls.model_validate(fields)
 
     @classmethod
     def from_stream(cls, chunks: Iterable[Any], *, choice: int = 0, provider: str | None = None) -> Self:
@@ -283,9 +312,15 @@ class AIMessage(WireModel):
 
 
 def _plain_dump(kwargs: Mapping[str, Any]) -> bool:
-    """Whether a dump call asked for the wire shape (no include/exclude, ``None`` values omitted)."""
-    return (
-        kwargs.get("exclude_none", True) and kwargs.get("include") is None and kwargs.get("exclude") is None
+    """Whether a dump call asked for the wire shape: ``None`` values omitted, and no option that leaves
+    keys out (``include``, ``exclude``, ``exclude_unset``, ``exclude_defaults``: their dumps are pydantic's
+    own, without ``role`` when it was not given)."""
+    return bool(
+        kwargs.get("exclude_none", True)
+        and kwargs.get("include") is None
+        and kwargs.get("exclude") is None
+        and not kwargs.get("exclude_unset")
+        and not kwargs.get("exclude_defaults")
     )
 
 

@@ -232,25 +232,46 @@ def _thinking_blocks() -> st.SearchStrategy[list[dict[str, Any]]]:
     return st.lists(st.one_of(thinking, redacted), min_size=1, max_size=2)
 
 
+def _message_fields() -> st.SearchStrategy[dict[str, Any]]:
+    """Message-level provider fields as litellm reads them: Gemini text thought signatures, Anthropic
+    citations."""
+    signatures = st.lists(_signature(), min_size=1, max_size=2).map(lambda s: {"thought_signatures": s})
+    citations = st.lists(
+        st.builds(
+            lambda text, index: {"type": "char_location", "cited_text": text, "document_index": index},
+            texts(max_size=40),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=2,
+    ).map(lambda c: {"citations": [c]})
+    return st.one_of(signatures, citations)
+
+
 @st.composite
 def ai_messages(
     draw: st.DrawFn, *, extensions: bool = True, calls: list[ToolCall] | None = None
 ) -> AIMessage:
-    """An assistant message: text, tool calls (``calls`` if given, else drawn), or both; with
-    ``extensions``, reasoning text, signed thinking blocks and the provider that signed them."""
+    """An assistant message: text, tool calls (``calls`` if given, else drawn), or both, and sometimes a
+    refusal (alone, or beside text, as OpenAI may send it); with ``extensions``, reasoning text, signed
+    thinking blocks, message-level provider fields and the provider that produced them."""
     if calls is None:
         calls = draw(st.lists(tool_calls(extensions=extensions), max_size=3, unique_by=lambda c: c.id))
     text = st.one_of(texts(), st.lists(text_parts(), min_size=1, max_size=2))
     content = draw(st.one_of(st.none(), st.just(""), text) if calls else st.one_of(text, st.none()))
     fields: dict[str, Any] = {"content": content, "tool_calls": calls}
     if content is None and not calls:
-        fields["refusal"] = draw(texts(min_size=1))
+        fields["refusal"] = draw(texts(min_size=1))  # an empty turn needs something: the refusal
+    else:
+        fields["refusal"] = draw(st.one_of(st.none(), st.none(), st.none(), texts(min_size=1)))
     fields["name"] = draw(st.one_of(st.none(), participant_names()))
     if extensions:
         fields["reasoning_content"] = draw(st.one_of(st.none(), texts(min_size=1)))
         blocks = draw(st.one_of(st.none(), _thinking_blocks()))
         fields["thinking_blocks"] = blocks
-        bound = blocks is not None or any(c.provider_specific_fields for c in calls)
+        extra = draw(st.one_of(st.none(), st.none(), _message_fields()))
+        fields["provider_specific_fields"] = extra
+        bound = blocks is not None or extra is not None or any(c.provider_specific_fields for c in calls)
         if bound:
             fields["provider"] = draw(st.sampled_from(["anthropic", "gemini", "vertex_ai", "bedrock"]))
     return AIMessage(**fields)

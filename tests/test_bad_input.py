@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import contextlib
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from messages import MessagesError, MessageTypeError, UserMessage, dump_messages, load_messages
+from messages import (
+    ImagePart,
+    MessagesError,
+    MessageTypeError,
+    TextPart,
+    ToolCall,
+    UserMessage,
+    dump_messages,
+    load_messages,
+)
+from messages import strategies as ms
 
 
 def _error_of(data: object) -> ValidationError:
@@ -158,3 +169,158 @@ def test_arbitrary_json_raises_only_validation_or_messages_errors(data):
     for value in (data, json.dumps(data)):
         with contextlib.suppress(ValidationError, MessagesError):
             load_messages(value)
+
+
+# Mutations of real dumps: random dicts rarely get past the role and into a part, a call or a file
+# reference, so this fuzz starts from what the strategies generate and breaks it in one to four places.
+mutant_keys = keys | st.text(max_size=8)
+finite_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+    | keys
+    | roles,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(mutant_keys, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _retyped(value: object) -> object:
+    """The same data under another JSON type: a string becomes a number or a list, a dict its values..."""
+    if isinstance(value, dict):
+        return list(value.values())
+    if isinstance(value, list):
+        return {str(i): v for i, v in enumerate(value)}
+    if isinstance(value, str):
+        return [value] if value else 0
+    if value is None:
+        return ""
+    return str(value)
+
+
+MUTATIONS = ("replace", "delete", "add", "retype", "nest", "null")
+
+
+@st.composite
+def mutate_once(draw: st.DrawFn, data: list) -> None:
+    """Walk down from the top to a random place, preferring to go deeper, and break it there."""
+    parent: Any = data
+    while True:
+        slots = list(parent) if isinstance(parent, dict) else list(range(len(parent)))
+        if not slots:
+            break
+        slot = draw(st.sampled_from(slots))
+        child = parent[slot]
+        if isinstance(child, (dict, list)) and child and draw(st.integers(0, 3)):
+            parent = child
+            continue
+        kind = draw(st.sampled_from(MUTATIONS))
+        if kind == "replace":
+            parent[slot] = draw(finite_json)
+        elif kind == "delete":
+            del parent[slot]
+        elif kind == "retype":
+            parent[slot] = _retyped(child)
+        elif kind == "nest":
+            parent[slot] = draw(st.sampled_from([[child], {"value": child}, {slot: child}]))
+        elif kind == "null":
+            parent[slot] = None
+        else:
+            break  # "add": below
+        return
+    if isinstance(parent, dict):
+        parent[draw(mutant_keys)] = draw(finite_json)
+    else:
+        parent.insert(draw(st.integers(0, len(parent))), draw(finite_json))
+
+
+@st.composite
+def mutated_dumps(draw: st.DrawFn) -> list:
+    conversation = draw(
+        st.one_of(ms.conversations(max_turns=4), st.lists(ms.messages(), min_size=1, max_size=2))
+    )
+    data = dump_messages(conversation, validate=False)
+    for _ in range(draw(st.integers(1, 4))):
+        draw(mutate_once(data))
+    return data
+
+
+def _check_load(value: object) -> None:
+    """``load_messages`` raises only a ValidationError or a MessagesError; what it reads dumps and reads
+    back equal, through dicts and through JSON."""
+    try:
+        loaded = load_messages(value)
+    except (ValidationError, MessagesError):
+        return
+    dumped = dump_messages(loaded, validate=False)
+    assert dumped == [m.model_dump() for m in loaded]
+    assert load_messages(dumped) == loaded
+    assert load_messages(json.dumps(dumped)) == loaded
+    assert [type(m).model_validate_json(m.model_dump_json()) for m in loaded] == loaded
+
+
+@given(mutated_dumps())
+def test_mutated_dumps_raise_only_validation_or_messages_errors_and_what_loads_round_trips(data):
+    _check_load(data)
+    _check_load(json.dumps(data))
+
+
+def _places(value: object, path: tuple = ()) -> list[tuple]:
+    """The path of every value inside ``value``, outermost first."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    found = []
+    for slot, child in items:
+        found.append((*path, slot))
+        found.extend(_places(child, (*path, slot)))
+    return found
+
+
+def _single_mutations(data: list, filler: object) -> list[list]:
+    """Every dump that differs from ``data`` in one place: each value deleted, nulled, given another type,
+    nested one level deeper or replaced by ``filler``, and ``filler`` added to each dict under a new key."""
+    mutants = []
+    for path in _places(data):
+        for kind in ("delete", "null", "retype", "nest", "replace"):
+            mutant = json.loads(json.dumps(data))
+            parent = mutant
+            for slot in path[:-1]:
+                parent = parent[slot]
+            slot = path[-1]
+            if kind == "delete":
+                del parent[slot]
+            else:
+                value = parent[slot]
+                parent[slot] = {"null": None, "retype": _retyped(value), "nest": [value]}.get(kind, filler)
+            mutants.append(mutant)
+    for path in [(), *_places(data)]:
+        mutant = json.loads(json.dumps(data))
+        target = mutant
+        for slot in path:
+            target = target[slot]
+        if isinstance(target, dict):
+            target["extra"] = filler
+            mutants.append(mutant)
+    return mutants
+
+
+@given(ms.conversations(max_turns=4), finite_json)
+def test_every_single_mutation_of_a_dump_raises_only_validation_or_messages_errors(conversation, filler):
+    # Systematic where the test above is random: every field of every part, call and message is
+    # deleted, nulled, retyped, nested and replaced, so a check deep inside a file part is reached
+    # whenever the conversation holds one.
+    for mutant in _single_mutations(dump_messages(conversation, validate=False), filler):
+        _check_load(mutant)
+
+
+@pytest.mark.parametrize("validate", [True, False])
+@pytest.mark.parametrize(
+    "item",
+    [TextPart(text="x"), ImagePart(url="https://example.com/a.png"), ToolCall(id="c", name="f")],
+    ids=["text part", "image part", "tool call"],
+)
+def test_dump_messages_refuses_parts_and_calls_by_index(item, validate):
+    # Parts and calls have dumpers of their own: without the protocol check they were dumped as messages.
+    with pytest.raises(MessageTypeError, match=f"message 1 is a {type(item).__name__}, not a Message"):
+        dump_messages([UserMessage(content="hi"), item], validate=validate)  # type: ignore[list-item]

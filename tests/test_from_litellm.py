@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from messages import AIMessage, ReplyError, ToolCall
+from messages import strategies as ms
 from tests.oracles import openai_accepts
+from tests.test_bad_input import mutate_once
 
 pytestmark = pytest.mark.litellm
 
@@ -162,3 +168,100 @@ def test_unreadable_replies_say_why():
         AIMessage.from_litellm(
             {"role": "assistant", "tool_calls": [{"id": "a", "function": {"arguments": ""}}]}
         )
+
+
+@pytest.mark.parametrize(
+    "empty",
+    ["", [{"type": "text", "text": ""}], [{"type": "text", "text": ""}, {"type": "text", "text": ""}]],
+)
+def test_empty_text_beside_tool_calls_is_none_as_a_string_or_as_parts(empty):
+    message = AIMessage.from_litellm({"role": "assistant", "content": empty, "tool_calls": [CALL]})
+    assert message.content is None
+    assert message.model_dump()["content"] is None
+
+
+def test_empty_text_parts_without_tool_calls_are_kept():
+    parts = [{"type": "text", "text": ""}]
+    assert AIMessage.from_litellm({"role": "assistant", "content": parts}).model_dump()["content"] == parts
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "says"),
+    [
+        ("function_call", {"name": "get_weather", "arguments": "{}"}, "legacy 'function_call'"),
+        ("audio", {"id": "audio_1", "data": "UklGRg==", "expires_at": 0, "transcript": "Hi"}, "'audio'"),
+    ],
+)
+def test_fields_an_ai_message_cannot_hold_are_refused_by_name(key, value, says):
+    # Read silently they would be lost: the function call's request, the spoken reply.
+    with pytest.raises(ReplyError, match=says):
+        AIMessage.from_litellm({"role": "assistant", "content": None, key: value})
+
+
+def test_legacy_function_call_in_a_litellm_message_is_refused(litellm):
+    from litellm.types.utils import Message
+
+    raw = Message(content=None, function_call={"name": "get_weather", "arguments": '{"city":"Paris"}'})
+    with pytest.raises(ReplyError, match="function_call"):
+        AIMessage.from_litellm(raw)
+
+
+def test_arguments_without_a_json_form_name_the_call():
+    reply = {
+        "role": "assistant",
+        "tool_calls": [CALL, {"id": "call_2", "function": {"name": "f", "arguments": {"x": float("nan")}}}],
+    }
+    with pytest.raises(ReplyError, match=r"tool call 1 of the reply \('call_2'\).*NaN"):
+        AIMessage.from_litellm(reply)
+    reply["tool_calls"][1]["function"]["arguments"] = {"when": object()}
+    with pytest.raises(ReplyError, match=r"'call_2'.*JSON-serializable"):
+        AIMessage.from_litellm(reply)
+
+
+@pytest.mark.parametrize("choice", ["x", -1, 1.0, True, None])
+def test_a_choice_that_is_not_an_index_is_named(choice):
+    with pytest.raises(ReplyError, match=r"choice must be the index of a choice"):
+        AIMessage.from_litellm(
+            {"choices": [{"message": {"role": "assistant", "content": "a"}}]}, choice=choice
+        )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {},
+        {"role": "assistant"},
+        {"role": "assistant", "content": None, "tool_calls": [], "refusal": None},
+        {"choices": [{"index": 0, "message": None, "finish_reason": "length"}]},
+    ],
+    ids=["empty dict", "role only", "all null", "message null"],
+)
+def test_an_empty_reply_is_refused(reply):
+    with pytest.raises(ReplyError, match="the reply is empty"):
+        AIMessage.from_litellm(reply)
+
+
+def test_an_empty_reply_names_its_finish_reason(litellm):
+    response = litellm.ModelResponse(
+        choices=[{"message": {"role": "assistant", "content": None}, "finish_reason": "content_filter"}]
+    )
+    with pytest.raises(ReplyError, match=r"empty \(finish_reason 'content_filter'\)"):
+        AIMessage.from_litellm(response)
+
+
+def test_a_reply_of_only_reasoning_or_only_a_refusal_is_not_empty():
+    assert (
+        AIMessage.from_litellm({"role": "assistant", "reasoning_content": "Hm."}).reasoning_content == "Hm."
+    )
+    assert AIMessage.from_litellm({"role": "assistant", "refusal": "No."}).refusal == "No."
+
+
+@given(st.data())
+def test_mutated_replies_raise_only_reply_or_validation_errors(data):
+    reply = data.draw(ms.ai_messages()).model_dump()
+    root = [{"choices": [{"index": 0, "message": reply, "finish_reason": "stop"}]}]
+    for _ in range(data.draw(st.integers(1, 3))):
+        data.draw(mutate_once(root))
+    for obj in (root[0] if root else {}, reply):
+        with contextlib.suppress(ReplyError, ValidationError):
+            AIMessage.from_litellm(obj)

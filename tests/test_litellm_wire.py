@@ -115,16 +115,18 @@ def test_wire_body_is_the_dump_and_the_reply_reads_back(litellm, tools, reply):
     assert AIMessage.from_litellm(response.choices[0].message) == expected
 
 
+@pytest.mark.parametrize("tools", [None, TOOLS], ids=["no tools", "tools"])
 @pytest.mark.parametrize("reply", list(REPLIES), ids=list(REPLIES))
-def test_streamed_reply_reads_back_through_the_chunk_builder(litellm, reply):
+def test_streamed_reply_reads_back_through_the_chunk_builder(litellm, tools, reply):
     expected = REPLIES[reply]
     dumped = dump_messages(_conversation())
     with StandInServer(scripted(expected)) as server:
+        extra = {"tools": tools} if tools else {}
         chunks = list(
             litellm.completion(
                 model="openai/gpt-4o-mini",
                 messages=dumped,
-                tools=TOOLS,
+                **extra,
                 stream=True,
                 stream_options={"include_usage": True},
                 **send_kwargs(server),
@@ -133,6 +135,7 @@ def test_streamed_reply_reads_back_through_the_chunk_builder(litellm, reply):
         body = server.last_body()
     assert body["stream"] is True
     assert body["messages"] == as_litellm_sends(dumped)
+    assert body.get("tools") == tools
     assert len(chunks) > 3
     assert AIMessage.from_litellm(litellm.stream_chunk_builder(chunks, messages=dumped)) == expected
 

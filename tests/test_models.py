@@ -19,6 +19,7 @@ from messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
+    dump_messages,
 )
 
 MESSAGE = TypeAdapter(Message)
@@ -96,7 +97,14 @@ def test_parse_arguments_empty_means_no_arguments():
 
 
 @pytest.mark.parametrize(
-    ("raw", "reason"), [('{"city": "Par', "not valid JSON"), ("[1, 2]", "decode to list")]
+    ("raw", "reason"),
+    [
+        ('{"city": "Par', "not valid JSON"),
+        ("[1, 2]", "decode to list"),
+        ("[" * 100_000, "nested too deeply"),  # json.loads raises RecursionError
+        ('{"n": ' + "9" * 5_000 + "}", "4300 digits"),  # json.loads raises a plain ValueError
+    ],
+    ids=["truncated", "list", "deep", "long integer"],
 )
 def test_parse_arguments_bad_json_raises_with_raw_text(raw, reason):
     call = ToolCall(id="call_7", name="get_weather", arguments=raw)
@@ -230,8 +238,71 @@ def test_arguments_mapping_must_be_json_serializable():
         ToolCall(id="1", name="f", arguments={"when": object()})
 
 
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), -float("inf")])
+def test_arguments_mapping_with_nan_or_infinity_is_refused(number):
+    # json.dumps would write `NaN` / `Infinity`, which is not JSON: providers reject the request.
+    with pytest.raises(ValueError, match="NaN or Infinity"):
+        ToolCall(id="1", name="f", arguments={"x": [1, {"y": number}]})
+
+
+def test_arguments_mapping_too_deep_or_cyclic_is_refused():
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        ToolCall(id="1", name="f", arguments={"x": deep})
+    cyclic: dict = {}
+    cyclic["self"] = cyclic
+    with pytest.raises(ValueError, match="Circular reference"):
+        ToolCall(id="1", name="f", arguments=cyclic)
+
+
 def test_constructor_rejects_both_flat_and_nested_forms():
     with pytest.raises(ValueError, match="either name=/arguments= or function="):
         ToolCall(id="1", name="f", function={"name": "f", "arguments": ""})
     with pytest.raises(ValueError, match="either url=/detail= or image_url="):
         ImagePart(url="https://x", image_url={"url": "https://y"})
+
+
+def _nested(depth: int) -> dict:
+    value: dict = {"leaf": "x"}
+    for level in range(depth):
+        value = {"level": level, "next": [value]}
+    return value
+
+
+def _walk_pairs(copy: object, original: object) -> int:
+    """The depth of two equal nestings, checked without recursion: equal leaves, no container shared."""
+    pending, depth = [(copy, original, 0)], 0
+    while pending:
+        a, b, level = pending.pop()
+        depth = max(depth, level)
+        if isinstance(b, (dict, list)):
+            assert type(a) is type(b)
+            assert a is not b
+            assert len(a) == len(b)
+            pairs = [(a[k], b[k]) for k in b] if isinstance(b, dict) else zip(a, b, strict=True)
+            pending.extend((x, y, level + 1) for x, y in pairs)
+        else:
+            assert a == b
+    return depth
+
+
+def test_provider_payloads_nested_very_deeply_still_dump():
+    # Validation puts no depth limit on opaque provider data; the dump must not hit the recursion limit.
+    deep = _nested(5_000)
+    message = AIMessage(
+        content="x", thinking_blocks=[deep], provider_specific_fields={"d": deep}, provider="anthropic"
+    )
+    for dumped in (message.model_dump(), dump_messages([message])[0]):
+        assert _walk_pairs(dumped["thinking_blocks"], [deep]) == 10_002
+        assert _walk_pairs(dumped["provider_specific_fields"], {"d": deep}) == 10_002
+
+
+def test_cyclic_provider_payload_dumps_as_a_cyclic_copy():
+    cyclic: dict = {"name": "loop"}
+    cyclic["self"] = [cyclic]
+    message = AIMessage(content="x", provider_specific_fields={"payload": cyclic})
+    copied = message.model_dump()["provider_specific_fields"]["payload"]
+    assert copied is not cyclic
+    assert copied["self"][0] is copied

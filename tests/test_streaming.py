@@ -698,9 +698,9 @@ def over_openai(reply: AIMessage) -> AIMessage:
     """What of ``reply`` the OpenAI streaming wire can carry.
 
     It has no place for a participant ``name`` in a reply, for ``thinking_blocks``, or for provider fields of
-    a call (so nothing is bound to a ``provider``), and it carries text as one string: text parts arrive
-    joined. ``""`` beside tool calls reads back as ``None`` (the ``from_litellm`` rule), and a call without
-    argument text as ``"{}"`` (the ``StreamAccumulator`` rule, the builder's)."""
+    the message or of a call (so nothing is bound to a ``provider``), and it carries text as one string:
+    text parts arrive joined. ``""`` beside tool calls reads back as ``None`` (the ``from_litellm`` rule),
+    and a call without argument text as ``"{}"`` (the ``StreamAccumulator`` rule, the builder's)."""
     text = reply_text(reply) if reply.content is not None else None
     calls = [
         c.model_copy(
@@ -715,6 +715,7 @@ def over_openai(reply: AIMessage) -> AIMessage:
         update={
             "name": None,
             "thinking_blocks": None,
+            "provider_specific_fields": None,
             "provider": None,
             "tool_calls": calls,
             "content": None if calls and not text else text,
