@@ -24,10 +24,12 @@ from messages.errors import (
     ReplyError,
     StoreError,
     ThreadExistsError,
+    ThreadKindError,
     ThreadNotFoundError,
     ToolArgumentsError,
     UnansweredToolCallError,
     UnknownProfileError,
+    UnstorableMessageError,
     UnsupportedContentError,
 )
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
@@ -87,6 +89,7 @@ __all__ = [
     "Thread",
     "ThreadExistsError",
     "ThreadInfo",
+    "ThreadKindError",
     "ThreadNotFoundError",
     "ThreadStore",
     "ToolArgumentsError",
@@ -94,6 +97,7 @@ __all__ = [
     "ToolMessage",
     "UnansweredToolCallError",
     "UnknownProfileError",
+    "UnstorableMessageError",
     "UnsupportedContentError",
     "UserMessage",
     "Violation",

@@ -28,6 +28,10 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
         InvalidThreadIdError (ValueError)        a thread id that is not a non-empty string
         CorruptDataError (ValueError)            stored data that no longer reads (bad JSON, a dump that no
                                                  longer validates, a missing position): thread and position
+        ThreadKindError (ValueError)             messages appended to or read from a remote thread, or a
+                                                 saved thread replaced by one of the other kind
+        UnstorableMessageError (ValueError)      a message whose dump cannot be stored (text that is not
+                                                 valid Unicode): message index and field
 """
 
 from __future__ import annotations
@@ -46,10 +50,12 @@ __all__ = [
     "ReplyError",
     "StoreError",
     "ThreadExistsError",
+    "ThreadKindError",
     "ThreadNotFoundError",
     "ToolArgumentsError",
     "UnansweredToolCallError",
     "UnknownProfileError",
+    "UnstorableMessageError",
     "UnsupportedContentError",
 ]
 
@@ -176,6 +182,36 @@ class CorruptDataError(StoreError, ValueError):
         """The thread the damaged data belongs to."""
         self.position = position
         """The position of the damaged message in its thread, or ``None`` for the thread's own record."""
+
+
+class ThreadKindError(StoreError, ValueError):
+    """A thread used as the other kind: messages appended to or read from a ``RemoteThread`` (the service
+    keeps its history), or a saved thread replaced by ``save_thread`` with a thread of the other kind (which
+    would lose a remote thread's ``response_id`` and pending messages, or strand a local thread's messages).
+    """
+
+    def __init__(self, message: str, *, thread_id: str, kind: str) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        """The thread's id."""
+        self.kind = kind
+        """The kind the store holds the thread as: ``"local"`` or ``"remote"``."""
+
+
+class UnstorableMessageError(StoreError, ValueError):
+    """A message whose dump cannot be stored: text that is not valid Unicode (a lone surrogate such as
+    ``"\\ud800"``, which UTF-8, JSON text and every database refuse).
+
+    ``index`` is the message's position in the appended batch, ``field`` the path of the text inside it
+    (``content``, ``tool_calls[0].function.arguments``).
+    """
+
+    def __init__(self, message: str, *, index: int, field: str) -> None:
+        super().__init__(message)
+        self.index = index
+        """Position of the message in the batch given to ``append``."""
+        self.field = field
+        """Where the text sits in the message's dump."""
 
 
 class UnsupportedContentError(MessagesError, ValueError):

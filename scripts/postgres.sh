@@ -7,6 +7,9 @@
 #   eval "$(scripts/postgres.sh start)"    start one and print the `export` lines for it (.ci/run does this)
 #   scripts/postgres.sh stop "$MESSAGES_POSTGRES_DIR"    stop it and remove its directory
 #
+# MESSAGES_POSTGRES_DB names the database to create (default messages_test). Whatever fails after the server
+# started (createdb, ...) stops it and removes its directory: a failed start leaves nothing running.
+#
 # The server binaries come from the system packages (Debian's postgresql: /usr/lib/postgresql/<N>/bin); when
 # none is found and this runs as root with apt-get, `apt-get install -y postgresql` installs them. PostgreSQL
 # refuses to run as root, so as root the server runs as the `postgres` user the package creates (or as a
@@ -72,12 +75,20 @@ start() {
         -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=100" start >/dev/null; then
         say "the server did not start:"; cat "$dir/server.log" >&2; rm -rf "$dir"; return 1
     fi
-    "${as_user[@]}" "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres messages_test
     # For `stop`: who runs pg_ctl, and where.
     printf '%s\n%s\n' "$bindir" "${user:-}" >"$dir/owner"
+    # From here on the server runs: a failure must stop it (a bare failure under `set -e` would exit and
+    # leave it running, with its directory, for nobody to stop).
+    local dbname="${MESSAGES_POSTGRES_DB:-messages_test}"
+    if ! "${as_user[@]}" "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres "$dbname" \
+        >"$dir/createdb.log" 2>&1; then
+        say "createdb $dbname failed:"; cat "$dir/createdb.log" >&2
+        stop "$dir" || true
+        return 1
+    fi
     say "PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port, data in $dir" \
         "(started in $(python3 -c "print(f'{$(date +%s.%N) - $started:.1f}')") s)"
-    echo "export MESSAGES_TEST_POSTGRES_DSN='postgresql://postgres@127.0.0.1:$port/messages_test'"
+    echo "export MESSAGES_TEST_POSTGRES_DSN='postgresql://postgres@127.0.0.1:$port/$dbname'"
     echo "export MESSAGES_POSTGRES_DIR='$dir'"
 }
 

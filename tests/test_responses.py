@@ -307,3 +307,52 @@ def test_a_remote_thread_reads_a_streamed_reply_from_its_completed_event(litellm
     assert reply == AIMessage(content="Streaming works.", tool_calls=[CALL])
     assert thread.open_calls == ("call_1",)
     assert thread.response_id is not None
+
+
+@pytest.mark.litellm
+def test_a_remote_thread_sends_earlier_tool_calls_and_results_as_items_through_litellm_responses(litellm):
+    # A thread that starts from a local history with a finished tool exchange, then continues after the
+    # service's own tool call: the history's call goes out as a function_call item and its result as a
+    # function_call_output, through litellm's real request building, as the Responses API documents them.
+    earlier = ToolCall(id="call_0", name="get_weather", arguments='{"city": "Paris"}')
+    later = ToolCall(id="call_9", name="get_forecast", arguments='{"city": "Paris", "days": 2}')
+    route = OpenAIResponsesRoute()
+    replies = scripted(AIMessage(content=None, tool_calls=[later]), AIMessage(content="Rain, then sun."))
+    with StandInServer(replies, routes=[route]) as server:
+        thread = RemoteThread().add(
+            [
+                UserMessage(content="Weather in Paris?"),
+                AIMessage(content=None, tool_calls=[earlier]),
+                ToolMessage.for_call(earlier, '{"sky": "rain"}'),
+                AIMessage(content="Rain."),
+                UserMessage(content="And the next two days?"),
+            ]
+        )
+        thread, reply = thread.receive(_call(litellm, server, thread))
+        assert reply.tool_calls == [later]
+        thread = thread.add(ToolMessage.for_call(later, '["rain", "sun"]'))
+        thread, reply = thread.receive(_call(litellm, server, thread))
+        first, second = server.bodies()
+    assert reply == AIMessage(content="Rain, then sun.")
+    assert first["input"] == [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Weather in Paris?"}]},
+        {
+            "type": "function_call",
+            "call_id": "call_0",
+            "name": "get_weather",
+            "arguments": '{"city": "Paris"}',
+        },
+        {"type": "function_call_output", "call_id": "call_0", "output": '{"sky": "rain"}'},
+        {"type": "message", "role": "assistant", "content": "Rain."},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "And the next two days?"}],
+        },
+    ]
+    assert "previous_response_id" not in first
+    assert second["previous_response_id"] == route.issued[0]
+    assert second["input"] == [
+        {"type": "function_call_output", "call_id": "call_9", "output": '["rain", "sun"]'}
+    ]
+    responses_accepts(first["input"] + second["input"])

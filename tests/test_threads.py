@@ -31,6 +31,13 @@ from messages import (
     validate_conversation,
 )
 from messages import strategies as ms
+from messages.context import (
+    BufferedContext,
+    HeadAndTailContext,
+    TokenLimitedContext,
+    UnboundedContext,
+    skipped_messages_note,
+)
 from messages.threads import ContextWindow
 
 json_values = st.recursive(
@@ -112,30 +119,6 @@ def test_context_state_must_be_json():
         LocalThread().with_context("tags", {1, 2})
 
 
-class LastTurns:
-    """A small window of the test's own (``messages.context`` comes with the issue-3 branch): it keeps the
-    leading system message and the last ``size`` messages, never starting on a tool result."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.seen: list[Message] = []
-
-    def add_message(self, message: Message) -> None:
-        self.seen.append(message)
-
-    def get_messages(self) -> list[Message]:
-        head = self.seen[:1] if self.seen and isinstance(self.seen[0], SystemMessage) else []
-        tail = self.seen[len(head) :][-self.size :]
-        while tail and isinstance(tail[0], ToolMessage):
-            tail = tail[1:]
-        if tail and isinstance(tail[0], AIMessage) and tail[0].tool_calls and len(tail) == 1:
-            tail = []
-        return head + tail
-
-    def clear(self) -> None:
-        self.seen.clear()
-
-
 CALL = ToolCall(id="call_1", name="get_weather", arguments='{"city": "Paris"}')
 CONVERSATION: list[Message] = [
     SystemMessage(content="You are terse."),
@@ -147,17 +130,52 @@ CONVERSATION: list[Message] = [
 ]
 
 
-def test_a_local_thread_reads_its_store_through_a_window():
+def _chars(message: Message) -> int:
+    """A token counter of the test's own: one token per character of the message's dump."""
+    return len(message.model_dump_json())
+
+
+# What each window of messages.context keeps of CONVERSATION: whole exchanges (the tool call with its
+# result), the system message always, the newest message always.
+WINDOWS = [
+    pytest.param(UnboundedContext, CONVERSATION, id="unbounded"),
+    pytest.param(lambda: BufferedContext(3), [CONVERSATION[0], *CONVERSATION[4:]], id="buffered-3"),
+    # Four messages: the tool exchange fits, whole, beside the last two.
+    pytest.param(lambda: BufferedContext(4), [CONVERSATION[0], *CONVERSATION[2:]], id="buffered-4"),
+    pytest.param(
+        lambda: HeadAndTailContext(head_size=1, tail_size=2),
+        [*CONVERSATION[:2], skipped_messages_note(2), *CONVERSATION[4:]],
+        id="head-and-tail",
+    ),
+    # A limit that holds the system message and the last four messages, not the first question as well.
+    pytest.param(
+        lambda: TokenLimitedContext(
+            sum(map(_chars, [CONVERSATION[0], *CONVERSATION[2:]])), message_token_counter=_chars
+        ),
+        [CONVERSATION[0], *CONVERSATION[2:]],
+        id="token-limited",
+    ),
+    pytest.param(
+        lambda: TokenLimitedContext(sum(map(_chars, CONVERSATION)) - 1, message_token_counter=_chars),
+        [CONVERSATION[0], *CONVERSATION[2:]],
+        id="token-limited-one-short",
+    ),
+]
+
+
+@pytest.mark.parametrize(("make", "expected"), WINDOWS)
+def test_a_local_thread_reads_its_store_through_each_window_of_messages_context(make, expected):
     store = InMemoryThreadStore()
     thread = LocalThread(id="t")
     store.save_thread(thread)
     assert thread.append(store, CONVERSATION) == range(6)
-    window = LastTurns(3)
-    window.add_message(UserMessage(content="left over from another thread"))
+    window = make()
     assert isinstance(window, ContextWindow)  # the protocol is all a window needs to satisfy
+    window.add_message(UserMessage(content="left over from another thread"))
     # The window starts clean and sees the whole thread in order; what it keeps is what is sent.
-    assert thread.read(store, window) == [CONVERSATION[0], CONVERSATION[4], CONVERSATION[5]]
-    assert window.seen == CONVERSATION
+    assert thread.read(store, window) == expected
+    validate_conversation(expected)
+    assert thread.read(store, window) == expected  # reading again gives the same window
     assert thread.read(store) == CONVERSATION
     assert thread.messages(store, -2) == CONVERSATION[-2:]
 

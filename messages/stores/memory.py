@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
-from messages.stores.base import StoredThread, ThreadStore, bounds, utc_now
+from messages.stores.base import StoredThread, ThreadStore, bounds, kind_change, not_local, utc_now
 
 __all__ = ["InMemoryThreadStore"]
 
@@ -21,6 +22,7 @@ __all__ = ["InMemoryThreadStore"]
 @dataclass
 class _Record:
     state: str
+    kind: str
     created_at: datetime
     updated_at: datetime
     rows: list[str] = field(default_factory=list)
@@ -47,6 +49,12 @@ class InMemoryThreadStore(ThreadStore):
             raise ThreadNotFoundError(thread_id)
         return record
 
+    def _get_local(self, thread_id: str, action: Literal["append", "read"]) -> _Record:
+        record = self._get(thread_id)
+        if record.kind != "local":
+            raise not_local(thread_id, action)
+        return record
+
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("this InMemoryThreadStore is closed")
@@ -57,11 +65,11 @@ class InMemoryThreadStore(ThreadStore):
             self._check_open()
             if thread_id in self._threads:
                 raise ThreadExistsError(thread_id)
-            self._threads[thread_id] = _Record(state, now, now)
+            self._threads[thread_id] = _Record(state, "local", now, now)
 
     def _append_rows(self, thread_id: str, rows: list[str]) -> int:
         with self._lock:
-            record = self._get(thread_id)
+            record = self._get_local(thread_id, "append")
             first = len(record.rows)
             if rows:
                 record.rows.extend(rows)
@@ -70,7 +78,7 @@ class InMemoryThreadStore(ThreadStore):
 
     def _read_rows(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[str]]:
         with self._lock:
-            rows = self._get(thread_id).rows
+            rows = self._get_local(thread_id, "read").rows
             lo, hi = bounds(start, stop, len(rows))
             return lo, rows[lo:hi]
 
@@ -84,13 +92,15 @@ class InMemoryThreadStore(ThreadStore):
             self._get(thread_id)
             del self._threads[thread_id]
 
-    def _write_state(self, thread_id: str, state: str) -> None:
+    def _write_state(self, thread_id: str, state: str, kind: str) -> None:
         now = utc_now()
         with self._lock:
             self._check_open()
             record = self._threads.get(thread_id)
             if record is None:
-                self._threads[thread_id] = _Record(state, now, now)
+                self._threads[thread_id] = _Record(state, kind, now, now)
+            elif record.kind != kind:
+                raise kind_change(thread_id, record.kind, kind)
             else:
                 record.state = state
                 record.updated_at = now

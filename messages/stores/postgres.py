@@ -7,8 +7,10 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
   thread's row until commit, so concurrent appends to one thread queue up and get contiguous positions) and
   inserts the messages from one array parameter, in the same implicit transaction. One round trip, whatever
   the batch size; all or nothing.
-* A read takes one ``REPEATABLE READ`` snapshot for the length and the rows, fetches the range in index
-  order and parses it in one go.
+* A read takes one ``REPEATABLE READ`` snapshot for the length and the rows, and fetches the range in
+  spans, each one string (``string_agg(message, ',' ORDER BY position)``, whose order PostgreSQL
+  guarantees, with the count of its rows), the next span fetched while the last one is parsed.
+* Timestamps are ``timestamptz``, read back in UTC whatever the session's ``timezone``.
 * One connection per thread and per process (a connection never crosses a fork); a connection the server
   dropped is replaced at next use.
 * The schema is built by a list of small migration steps, applied under an advisory lock (so that processes
@@ -75,10 +77,20 @@ def m002_create_messages(conn: Any) -> None:
     )
 
 
+@migration
+def m003_add_thread_kind(conn: Any) -> None:
+    # The kind of the saved thread value, where every append and read can check it without parsing the
+    # value: only a local thread has messages here. A saved value's JSON starts with its kind.
+    conn.execute("ALTER TABLE thread_store_threads ADD COLUMN kind text NOT NULL DEFAULT 'local'")
+    conn.execute(
+        "UPDATE thread_store_threads SET kind = 'remote' WHERE starts_with(state, '{\"kind\":\"remote\"')"
+    )
+
+
 _APPEND = """
 WITH bumped AS (
     UPDATE thread_store_threads SET length = length + %(count)s, updated_at = now()
-    WHERE id = %(id)s
+    WHERE id = %(id)s AND kind = 'local'
     RETURNING length - %(count)s AS first, updated_at
 ), added AS (
     INSERT INTO thread_store_messages (thread_id, position, message, created_at)
@@ -88,12 +100,20 @@ WITH bumped AS (
 SELECT first FROM bumped
 """
 
+# A span of a read: one string, in position order (an ORDER BY inside the aggregate is guaranteed), and the
+# count of its rows, which says whether every position is there. The brackets are added here, not by the
+# server: a concatenation there copies the span once more, and costs the server as much again as the
+# aggregate.
+_READ_SPAN = (
+    "SELECT string_agg(message, ',' ORDER BY position), count(*) "
+    "FROM thread_store_messages WHERE thread_id = %s AND position >= %s AND position < %s"
+)
+
 
 class PostgresThreadStore(SQLThreadStore):
     """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value)."""
 
     _placeholder = "%s"
-    _join = "string_agg({}::text, ',')"
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
         try:
@@ -180,6 +200,10 @@ class PostgresThreadStore(SQLThreadStore):
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             yield
 
+    def _fetch_joined(self, conn: Any, thread_id: str, lo: int, hi: int) -> str | None:
+        joined, count = conn.execute(_READ_SPAN, (thread_id, lo, hi)).fetchone()
+        return "".join(("[", joined, "]")) if count == hi - lo else None
+
     def _insert_thread(self, thread_id: str, state: str) -> None:
         try:
             self._connection().execute(
@@ -191,10 +215,12 @@ class PostgresThreadStore(SQLThreadStore):
     def _append_rows(self, thread_id: str, rows: list[str]) -> int:
         conn = self._connection()
         if not rows:
-            return self._length(conn, thread_id)
+            return self._local_length(conn, thread_id, "append")
         row = conn.execute(_APPEND, {"id": thread_id, "count": len(rows), "messages": rows}).fetchone()
         if row is None:
-            raise ThreadNotFoundError(thread_id)
+            # No local thread of that id: say whether there is none or a remote one.
+            self._local_length(conn, thread_id, "append")
+            raise ThreadNotFoundError(thread_id)  # it was deleted, and made again, meanwhile
         return int(row[0])
 
     def threads(self) -> list[str]:
@@ -206,9 +232,14 @@ class PostgresThreadStore(SQLThreadStore):
         if cursor.rowcount == 0:
             raise ThreadNotFoundError(thread_id)
 
-    def _write_state(self, thread_id: str, state: str) -> None:
-        self._connection().execute(
-            "INSERT INTO thread_store_threads (id, state) VALUES (%s, %s) "
-            "ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, updated_at = now()",
-            (thread_id, state),
-        )
+    def _write_state(self, thread_id: str, state: str, kind: str) -> None:
+        conn = self._connection()
+        # One statement: the thread is created, or updated if it is of the same kind, or left alone.
+        written = conn.execute(
+            "INSERT INTO thread_store_threads (id, state, kind) VALUES (%s, %s, %s) "
+            "ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, updated_at = now() "
+            "WHERE thread_store_threads.kind = EXCLUDED.kind",
+            (thread_id, state, kind),
+        ).rowcount
+        if written == 0:
+            raise self._kind_conflict(conn, thread_id, kind)

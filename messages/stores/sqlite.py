@@ -16,18 +16,19 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
 from messages.stores._connections import PerThread
-from messages.stores.base import SQLThreadStore, utc_now
+from messages.stores.base import SQLThreadStore, not_local, utc_now
 
 __all__ = ["MIGRATIONS", "SQLiteThreadStore"]
 
@@ -73,11 +74,54 @@ def m002_create_messages(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m003_add_thread_kind(conn: sqlite3.Connection) -> None:
+    # The kind of the saved thread value, where every append and read can check it without parsing the
+    # value: only a local thread has messages here. A saved value's JSON starts with its kind.
+    conn.execute("ALTER TABLE thread_store_threads ADD COLUMN kind TEXT NOT NULL DEFAULT 'local'")
+    conn.execute("UPDATE thread_store_threads SET kind = 'remote' WHERE state LIKE '{\"kind\":\"remote\"%'")
+
+
+@migration
+def m004_add_thread_order(conn: sqlite3.Connection) -> None:
+    # threads() lists in creation order. The implicit rowid gave it until now, but VACUUM may renumber the
+    # rowids of a table without an INTEGER PRIMARY KEY (https://sqlite.org/lang_vacuum.html): an explicit
+    # column keeps it. Existing threads keep the order their rowids give them.
+    conn.execute("ALTER TABLE thread_store_threads ADD COLUMN ordinal INTEGER")
+    conn.execute("UPDATE thread_store_threads SET ordinal = rowid")
+    conn.execute("CREATE UNIQUE INDEX thread_store_threads_ordinal ON thread_store_threads (ordinal)")
+
+
+# A new thread's place in threads(): after every other. The statement that inserts it holds the write lock
+# from its start, so two processes never take the same one (and the unique index would refuse it).
+_NEXT_ORDINAL = "(SELECT coalesce(max(ordinal), 0) + 1 FROM thread_store_threads)"
+
+# A span of a read: the rows joined by group_concat, in the order of the subquery, which SQLite keeps in
+# practice but (before 3.44's ORDER BY inside an aggregate) does not promise; so the positions come along,
+# joined in the same pass, counted from the span's first ("0,1,2,..."), and are compared with _counting.
+# Cast to BLOB: the UTF-8 bytes go to pydantic as they are stored (no decoding into a str first, and a row
+# that is not valid UTF-8 fails the parse, where the row-by-row read names it, instead of failing in
+# sqlite3's decoder).
+_READ_SPAN = (
+    "SELECT CAST('[' || group_concat(message, ',') || ']' AS BLOB), group_concat(position - ?, ',') FROM ("
+    "SELECT message, position FROM thread_store_messages "
+    "WHERE thread_id = ? AND position >= ? AND position < ? ORDER BY position)"
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _counting(count: int) -> str:
+    """``"0,1,...,count-1"``: the positions of a whole span, counted from its first."""
+    return ",".join(map(str, range(count)))
+
+
 _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
 
 
 class SQLiteThreadStore(SQLThreadStore):
     """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it."""
+
+    _message_column = "CAST(message AS BLOB)"  # bytes: see _READ_SPAN
 
     def __init__(
         self,
@@ -196,14 +240,20 @@ class SQLiteThreadStore(SQLThreadStore):
         return _transaction(conn, "DEFERRED")
 
     def _timestamp(self, value: str) -> datetime:
-        return datetime.fromisoformat(value)  # stored as ISO 8601 text
+        return datetime.fromisoformat(value).astimezone(UTC)  # stored as ISO 8601 text, in UTC
+
+    def _fetch_joined(self, conn: sqlite3.Connection, thread_id: str, lo: int, hi: int) -> bytes | None:
+        joined, positions = conn.execute(_READ_SPAN, (lo, thread_id, lo, hi)).fetchone()
+        if positions != _counting(hi - lo):
+            return None
+        return joined  # type: ignore[no-any-return]
 
     def _insert_thread(self, thread_id: str, state: str) -> None:
         now = utc_now().isoformat()
         try:
             self._connection().execute(
-                "INSERT INTO thread_store_threads (id, state, length, created_at, updated_at) "
-                "VALUES (?, ?, 0, ?, ?)",
+                "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
+                f"VALUES (?, ?, 'local', 0, ?, ?, {_NEXT_ORDINAL})",
                 (thread_id, state, now, now),
             )
         except sqlite3.IntegrityError:
@@ -214,16 +264,18 @@ class SQLiteThreadStore(SQLThreadStore):
         count = len(rows)
         conn = self._connection()
         if not count:
-            return self._length(conn, thread_id)
+            return self._local_length(conn, thread_id, "append")
         now = utc_now().isoformat()
         with _transaction(conn, "IMMEDIATE"):
             row = conn.execute(
                 "UPDATE thread_store_threads SET length = length + ?, updated_at = ? WHERE id = ? "
-                "RETURNING length",
+                "RETURNING length, kind",
                 (count, now, thread_id),
             ).fetchone()
             if row is None:
                 raise ThreadNotFoundError(thread_id)
+            if row[1] != "local":
+                raise not_local(thread_id, "append")  # the transaction rolls back
             first: int = row[0] - count
             conn.executemany(
                 "INSERT INTO thread_store_messages (thread_id, position, message, created_at) "
@@ -234,7 +286,7 @@ class SQLiteThreadStore(SQLThreadStore):
 
     def threads(self) -> list[str]:
         conn = self._connection()
-        return [tid for (tid,) in conn.execute("SELECT id FROM thread_store_threads ORDER BY rowid")]
+        return [tid for (tid,) in conn.execute("SELECT id FROM thread_store_threads ORDER BY ordinal")]
 
     def _delete_thread(self, thread_id: str) -> None:
         conn = self._connection()
@@ -243,14 +295,19 @@ class SQLiteThreadStore(SQLThreadStore):
             if conn.execute("DELETE FROM thread_store_threads WHERE id = ?", (thread_id,)).rowcount == 0:
                 raise ThreadNotFoundError(thread_id)
 
-    def _write_state(self, thread_id: str, state: str) -> None:
+    def _write_state(self, thread_id: str, state: str, kind: str) -> None:
         now = utc_now().isoformat()
-        self._connection().execute(
-            "INSERT INTO thread_store_threads (id, state, length, created_at, updated_at) "
-            "VALUES (?, ?, 0, ?, ?) "
-            "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-            (thread_id, state, now, now),
-        )
+        conn = self._connection()
+        # One statement: the thread is created, or updated if it is of the same kind, or left alone.
+        written = conn.execute(
+            "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
+            f"VALUES (?, ?, ?, 0, ?, ?, {_NEXT_ORDINAL}) "
+            "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at "
+            "WHERE thread_store_threads.kind = excluded.kind",
+            (thread_id, state, kind, now, now),
+        ).rowcount
+        if written == 0:
+            raise self._kind_conflict(conn, thread_id, kind)
 
 
 @contextmanager

@@ -9,6 +9,8 @@ from typing import Any
 from messages import InMemoryThreadStore, PostgresThreadStore, SQLiteThreadStore, ThreadStore
 
 DSN_VARIABLE = "MESSAGES_TEST_POSTGRES_DSN"
+UNAVAILABLE_VARIABLE = "MESSAGES_TEST_POSTGRES_UNAVAILABLE"
+"""Set by .ci/run to what scripts/postgres.sh said when it could not start a server."""
 
 Spec = dict[str, Any]
 
@@ -50,6 +52,17 @@ def drop_schema(dsn: str, schema: str) -> None:
 
 def postgres_dsn() -> str | None:
     return os.environ.get(DSN_VARIABLE) or None
+
+
+def no_server_reason() -> str:
+    """Why there is no PostgreSQL server to test against: what stopped one from starting, when known."""
+    why = " ".join(os.environ.get(UNAVAILABLE_VARIABLE, "").split())
+    if why:
+        return f"no PostgreSQL server: scripts/postgres.sh could not start one ({why})"
+    return (
+        f"no PostgreSQL server configured: set {DSN_VARIABLE}, or run the tests under "
+        "`scripts/postgres.sh run ...` (which starts one)"
+    )
 
 
 def raw_rows(spec: Spec, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

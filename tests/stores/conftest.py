@@ -2,7 +2,9 @@
 
 A PostgreSQL server is configured by the DSN in MESSAGES_TEST_POSTGRES_DSN (`.ci/run` starts one;
 `scripts/postgres.sh run python3 scripts/dev.py test` does the same by hand). Without it the PostgreSQL cases
-skip, saying so; with it set but unreachable they skip too, except under CI, where they fail.
+skip, saying so (and why the server could not start, when .ci/run tried: MESSAGES_TEST_POSTGRES_UNAVAILABLE);
+with it set but unreachable they skip too, except under CI, where they fail. `.ci/run` sets CI, and fails
+the run if a server started and any PostgreSQL test skipped all the same.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from tests.stores._backends import (
     Spec,
     drop_schema,
     new_schema,
+    no_server_reason,
     open_store,
     postgres_dsn,
     postgres_schema_dsn,
@@ -33,10 +36,7 @@ def postgres_server() -> str:
     """The DSN of the configured PostgreSQL server, or a skip saying why there is none."""
     dsn = postgres_dsn()
     if dsn is None:
-        pytest.skip(
-            f"no PostgreSQL server configured: set {DSN_VARIABLE}, or run the tests under "
-            "`scripts/postgres.sh run ...` (which starts one)"
-        )
+        pytest.skip(no_server_reason())
     if not _postgres_problem:
         try:
             import psycopg

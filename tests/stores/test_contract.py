@@ -21,12 +21,15 @@ from messages import (
     SystemMessage,
     TextPart,
     ThreadExistsError,
+    ThreadKindError,
     ThreadNotFoundError,
     ToolCall,
     ToolMessage,
+    UnstorableMessageError,
     UserMessage,
 )
 from messages import strategies as ms
+from messages.stores.base import SQLThreadStore
 
 CALL = ToolCall(id="call_1", name="get_weather", arguments='{"city": "Paris"}')
 CONVERSATION = [
@@ -161,6 +164,22 @@ def test_appended_batches_read_back_as_their_concatenation(store, batches, start
     assert store.thread_info(thread_id).length == len(expected)
 
 
+@pytest.mark.parametrize("ahead", [False, True], ids=["inline", "ahead"])
+@pytest.mark.parametrize("span", [1, 2, 3, 7])
+def test_a_read_in_many_spans_gives_the_same_messages(store, monkeypatch, span, ahead):
+    # The SQL backends fetch a long range in spans, inline or the next one by a helper thread.
+    monkeypatch.setattr(SQLThreadStore, "_span", span)
+    if isinstance(store, SQLThreadStore):
+        monkeypatch.setattr(type(store), "_fetch_ahead", ahead)
+    thread_id = store.create_thread()
+    conversation = [UserMessage(content=f"m{n}") for n in range(20)]
+    store.append(thread_id, conversation)
+    for start, stop in [(0, None), (1, 19), (-7, None), (5, 6), (3, 3)]:
+        assert store.messages(thread_id, start, stop) == conversation[start:stop]
+    store.append(thread_id, CONVERSATION)  # the connection is free again for writes
+    assert store.messages(thread_id, 20) == CONVERSATION
+
+
 def test_threads_lists_every_thread_oldest_first(store):
     ids = [store.create_thread(f"t{n}") for n in range(5)]
     store.save_thread(RemoteThread(id="remote"))
@@ -217,7 +236,13 @@ def test_every_method_taking_a_thread_id_raises_thread_not_found(store, call):
 
 @pytest.mark.parametrize(
     ("bad", "match"),
-    [("", "cannot be empty"), (42, "not a int"), ("x" * 256, "at most 255"), ("a\x00b", "NUL")],
+    [
+        ("", "cannot be empty"),
+        (42, "not a int"),
+        ("x" * 256, "at most 255"),
+        ("a\x00b", "NUL"),
+        ("a\ud800b", r"lone surrogate \('\\ud800'\) at index 1"),
+    ],
 )
 def test_bad_thread_ids_are_refused(store, bad, match):
     with pytest.raises(InvalidThreadIdError, match=match):
@@ -266,7 +291,53 @@ def test_save_and_load_a_remote_thread_with_its_pending_messages(store):
     assert type(loaded) is RemoteThread
     assert loaded == thread
     assert store.thread_info("remote-1").kind == "remote"
-    assert store.messages("remote-1") == []
+
+
+@pytest.mark.parametrize(
+    ("call", "action"),
+    [
+        (lambda s: s.append("remote-1", UserMessage(content="hi")), "appended to"),
+        (lambda s: s.append("remote-1", []), "appended to"),
+        (lambda s: s.messages("remote-1"), "read from"),
+        (lambda s: s.messages("remote-1", -1), "read from"),
+    ],
+    ids=["append", "append-empty", "messages", "messages-slice"],
+)
+def test_a_remote_thread_has_no_messages_in_the_store(store, call, action):
+    # The service keeps a remote thread's history: messages stored beside it would contradict it (the
+    # contradiction Agent Framework's thread ADR is about).
+    thread = RemoteThread(id="remote-1", response_id="resp_1", pending=(UserMessage(content="q"),))
+    store.save_thread(thread)
+    with pytest.raises(
+        ThreadKindError, match=rf"^thread 'remote-1' is a remote thread, .* can be {action} it here"
+    ):
+        call(store)
+    assert store.load_thread("remote-1") == thread
+    assert store.thread_info("remote-1").length == 0
+
+
+def test_save_thread_refuses_to_change_a_thread_s_kind(store):
+    remote = RemoteThread(id="r", response_id="resp_1", open_calls=("call_1",))
+    store.save_thread(remote)
+    with pytest.raises(
+        ThreadKindError, match=r"'r' is saved as a remote thread.*lose its response_id"
+    ) as caught:
+        store.save_thread(LocalThread(id="r"))
+    assert isinstance(caught.value, ValueError)
+    assert (caught.value.thread_id, caught.value.kind) == ("r", "remote")
+    assert store.load_thread("r") == remote  # the response id and the open call are still there
+    store.create_thread("l")
+    store.append("l", CONVERSATION[:1])
+    with pytest.raises(ThreadKindError, match=r"'l' is saved as a local thread.*delete_thread"):
+        store.save_thread(RemoteThread(id="l"))
+    assert store.load_thread("l") == LocalThread(id="l")
+    assert store.messages("l") == CONVERSATION[:1]
+    # Same kind: replaced. After a delete, the id takes either kind.
+    store.save_thread(remote.with_context("crm", 1))
+    assert store.load_thread("r").context_state == {"crm": 1}
+    store.delete_thread("r")
+    store.save_thread(LocalThread(id="r"))
+    assert store.messages("r") == []
 
 
 def test_save_thread_creates_a_thread_that_takes_messages(store):
@@ -274,6 +345,39 @@ def test_save_thread_creates_a_thread_that_takes_messages(store):
     assert store.threads() == ["saved"]
     assert store.append("saved", CONVERSATION[:3]) == range(3)
     assert store.messages("saved") == CONVERSATION[:3]
+
+
+def test_a_message_with_a_lone_surrogate_is_refused_naming_the_field(store):
+    thread_id = store.create_thread()
+    bad = [
+        UserMessage(content="fine"),
+        AIMessage(content=None, tool_calls=[ToolCall(id="c", name="f", arguments='{"q": "x\ud800"}')]),
+    ]
+    with pytest.raises(
+        UnstorableMessageError, match=r"^message 1 cannot be stored: its tool_calls\[0\]"
+    ) as caught:
+        store.append(thread_id, bad)
+    assert isinstance(caught.value, ValueError)
+    assert (caught.value.index, caught.value.field) == (1, "tool_calls[0].function.arguments")
+    with pytest.raises(UnstorableMessageError, match="its content is not valid Unicode"):
+        store.append(thread_id, UserMessage(content="x\udfffy"))
+    assert store.messages(thread_id) == []  # all or nothing
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "match"),
+    [
+        (0.5, None, "start is a position.*not a float"),
+        ("1", None, "not a str"),
+        (0, 2.0, "stop is a position"),
+    ],
+)
+def test_positions_that_are_not_ints_are_refused_by_name(store, start, stop, match):
+    thread_id = store.create_thread()
+    store.append(thread_id, CONVERSATION)
+    with pytest.raises(TypeError, match=match):
+        store.messages(thread_id, start, stop)
+    assert store.messages(thread_id, None, True) == CONVERSATION[:1]  # None and bool are what a slice takes
 
 
 def test_save_thread_takes_only_threads(store):
@@ -284,7 +388,8 @@ def test_save_thread_takes_only_threads(store):
 def test_thread_info_keeps_utc_timestamps_that_move_on_append(store):
     thread_id = store.create_thread()
     before = store.thread_info(thread_id)
-    assert before.created_at.utcoffset() == UTC.utcoffset(None)
+    assert before.created_at.tzinfo is UTC
+    assert before.updated_at.tzinfo is UTC
     assert before.created_at <= before.updated_at
     store.append(thread_id, CONVERSATION[0])
     after = store.thread_info(thread_id)

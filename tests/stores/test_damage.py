@@ -9,12 +9,15 @@ import pytest
 from messages import (
     AIMessage,
     CorruptDataError,
+    PostgresThreadStore,
+    SQLiteThreadStore,
     StoreError,
     SystemMessage,
     ToolCall,
     ToolMessage,
     UserMessage,
 )
+from messages.stores.base import SQLThreadStore
 from tests.stores._backends import open_store, raw_rows
 
 CONVERSATION = [
@@ -27,8 +30,21 @@ CONVERSATION = [
 ]
 
 
+@pytest.fixture(
+    params=[(None, None), (2, False), (2, True)], ids=["one-span", "spans-of-2", "spans-of-2-ahead"]
+)
+def span(request, monkeypatch):
+    """Reads in one span, or in spans of two rows, fetched inline or ahead by a helper thread: the damage
+    is found in a span after the first, and the read stops early."""
+    size, ahead = request.param
+    if size is not None:
+        monkeypatch.setattr(SQLThreadStore, "_span", size)
+        for backend in (SQLiteThreadStore, PostgresThreadStore):
+            monkeypatch.setattr(backend, "_fetch_ahead", ahead)
+
+
 @pytest.fixture
-def damaged(durable_backend, make_spec):
+def damaged(durable_backend, make_spec, span):
     """A store with threads 'good' and 'bad', both holding CONVERSATION, and the spec to damage it with."""
     spec = make_spec(durable_backend)
     store = open_store(spec)
@@ -96,6 +112,30 @@ def test_a_missing_message_names_its_position(damaged):
     assert caught.value.position == 2
     assert store.messages("bad", 3) == CONVERSATION[3:]
     assert store.messages("good") == CONVERSATION
+
+
+def test_sqlite_a_row_that_is_not_utf8_names_its_position(make_spec, span):
+    # SQLite stores whatever bytes it is given as TEXT; sqlite3 then fails to decode them (an
+    # OperationalError naming neither thread nor position) unless the store reads the bytes itself.
+    spec = make_spec("sqlite")
+    store = open_store(spec)
+    for thread_id in ("good", "bad"):
+        store.create_thread(thread_id)
+        store.append(thread_id, CONVERSATION)
+    raw_rows(
+        spec,
+        "UPDATE thread_store_messages SET message = CAST(? AS TEXT) WHERE thread_id = 'bad' AND position = 3",
+        (b'{"role": "user", "content": "\xff"}',),
+    )
+    with pytest.raises(
+        CorruptDataError, match=r"^thread 'bad', position 3: the stored message is not valid JSON"
+    ) as caught:
+        store.messages("bad")
+    assert caught.value.position == 3
+    assert store.messages("bad", 0, 3) == CONVERSATION[:3]
+    assert store.messages("bad", 4) == CONVERSATION[4:]
+    assert store.messages("good") == CONVERSATION
+    store.close()
 
 
 def test_the_first_of_several_damaged_rows_is_named(damaged):

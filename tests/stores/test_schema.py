@@ -8,10 +8,11 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from messages import StoreError, UserMessage
+from messages import LocalThread, RemoteThread, StoreError, ThreadKindError, UserMessage
 from messages.stores import postgres as postgres_module
 from messages.stores import sqlite as sqlite_module
 from tests.stores._backends import open_store, raw_rows
@@ -28,24 +29,79 @@ def test_a_new_store_records_each_migration_once(durable_backend, make_spec):
     spec = make_spec(durable_backend)
     open_store(spec).close()
     open_store(spec).close()  # opening again applies nothing
-    assert applied(spec) == ["m001_create_threads", "m002_create_messages"]
+    assert applied(spec)[:2] == ["m001_create_threads", "m002_create_messages"]
     assert [step.__name__ for step in MODULES[durable_backend].MIGRATIONS] == applied(spec)
 
 
 def test_an_older_schema_is_brought_up_to_date_and_keeps_its_data(durable_backend, make_spec, monkeypatch):
     spec = make_spec(durable_backend)
     module = MODULES[durable_backend]
-    with monkeypatch.context() as patch:  # the store as an older version, with the first step only
-        patch.setattr(module, "MIGRATIONS", module.MIGRATIONS[:1])
-        old = open_store(spec)
-        old.create_thread("from-the-old-version")
-        old.close()
-        assert applied(spec) == ["m001_create_threads"]
+    with monkeypatch.context() as patch:  # the store as the first version, with the first two steps only
+        patch.setattr(module, "MIGRATIONS", module.MIGRATIONS[:2])
+        open_store(spec).close()
+        assert applied(spec) == ["m001_create_threads", "m002_create_messages"]
+    # Rows as the first version wrote them: a local thread with a message, then a saved remote thread.
+    now = "2025-01-01T00:00:00+00:00"
+    for thread in (LocalThread(id="z-local"), RemoteThread(id="a-remote", response_id="resp_1")):
+        raw_rows(
+            spec,
+            "INSERT INTO thread_store_threads (id, state, length, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (thread.id, thread.model_dump_json(), int(thread.kind == "local"), now, now),
+        )
+    raw_rows(
+        spec,
+        "INSERT INTO thread_store_messages (thread_id, position, message, created_at) VALUES (?, 0, ?, ?)",
+        ("z-local", UserMessage(content="hi").model_dump_json(), now),
+    )
     store = open_store(spec)
-    assert applied(spec) == ["m001_create_threads", "m002_create_messages"]
-    assert store.threads() == ["from-the-old-version"]
-    store.append("from-the-old-version", UserMessage(content="hi"))
-    assert store.messages("from-the-old-version") == [UserMessage(content="hi")]
+    assert applied(spec) == [step.__name__ for step in module.MIGRATIONS]
+    assert store.threads() == ["z-local", "a-remote"]  # creation order, not the ids' order
+    assert store.messages("z-local") == [UserMessage(content="hi")]
+    store.append("z-local", UserMessage(content="more"))
+    assert store.messages("z-local", 1) == [UserMessage(content="more")]
+    # The saved remote thread is known as one: no messages beside it, no local thread over it.
+    assert store.thread_info("a-remote").kind == "remote"
+    with pytest.raises(ThreadKindError):
+        store.append("a-remote", UserMessage(content="hi"))
+    with pytest.raises(ThreadKindError):
+        store.save_thread(LocalThread(id="a-remote"))
+    store.create_thread("new")
+    assert store.threads() == ["z-local", "a-remote", "new"]
+    store.close()
+
+
+def test_sqlite_keeps_the_threads_in_creation_order_when_their_rowids_change(make_spec):
+    # VACUUM may renumber the rowids of a table without an INTEGER PRIMARY KEY
+    # (https://sqlite.org/lang_vacuum.html): threads() must not depend on them. Renumbered by hand here,
+    # in reverse, as VACUUM is allowed to do; then a real VACUUM.
+    spec = make_spec("sqlite")
+    store = open_store(spec)
+    ids = [store.create_thread(f"t{n}") for n in range(5)]
+    store.delete_thread("t1")
+    del ids[1]
+    raw_rows(spec, "UPDATE thread_store_threads SET rowid = 1000 - rowid")
+    assert store.threads() == ids
+    raw_rows(spec, "VACUUM")
+    assert store.threads() == ids
+    store.create_thread("last")
+    assert store.threads() == [*ids, "last"]
+    store.close()
+
+
+def test_postgres_timestamps_are_utc_whatever_the_session_time_zone(make_spec):
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    spec = make_spec("postgres")
+    options = conninfo_to_dict(spec["dsn"])["options"]
+    spec["dsn"] = make_conninfo(spec["dsn"], options=f"{options} -c timezone=America/New_York")
+    store = open_store(spec)
+    assert store._connection().execute("SHOW timezone").fetchone() == ("America/New_York",)
+    store.create_thread("t")
+    info = store.thread_info("t")
+    assert info.created_at.tzinfo is UTC
+    assert info.updated_at.tzinfo is UTC
+    assert abs(info.created_at - datetime.now(UTC)) < timedelta(hours=1)
     store.close()
 
 

@@ -1,0 +1,62 @@
+"""CI's check of the JUnit report: tests really ran, and the PostgreSQL store tests ran whenever a server was
+started for them.
+
+    python3 .ci/check_junit.py REPORT [--postgres-started]
+
+Exit status 1, saying why, when no test ran, or when ``--postgres-started`` is given and any PostgreSQL test
+was skipped (or none was collected): with a server up, a skip there means the suite did not test what it
+claims to, whatever the reason given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import xml.etree.ElementTree as ET
+
+
+def is_postgres(case: ET.Element) -> bool:
+    """A test of the PostgreSQL store: one parametrized for it (``[postgres]``), or named for it."""
+    return "postgres" in case.get("name", "").lower()
+
+
+def check(report: str, postgres_started: bool) -> list[str]:
+    """The problems with ``report``, after printing its figures."""
+    root = ET.parse(report).getroot()
+    cases = list(root.iter("testcase"))
+    skipped = [case for case in cases if case.find("skipped") is not None]
+    print(f"[ci] {len(cases)} tests collected, {len(cases) - len(skipped)} ran, {len(skipped)} skipped")
+    postgres = [case for case in cases if is_postgres(case)]
+    postgres_skipped = [case for case in postgres if case.find("skipped") is not None]
+    print(f"[ci] PostgreSQL store tests: {len(postgres) - len(postgres_skipped)} of {len(postgres)} ran")
+    problems = []
+    if len(cases) == len(skipped):
+        problems.append("no test ran")
+    if postgres_started:
+        if not postgres:
+            problems.append("a PostgreSQL server was started, but no PostgreSQL test was collected")
+        for case in postgres_skipped[:5]:
+            element = case.find("skipped")
+            reason = element.get("message", "") if element is not None else ""
+            problems.append(
+                f"a PostgreSQL server was started, but {case.get('classname')}::{case.get('name')} was "
+                f"skipped ({reason})"
+            )
+        if len(postgres_skipped) > 5:
+            problems.append(f"... and {len(postgres_skipped) - 5} more PostgreSQL tests skipped")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("report")
+    parser.add_argument("--postgres-started", action="store_true")
+    args = parser.parse_args(argv)
+    problems = check(args.report, args.postgres_started)
+    for problem in problems:
+        print(f"[ci] FAILED: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
