@@ -138,7 +138,11 @@ def test_a_window_goes_through_litellm_and_arrives_valid(litellm, history, conte
     else:
         to_send = repair_conversation(window) if protocol_errors(window) else window
     with StandInServer() as server:
-        litellm.completion(model="openai/gpt-4o-mini", messages=dump_messages(to_send), **send_kwargs(server))
+        # With the model's profile, as a bot sends it: repair renames a reused id by a suffix, which may sit
+        # after a Gemini thought signature that litellm cuts off ids for OpenAI; the profile keeps the
+        # renamed ids apart on the wire.
+        sent = dump_messages(to_send, model="openai/gpt-4o-mini")
+        litellm.completion(model="openai/gpt-4o-mini", messages=sent, **send_kwargs(server))
         body = server.last_body()
     openai_accepts(body["messages"])
     validate_conversation(load_messages(body["messages"]))
