@@ -104,3 +104,12 @@ def test_profiles_change_nothing_openai_itself_accepts_except_what_they_must(con
             continue
         changed = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
         assert changed <= {"tool_calls", "tool_call_id", "name", "content"}, changed
+
+
+@given(ms.conversations())
+def test_dump_messages_with_a_model_is_the_profile_applied_to_the_dump(conversation):
+    # dump_messages(model=...) fixes its own fresh dump in place where that is faster
+    # (Profile._apply_owned); what it returns must be exactly what the pure apply makes of the dump.
+    dumped = dump_messages(conversation)
+    for profile in PROFILES:
+        assert dump_messages(conversation, profile=profile) == profile.apply(dumped), profile.name

@@ -114,6 +114,11 @@ def _is_text_part(part: Any) -> bool:
     return isinstance(part, dict) and part.get("type") == "text"
 
 
+def _blank_text_part(part: Any, whitespace: bool) -> bool:
+    """Whether ``part`` is a text part that says nothing."""
+    return _is_text_part(part) and _blank_text(part.get("text"), whitespace)
+
+
 def _blank_text(text: Any, whitespace: bool) -> bool:
     if not isinstance(text, str):
         return True
@@ -362,8 +367,10 @@ def drop_blank_parts(*, whitespace: bool) -> Fixer:
         content = m.get("content")
         if m.get("role") not in _PART_ROLES or not isinstance(content, list):
             return None
-        kept = [p for p in content if not (_is_text_part(p) and _blank_text(p.get("text"), whitespace))]
-        if len(kept) == len(content) or not kept:
+        if not any(_blank_text_part(p, whitespace) for p in content):
+            return None  # the common case, found without building a list
+        kept = [p for p in content if not _blank_text_part(p, whitespace)]
+        if not kept:
             return None
         return {**m, "content": kept}
 
@@ -584,8 +591,11 @@ def tool_turn_renderer() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
         role = m.get("role")
         if role == "tool":
             call_id = m.get("tool_call_id")
-            name = names.get(call_id) if type(call_id) is str else None
-            plain = _plain_id(call_id)
+            if type(call_id) is str:
+                name = names.get(call_id)
+                plain = call_id if SIGNATURE_SEPARATOR not in call_id else _plain_id(call_id)
+            else:
+                name, plain = None, _plain_id(call_id)
             header = f"Result of tool call {plain} ({name}):" if name else f"Result of tool call {plain}:"
             content = m.get("content")
             if type(content) is list:
@@ -600,9 +610,12 @@ def tool_turn_renderer() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
             call_id = c.get("id")
             name = function.get("name")
             if type(call_id) is str:
-                names[call_id] = str(function.get("name", ""))
+                names[call_id] = name if type(name) is str else str(function.get("name", ""))
+                plain = call_id if SIGNATURE_SEPARATOR not in call_id else _plain_id(call_id)
+            else:
+                plain = _plain_id(call_id)
             arguments = function.get("arguments") or "{}"
-            lines.append(f"Called tool {name} with {arguments} (call {_plain_id(call_id)}).")
+            lines.append(f"Called tool {name} with {arguments} (call {plain}).")
         new = dict(m)
         del new["tool_calls"]
         content = m.get("content")
