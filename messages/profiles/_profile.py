@@ -468,14 +468,44 @@ class _Plan:
         previous: Any = None
         started = late_system = tool_parts = same_roles = tool_then_user = thinking = merged = False
         prefixed = run_parts = False
+        made: Any = None  # the last message appended, where this pass made it (not one of ``messages``)
         call_turn = self.call_turn
         render = t.tool_turn_renderer() if self.renders_tools else None
         for given in messages:
             m: dict[str, Any] = given if type(given) is dict else dict(given)
             role: Any = m.get("role")
-            calls = m.get("tool_calls")
-            plain_text = False
+            content = m.get("content")
+            if (
+                len(m) == 2
+                and type(content) is str
+                and (role == "user" or role == "assistant")
+                and (content.strip() if whitespace else content)
+            ):
+                # A user or assistant text and nothing else, the most common message: nothing to fix but
+                # a missing reasoning_content (row 34, as transforms.fill_reasoning_content).
+                plain_text, calls = True, None
+                if reasoning and role == "assistant":
+                    if owned:
+                        m["reasoning_content"] = " "
+                    else:
+                        m = {**m, "reasoning_content": " "}
+            else:
+                plain_text, calls = False, m.get("tool_calls")
             if render is not None and (calls or role == "tool"):
+                if (
+                    merge
+                    and role == "tool"
+                    and previous == "user"
+                    and (last := fixed[-1]) is made
+                    and len(last) == 2
+                    and type(a := last.get("content")) is str
+                    and a
+                    and (said := render.result_text(m)) is not None
+                ):
+                    # A result after a result (as a user turn made by this pass): merged at once.
+                    last["content"] = f"{a}\n\n{said}"
+                    merged = True
+                    continue
                 m = render(m)
                 role, calls = m.get("role"), m.get("tool_calls")
                 if (
@@ -632,11 +662,14 @@ class _Plan:
                             and a
                             and content
                         ):
-                            fixed[-1] = {"role": role, "content": f"{a}\n\n{content}"}
+                            if last is made:  # made by this pass: nobody else holds it
+                                last["content"] = f"{a}\n\n{content}"
+                            else:
+                                fixed[-1] = made = {"role": role, "content": f"{a}\n\n{content}"}
                             merged = True
                             continue
                         both = t.merge_two(last, m)
-                        fixed[-1] = (call_turn(both) or both) if call_turn is not None else both
+                        fixed[-1] = made = (call_turn(both) or both) if call_turn is not None else both
                         merged = True
                         continue
             else:
@@ -653,6 +686,7 @@ class _Plan:
                     started = True
                 previous = role
             append(m)
+            made = m if m is not given else None
             if type(content) is list and role == "tool":
                 tool_parts = run_parts = True
         facts = _Facts(late_system, tool_parts, same_roles, tool_then_user, thinking, merged, prefixed)

@@ -36,6 +36,7 @@ __all__ = [
     "EMPTY_RESULT_TEXT",
     "Fixer",
     "Messages",
+    "ToolTurnRenderer",
     "blank",
     "blank_message",
     "bridge_tool_results",
@@ -582,28 +583,52 @@ def render_tool_exchanges_as_text(messages: Sequence[Mapping[str, Any]]) -> Mess
     return [render(m) for m in messages]
 
 
-def tool_turn_renderer() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+def tool_turn_renderer() -> ToolTurnRenderer:
     """``render(message)``: one message of ``render_tool_exchanges_as_text``, for a pass over a whole
     conversation in order (it remembers which tool each call called, to name it in the result)."""
-    names: dict[str, str] = {}  # the tool each call id called: a result comes after its call
+    return ToolTurnRenderer()
 
-    def render(m: Mapping[str, Any]) -> dict[str, Any]:
+
+class ToolTurnRenderer:
+    """``render_tool_exchanges_as_text`` one message at a time (see ``tool_turn_renderer``)."""
+
+    __slots__ = ("names",)
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        """The tool each call id called: a result comes after its call."""
+
+    def result_text(self, m: Mapping[str, Any]) -> str | None:
+        """The text of the user message a tool result becomes, or ``None`` where it keeps parts."""
+        call_id = m.get("tool_call_id")
+        if type(call_id) is str:
+            name = self.names.get(call_id)
+            plain = call_id if SIGNATURE_SEPARATOR not in call_id else _plain_id(call_id)
+        else:
+            name, plain = None, _plain_id(call_id)
+        content = m.get("content")
+        if type(content) is list:
+            return None
+        text = content if type(content) is str else ""
+        if name:
+            return f"Result of tool call {plain} ({name}):\n{text}"
+        return f"Result of tool call {plain}:\n{text}"
+
+    def __call__(self, m: Mapping[str, Any]) -> dict[str, Any]:
         role = m.get("role")
         if role == "tool":
+            said = self.result_text(m)
+            if said is not None:
+                return {"role": "user", "content": said}
             call_id = m.get("tool_call_id")
-            if type(call_id) is str:
-                name = names.get(call_id)
-                plain = call_id if SIGNATURE_SEPARATOR not in call_id else _plain_id(call_id)
-            else:
-                name, plain = None, _plain_id(call_id)
+            name = self.names.get(call_id) if type(call_id) is str else None
+            plain = _plain_id(call_id)
             header = f"Result of tool call {plain} ({name}):" if name else f"Result of tool call {plain}:"
-            content = m.get("content")
-            if type(content) is list:
-                return {"role": "user", "content": [{"type": "text", "text": header}, *content]}
-            return {"role": "user", "content": f"{header}\n{content if type(content) is str else ''}"}
+            return {"role": "user", "content": [{"type": "text", "text": header}, *m["content"]]}
         calls = m.get("tool_calls")
         if role != "assistant" or not calls:
             return m if type(m) is dict else dict(m)
+        names = self.names
         lines = []
         for c in calls:
             function = c.get("function") or {}
@@ -616,14 +641,14 @@ def tool_turn_renderer() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
                 plain = _plain_id(call_id)
             arguments = function.get("arguments") or "{}"
             lines.append(f"Called tool {name} with {arguments} (call {plain}).")
+        said = "\n".join(lines)
+        content = m.get("content")
+        if content is None and len(m) == 3 and "content" in m:  # a call turn and nothing else
+            return {"role": role, "content": said}
         new = dict(m)
         del new["tool_calls"]
-        content = m.get("content")
-        said = "\n".join(lines)
         new["content"] = said if blank(content, whitespace=False) else _append_text(content, said)
         return new
-
-    return render
 
 
 def move_late_system_messages(messages: Sequence[dict[str, Any]]) -> Messages:
