@@ -489,8 +489,18 @@ class _Plan:
                         m["reasoning_content"] = " "
                     else:
                         m = {**m, "reasoning_content": " "}
+            elif (
+                role == "tool"
+                and len(m) == 3
+                and render is None
+                and type(content) is str
+                and (content.strip() if whitespace else content)
+                and "tool_call_id" in m
+            ):
+                plain_text, calls = True, None  # a tool result as text: nothing to fix but its id
             else:
                 plain_text, calls = False, m.get("tool_calls")
+            bad_ids = False
             if render is not None and (calls or role == "tool"):
                 if (
                     merge
@@ -614,36 +624,36 @@ class _Plan:
                     and t.blank_message(m, whitespace=whitespace, turns=drops_turns)
                 ):
                     continue
-                if rename:
-                    if bad_ids and calls:  # not with ``undo``: renamed in place above
-                        renamed_calls = []
-                        for c in calls:
-                            call_id = c.get("id") if type(c) is dict else None
-                            # Every id of this turn was looked at above: one not kept is one the rule
-                            # rejects.
-                            if type(call_id) is str and call_id not in kept:
-                                new_call_id = renamed.get(call_id)
-                                if new_call_id is None:
-                                    new_call_id = renamed[call_id] = new_id(call_id)
-                                c = {**c, "id": new_call_id}
-                            renamed_calls.append(c)
-                        m = {**m, "tool_calls": renamed_calls}
-                    elif role == "tool" and type(call_id := m.get("tool_call_id")) is str:
-                        new_call_id = renamed.get(call_id)
-                        if new_call_id is None and call_id not in kept:
-                            verdict = known_id(call_id)
-                            if verdict is None:
-                                verdict = judge_id(call_id)
-                            if verdict:
-                                new_call_id = renamed[call_id] = verdict
-                            else:
-                                kept.add(call_id)
-                        if new_call_id is not None:
-                            if owned:
-                                m["tool_call_id"] = new_call_id
-                                log += (m, "tool_call_id", call_id)
-                            else:
-                                m = {**m, "tool_call_id": new_call_id}
+            if rename:  # for plain texts too: a tool result's id
+                if bad_ids and calls:  # not with ``undo``: renamed in place above
+                    renamed_calls = []
+                    for c in calls:
+                        call_id = c.get("id") if type(c) is dict else None
+                        # Every id of this turn was looked at above: one not kept is one the rule
+                        # rejects.
+                        if type(call_id) is str and call_id not in kept:
+                            new_call_id = renamed.get(call_id)
+                            if new_call_id is None:
+                                new_call_id = renamed[call_id] = new_id(call_id)
+                            c = {**c, "id": new_call_id}
+                        renamed_calls.append(c)
+                    m = {**m, "tool_calls": renamed_calls}
+                elif role == "tool" and type(call_id := m.get("tool_call_id")) is str:
+                    new_call_id = renamed.get(call_id)
+                    if new_call_id is None and call_id not in kept:
+                        verdict = known_id(call_id)
+                        if verdict is None:
+                            verdict = judge_id(call_id)
+                        if verdict:
+                            new_call_id = renamed[call_id] = verdict
+                        else:
+                            kept.add(call_id)
+                    if new_call_id is not None:
+                        if owned:
+                            m["tool_call_id"] = new_call_id
+                            log += (m, "tool_call_id", call_id)
+                        else:
+                            m = {**m, "tool_call_id": new_call_id}
             if not watches_order:
                 append(m)
                 continue
