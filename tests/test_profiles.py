@@ -994,3 +994,59 @@ print(before, "messages.profiles" in sys.modules, get_profile("mistral").provide
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True", "mistral"]
+
+
+# --- Gemini: identical parallel calls (row 24) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "model", ["gemini/gemini-2.5-flash", "gemini/gemma-3-27b-it", "vertex_ai/gemini-2.5-pro"]
+)
+def test_gemini_gets_identical_parallel_calls_one_per_turn(model):
+    # Row 24: litellm sends two calls of one tool with equal arguments as one functionCall part but both
+    # functionResponse parts, which Gemini rejects. Each repeat gets its own turn after the results
+    # before it; ids, arguments, results and their pairing are kept. Equal arguments means equal once
+    # decoded, as litellm compares them.
+    conversation = [
+        UserMessage(content="Read the clock three times."),
+        AIMessage(
+            content="Reading.",
+            tool_calls=[
+                call("c1", "{}", name="get_time"),
+                call("c2", '{"city": "Paris"}'),
+                call("c3", "{ }", name="get_time"),
+                call("c4", "{}", name="get_time"),
+            ],
+        ),
+        ToolMessage(tool_call_id="c2", content="rain"),
+        ToolMessage(tool_call_id="c1", content="12:00:01"),
+        ToolMessage(tool_call_id="c3", content="12:00:02"),
+        ToolMessage(tool_call_id="c4", content="12:00:03"),
+        UserMessage(content="Thanks."),
+    ]
+    profile = get_profile(model)
+    dumped = dump_messages(conversation)
+    assert fixable(profile, dumped) == ["identical-calls"]
+    applied = dump_messages(conversation, model=model)
+    shape = [
+        [c["id"] for c in m["tool_calls"]] if m.get("tool_calls") else m.get("tool_call_id") or m["role"]
+        for m in applied
+    ]
+    assert shape == ["user", ["c1", "c2"], "c2", "c1", ["c3"], "c3", ["c4"], "c4", "user"]
+    assert applied[1]["content"] == "Reading."
+    assert applied[4] == {"role": "assistant", "content": None, "tool_calls": [dumped[1]["tool_calls"][2]]}
+    assert pairing(applied) == pairing(dumped) == [1, 0, 2, 3]
+    assert protocol_problems(applied) == []
+    assert fixable(profile, applied) == []
+    assert profile.apply(applied) == applied
+
+
+def test_only_gemini_routes_split_identical_calls():
+    conversation = [
+        UserMessage(content="Twice."),
+        AIMessage(tool_calls=[call("c1", "{}"), call("c2", "{}")]),
+        ToolMessage(tool_call_id="c1", content="a"),
+        ToolMessage(tool_call_id="c2", content="b"),
+    ]
+    for model in ("openai/gpt-4o", "anthropic/claude-sonnet-4-5", "vertex_ai/claude-sonnet-4-5"):
+        assert len(dump_messages(conversation, model=model)) == 4, model

@@ -93,6 +93,10 @@ class Profile:
     decodes_arguments: bool = False
     """Whether litellm's route ``json.loads`` the arguments (Anthropic, Bedrock, Gemini, Ollama), so that
     arguments that are not a JSON object are lost or fail (row 58). Default: False."""
+    splits_identical_calls: bool = False
+    """Whether a turn that calls one tool twice with equal arguments is split into turns that each call it
+    once, each followed by its results (``transforms.split_identical_calls``): litellm's Gemini route sends
+    such calls as one ``functionCall`` part but every ``functionResponse`` (row 24). Default: False."""
 
     # --- keys and names -------------------------------------------------------------------------------
     rejects_unknown_keys: bool = True
@@ -301,6 +305,8 @@ class Profile:
             result = t.bridge_tool_results(result, self.bridge_text)
             if self.requires_reasoning_content:  # the bridging turns need it too
                 result = t.each(result, t.fill_reasoning_content())
+        if self.splits_identical_calls and facts.repeats:
+            result = t.split_identical_calls(result)
         if self.needs_user_first:
             result = t.ensure_user_first(result, self.continue_text)
         if not self.accepts_system_last:
@@ -371,6 +377,8 @@ class _Facts:
     """Consecutive turns merged by the pass."""
     prefixed: bool = False
     """A message that kept a ``prefix`` key (where the profile accepts one: see ``mark_final_prefix``)."""
+    repeats: bool = False
+    """A turn that calls one tool twice with equal arguments (where the profile splits such turns)."""
 
 
 @dataclass(frozen=True)
@@ -414,6 +422,7 @@ class _Plan:
     watches_order: bool
     """Whether a step after the pass needs to know what the pass saw of the order (``_Facts``)."""
     renders_tools: bool
+    splits_identical_calls: bool
     """Whether tool calls and results are rendered as text first (``render_tool_exchanges_as_text``)."""
     always_roles: frozenset[str]
     """The roles with fixers for every message (``content_fixers``), not only for odd contents."""
@@ -467,7 +476,8 @@ class _Plan:
         append = fixed.append
         previous: Any = None
         started = late_system = tool_parts = same_roles = tool_then_user = thinking = merged = False
-        prefixed = run_parts = False
+        prefixed = run_parts = repeats = False
+        splits = self.splits_identical_calls
         made: Any = None  # the last message appended, where this pass made it (not one of ``messages``)
         call_turn = self.call_turn
         render = t.tool_turn_renderer() if self.renders_tools else None
@@ -564,6 +574,8 @@ class _Plan:
                             arguments = function.get("arguments")
                             if type(arguments) is str and not arguments.strip():
                                 empty_arguments = True
+                        if splits and not repeats and len(calls) > 1:
+                            repeats = len(t.identical_call_groups(calls)) > 1
                 if work:
                     for fix in key_fixers:
                         new = fix(m)
@@ -699,7 +711,9 @@ class _Plan:
             made = m if m is not given else None
             if type(content) is list and role == "tool":
                 tool_parts = run_parts = True
-        facts = _Facts(late_system, tool_parts, same_roles, tool_then_user, thinking, merged, prefixed)
+        facts = _Facts(
+            late_system, tool_parts, same_roles, tool_then_user, thinking, merged, prefixed, repeats
+        )
         if renamed:
             new_ids = set(renamed.values())
             if len(new_ids) != len(renamed) or not new_ids.isdisjoint(kept):
@@ -808,6 +822,7 @@ class _Plan:
             normalizes_arguments=p.empty_arguments_as_object,
             moves_late_system=not p.accepts_late_system,
             renders_tools=not p.supports_tools,
+            splits_identical_calls=p.splits_identical_calls,
             fills_reasoning=p.requires_reasoning_content,
             bridge=(
                 {

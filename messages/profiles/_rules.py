@@ -19,6 +19,7 @@ rule                        what breaks
 ``foreign-reasoning``       a signed reasoning payload the provider did not sign
 ``empty-arguments``         tool-call arguments ``""`` that litellm's route ``json.loads`` (row 58)
 ``invalid-arguments``       arguments that are not a JSON object, on such a route (row 58; not fixable)
+``identical-calls``         two calls of one tool with equal arguments in one turn, sent as one call
 ``system-role``             a system or developer message the model does not take in that role
 ``late-system``             a system message after the conversation started
 ``system-content``          system content given as parts where a string is needed
@@ -50,7 +51,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from messages.profiles._ids import SIGNATURE_SEPARATOR
-from messages.profiles.transforms import blank, is_system
+from messages.profiles.transforms import blank, identical_call_groups, is_system
 
 if TYPE_CHECKING:
     from messages.profiles._profile import Profile, Violation
@@ -125,6 +126,7 @@ def check(profile: Profile, messages: Sequence[Message]) -> list[Violation]:
     for index, m in enumerate(messages):
         _keys(report, index, m)
         _arguments(report, index, m)
+        _identical_calls(report, index, m)
         _system(report, index, m)
         _content(report, index, m)
     _order(report, messages)
@@ -226,6 +228,23 @@ def _arguments(report: _Report, index: int, m: Message) -> None:
                     f"litellm's route to {report.profile.provider} decodes them, and fails or sends {{}}",
                     fixable=False,
                 )
+
+
+def _identical_calls(report: _Report, index: int, m: Message) -> None:
+    calls = m.get("tool_calls")
+    if not report.profile.splits_identical_calls or not isinstance(calls, list) or len(calls) < 2:
+        return
+    groups = identical_call_groups(calls)
+    if len(groups) == 1:
+        return
+    repeated = [calls[i].get("id") for group in groups[1:] for i in group if isinstance(calls[i], Mapping)]
+    report.add(
+        index,
+        "identical-calls",
+        f"tool calls {repeated!r} repeat an earlier call of this turn (same tool, equal arguments): "
+        f"litellm's {report.profile.provider} route sends them as one call but sends every result, and the "
+        "provider rejects more results than calls",
+    )
 
 
 # --- keys --------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ profile's fields and calls these in a fixed order; nothing here knows which prov
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
@@ -55,6 +56,7 @@ __all__ = [
     "fill_reasoning_content",
     "flatten_text_content",
     "fold_refusal",
+    "identical_call_groups",
     "is_system",
     "keep_known_keys",
     "mark_final_prefix",
@@ -71,6 +73,7 @@ __all__ = [
     "set_call_turn_content",
     "set_system_role",
     "space_empty_text",
+    "split_identical_calls",
     "text_of",
     "tool_turn_renderer",
 ]
@@ -832,6 +835,105 @@ def bridge_tool_results(messages: Sequence[dict[str, Any]], text: str) -> Messag
         out.append({"role": "assistant", "content": text})
         start = index
     out.extend(messages[start:])
+    return out
+
+
+_DECODED: dict[str, Any] = {}
+_DECODED_LIMIT = 1 << 16
+_UNDECODABLE = object()
+
+
+def _decoded(arguments: str) -> Any:
+    """``json.loads(arguments)`` (``_UNDECODABLE`` when it is not JSON), cached: a conversation dumped
+    again each turn decodes each call's arguments once. The values are only compared, never handed out."""
+    found = _DECODED.get(arguments, _DECODED)
+    if found is _DECODED:
+        if len(_DECODED) >= _DECODED_LIMIT:
+            _DECODED.clear()
+        try:
+            found = json.loads(arguments)
+        except ValueError:
+            found = _UNDECODABLE
+        _DECODED[arguments] = found
+    return found
+
+
+def _call_as_sent(call: Any) -> tuple[Any, Any]:
+    """A call as litellm's Gemini converter compares it: its name and its decoded arguments."""
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict):
+        return None, call
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        decoded = _decoded(arguments)
+        return function.get("name"), arguments if decoded is _UNDECODABLE else decoded
+    return function.get("name"), arguments
+
+
+def identical_call_groups(calls: Sequence[Any]) -> list[list[int]]:
+    """The calls of one turn (by index) in groups with no two identical calls (same tool, equal decoded
+    arguments): each call goes to the first group without one like it, so the first group holds every
+    first occurrence. One group when no call repeats another."""
+    sent = [_call_as_sent(c) for c in calls]
+    groups: list[list[int]] = []
+    for index, call in enumerate(sent):
+        for group in groups:
+            if all(sent[other] != call for other in group):
+                group.append(index)
+                break
+        else:
+            groups.append([index])
+    return groups
+
+
+def _group_of_result(result: dict[str, Any], group_of: Mapping[str, int]) -> int:
+    call_id = result.get("tool_call_id")
+    return group_of.get(call_id, 0) if isinstance(call_id, str) else 0
+
+
+def split_identical_calls(messages: Sequence[dict[str, Any]]) -> Messages:
+    """Split an assistant turn that calls one tool twice with equal arguments into turns that each call it
+    once, each followed by its own results (row 24).
+
+    litellm's Gemini converter sends such calls as one ``functionCall`` part (it skips a part equal to one
+    already in the turn) but sends every ``functionResponse``, and Gemini rejects a response turn whose
+    parts do not match the call turn's. ``[assistant(c1, c2)] [tool r1] [tool r2]`` becomes
+    ``[assistant(c1)] [tool r1] [assistant(c2)] [tool r2]``: ids, arguments and results are kept, each
+    result stays after its call and in its order among the results of its group. The first turn keeps the
+    text and every other key; the turns added carry only their calls. Results that answer none of the
+    turn's calls stay after the first turn.
+    """
+    out: Messages = []
+    index, count = 0, len(messages)
+    while index < count:
+        m = messages[index]
+        index += 1
+        calls = m.get("tool_calls")
+        if m.get("role") != "assistant" or not isinstance(calls, list) or len(calls) < 2:
+            out.append(m)
+            continue
+        groups = identical_call_groups(calls)
+        if len(groups) == 1:
+            out.append(m)
+            continue
+        results = []
+        while index < count and messages[index].get("role") == "tool":
+            results.append(messages[index])
+            index += 1
+        group_of = {
+            calls[i]["id"]: number
+            for number, group in enumerate(groups)
+            for i in group
+            if isinstance(calls[i], dict) and isinstance(calls[i].get("id"), str)
+        }
+        for number, group in enumerate(groups):
+            own_calls = [calls[i] for i in group]
+            out.append(
+                {**m, "tool_calls": own_calls}
+                if number == 0
+                else {"role": "assistant", "content": None, "tool_calls": own_calls}
+            )
+            out.extend(r for r in results if _group_of_result(r, group_of) == number)
     return out
 
 
