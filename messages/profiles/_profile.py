@@ -575,7 +575,7 @@ class _Plan:
                             if type(arguments) is str and not arguments.strip():
                                 empty_arguments = True
                         if splits and not repeats and len(calls) > 1:
-                            repeats = len(t.identical_call_groups(calls)) > 1
+                            repeats = t.repeats_a_call(calls)
                 if work:
                     for fix in key_fixers:
                         new = fix(m)

@@ -68,6 +68,7 @@ __all__ = [
     "normalize_empty_arguments",
     "note_unseen_parts",
     "render_tool_exchanges_as_text",
+    "repeats_a_call",
     "rewrite_tool_call_ids",
     "sanitize_names",
     "set_call_turn_content",
@@ -868,6 +869,18 @@ def _call_as_sent(call: Any) -> tuple[Any, Any]:
         decoded = _decoded(arguments)
         return function.get("name"), arguments if decoded is _UNDECODABLE else decoded
     return function.get("name"), arguments
+
+
+def repeats_a_call(calls: Sequence[Any]) -> bool:
+    """Whether a call of ``calls`` is identical to an earlier one (``identical_call_groups`` would make
+    more than one group)."""
+    seen: list[tuple[Any, Any]] = []
+    for call in calls:
+        sent = _call_as_sent(call)
+        if sent in seen:
+            return True
+        seen.append(sent)
+    return False
 
 
 def identical_call_groups(calls: Sequence[Any]) -> list[list[int]]:
