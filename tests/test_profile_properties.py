@@ -34,6 +34,18 @@ def _distinct(profiles):
 PROFILES = _distinct(registered_profiles())
 
 
+def answered(messages):
+    """For each tool result, in order, the tool and arguments of the call it answers (arguments ``""`` as
+    the ``"{}"`` they may become, row 58): the pairing that survives new ids and a repeated call moved to a
+    turn of its own (row 24)."""
+    calls = {
+        c["id"]: (c["function"]["name"], c["function"]["arguments"].strip() or "{}")
+        for m in messages
+        for c in m.get("tool_calls") or []
+    }
+    return [calls.get(r["tool_call_id"]) for r in tool_results(messages)]
+
+
 def _show(messages):
     return json.dumps(messages, ensure_ascii=False)[:2000]
 
@@ -70,7 +82,9 @@ def test_apply_keeps_every_text_and_tool_result_and_pairs_them_under_accepted_id
         for old, new in zip(before, after, strict=True):
             assert missing_texts([old], [new]) == [], profile.name
         assert protocol_problems(applied) == [], (profile.name, _show(applied))
-        assert pairing(applied) == pairing(dumped), profile.name
+        assert answered(applied) == answered(dumped), profile.name
+        if not profile.splits_identical_calls:
+            assert pairing(applied) == pairing(dumped), profile.name
         rule = profile.tool_call_ids
         ids = [c["id"] for m in applied for c in m.get("tool_calls") or []]
         assert all(rule.accepts(i) for i in ids), (profile.name, ids)

@@ -1050,3 +1050,39 @@ def test_only_gemini_routes_split_identical_calls():
     ]
     for model in ("openai/gpt-4o", "anthropic/claude-sonnet-4-5", "vertex_ai/claude-sonnet-4-5"):
         assert len(dump_messages(conversation, model=model)) == 4, model
+
+
+# --- an assistant turn with neither text nor calls (rows 5, 53) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "row"),
+    [("openai/gpt-4o", 5), ("azure/gpt-4o", 5), ("openai/o1-mini", 5), ("hosted_vllm/Qwen/Qwen3-8B", 53)],
+)
+def test_an_assistant_turn_saying_nothing_is_sent_as_empty_text_where_null_is_rejected(model, row):
+    # Row 5: OpenAI allows content null only beside tool calls ("expected a string, got null"); row 53:
+    # template servers need a string. A typed AIMessage(content=None) with no calls (after a
+    # reasoning-only reply) dumps as null; the turn is kept, with "".
+    conversation = [
+        UserMessage(content="hi"),
+        AIMessage(content=None, reasoning_content="thinking only"),
+        UserMessage(content="again?"),
+    ]
+    profile = get_profile(model)
+    dumped = dump_messages(conversation)
+    assert [(v.index, v.row) for v in profile.check(dumped) if v.rule == "null-content"] == [(1, row)]
+    applied = dump_messages(conversation, model=model)
+    assistant = [m for m in applied if m["role"] == "assistant"]
+    assert [m["content"] for m in assistant] in ([""], [])
+    assert profile.check(applied) == []
+    assert profile.apply(applied) == applied
+
+
+def test_a_turn_beside_calls_keeps_content_null_on_openai():
+    # Row 5 allows null beside tool calls: nothing to change there.
+    conversation = [
+        UserMessage(content="hi"),
+        AIMessage(content=None, tool_calls=[call("call_1")]),
+        ToolMessage(tool_call_id="call_1", content="sun"),
+    ]
+    assert dump_messages(conversation, model="openai/gpt-4o")[1]["content"] is None

@@ -167,6 +167,10 @@ class Profile:
     call_turn_content: Literal["as_given", "null", "empty_string"] = "as_given"
     """The content of an assistant turn that only calls tools: as given, ``null`` (rows 13, 23, 32), or
     ``""`` (rows 40, 53). Default: as given."""
+    needs_turn_content: bool = False
+    """Whether an assistant turn with neither text nor tool calls (``content: null``, as an ``AIMessage``
+    after a reasoning-only reply) is sent with content ``""`` (OpenAI, row 5; template servers, row 53).
+    Default: False."""
     fills_empty_tool_results: bool = False
     """Whether an empty tool result is sent as ``empty_result_text`` (rows 31, 40, 43, 55). Default: False."""
     moves_tool_media: bool = False
@@ -415,6 +419,8 @@ class _Plan:
     """Whether the id rule accepts every id (Gemini), so that ids need no look."""
     fixes_none_content: bool
     """Whether a content fixer changes a ``None`` content (``call_turn_content="empty_string"``)."""
+    fills_null_turns: bool
+    """Whether an assistant turn with neither text nor calls gets content ``""`` (``needs_turn_content``)."""
     normalizes_arguments: bool
     """Whether arguments ``""`` are sent as ``"{}"``."""
     moves_late_system: bool
@@ -462,6 +468,7 @@ class _Plan:
         key_fixers, content_fixers = self.key_fixers, self.content_fixers
         drops_blank, drops_turns, whitespace = self.drops_blank, self.drops_turns, self.whitespace
         fixes_none, normalize = self.fixes_none_content, self.normalizes_arguments
+        fills_turns = self.fills_null_turns
         moves_late_system, watches_order = self.moves_late_system, self.watches_order
         reasoning, bridge = self.fills_reasoning, self.bridge
         always_roles = self.always_roles
@@ -574,8 +581,6 @@ class _Plan:
                             arguments = function.get("arguments")
                             if type(arguments) is str and not arguments.strip():
                                 empty_arguments = True
-                        if splits and not repeats and len(calls) > 1:
-                            repeats = t.repeats_a_call(calls)
                 if work:
                     for fix in key_fixers:
                         new = fix(m)
@@ -589,6 +594,8 @@ class _Plan:
                 if empty_arguments and normalize:
                     m = t.normalize_empty_arguments(m) or m
                     calls = m.get("tool_calls")
+                if splits and calls and not repeats and type(calls) is list and len(calls) > 1:
+                    repeats = t.repeats_a_call(calls)
                 if reasoning and role == "assistant" and not m.get("reasoning_content"):
                     # Row 34, as transforms.fill_reasoning_content.
                     if owned:
@@ -596,8 +603,9 @@ class _Plan:
                     else:
                         m = {**m, "reasoning_content": " "}
                 content = m.get("content")
-                if content is None and fixes_none and calls and role == "assistant":
-                    # A call turn saying nothing: only set_call_turn_content has work here (sends "").
+                if content is None and role == "assistant" and (fixes_none if calls else fills_turns):
+                    # A turn saying nothing: set_call_turn_content or send_null_turns_as_empty_text sends
+                    # "", and no other content fixer has work on a null content.
                     if owned:
                         m["content"] = content = ""
                     else:
@@ -819,6 +827,7 @@ class _Plan:
             new_id=p.tool_call_ids.first_rewriter(),
             accepts_any_id=p.tool_call_ids == IdRule(keeps_signatures=True),
             fixes_none_content=p.call_turn_content == "empty_string",
+            fills_null_turns=p.needs_turn_content,
             normalizes_arguments=p.empty_arguments_as_object,
             moves_late_system=not p.accepts_late_system,
             renders_tools=not p.supports_tools,

@@ -28,6 +28,7 @@ rule                        what breaks
 ``text-content``            content given as parts that litellm's route cannot make the string needed
 ``empty-text``              a blank turn or text part
 ``call-turn-text``          the wrong content beside tool calls (null or ``""``)
+``null-content``            an assistant turn with neither text nor tool calls sent as ``content: null``
 ``empty-tool-result``       a blank tool result
 ``consecutive-roles``       two user or two assistant turns in a row
 ``thinking-order``          an assistant turn with thinking right after another (merged: thinking last)
@@ -411,6 +412,13 @@ def _content(report: _Report, index: int, m: Message) -> None:
         calls = m.get("tool_calls") if role == "assistant" else None
         if calls:
             _call_turn(report, index, content)
+        elif profile.needs_turn_content and role == "assistant" and content is None:
+            report.add(
+                index,
+                "null-content",
+                f"an assistant turn with no text and no tool calls: {profile.provider} rejects content "
+                "null there (send '')",
+            )
         elif profile.empty_text == "drop" and not (role == "assistant" and _sent(m.get("refusal"))):
             if blank(content, whitespace=whitespace):
                 report.add(

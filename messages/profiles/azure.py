@@ -21,7 +21,14 @@ PROFILE = openai_like(
     "azure",
     system_role="system",
     accepts_parts=frozenset({"text", "image_url", "input_audio"}),
-    rows={"tool-call-id": 3, "name": 4, "refusal": 5, "system-role": 9, "unsupported-part": 10},
+    rows={
+        "tool-call-id": 3,
+        "name": 4,
+        "refusal": 5,
+        "null-content": 5,
+        "system-role": 9,
+        "unsupported-part": 10,
+    },
 )
 
 FAMILIES = {

@@ -25,6 +25,7 @@ PROFILE = template_profile(
         "system-role": 9,
         "consecutive-roles": 53,
         "call-turn-text": 53,
+        "null-content": 53,
         "tool-content": 54,
         "tool-media": 7,
     },

@@ -71,6 +71,7 @@ __all__ = [
     "repeats_a_call",
     "rewrite_tool_call_ids",
     "sanitize_names",
+    "send_null_turns_as_empty_text",
     "set_call_turn_content",
     "set_system_role",
     "space_empty_text",
@@ -449,6 +450,16 @@ def set_call_turn_content(value: Literal["null", "empty_string"], *, whitespace:
         return None if content == "" else {**m, "content": ""}
 
     return fix
+
+
+def send_null_turns_as_empty_text(m: dict[str, Any]) -> dict[str, Any] | None:
+    """Send ``""`` as the content of an assistant turn with neither text nor tool calls (an ``AIMessage``
+    after a reasoning-only reply) where ``null`` is rejected (rows 5, 53): OpenAI allows ``content: null``
+    only beside tool calls, and chat templates need a string. The turn is kept: it may carry reasoning,
+    and dropping it could make two user turns meet."""
+    if m.get("role") != "assistant" or m.get("content") is not None or m.get("tool_calls"):
+        return None
+    return {**m, "content": ""}
 
 
 def fill_blank_tool_results(text: str, *, whitespace: bool) -> Fixer:
@@ -866,7 +877,7 @@ def _call_as_sent(call: Any) -> tuple[Any, Any]:
         return None, call
     arguments = function.get("arguments")
     if isinstance(arguments, str):
-        decoded = _decoded(arguments)
+        decoded = _decoded(arguments if arguments.strip() else "{}")  # "" is sent as "{}" (row 58)
         return function.get("name"), arguments if decoded is _UNDECODABLE else decoded
     return function.get("name"), arguments
 
@@ -899,22 +910,18 @@ def identical_call_groups(calls: Sequence[Any]) -> list[list[int]]:
     return groups
 
 
-def _group_of_result(result: dict[str, Any], group_of: Mapping[str, int]) -> int:
-    call_id = result.get("tool_call_id")
-    return group_of.get(call_id, 0) if isinstance(call_id, str) else 0
-
-
 def split_identical_calls(messages: Sequence[dict[str, Any]]) -> Messages:
-    """Split an assistant turn that calls one tool twice with equal arguments into turns that each call it
-    once, each followed by its own results (row 24).
+    """Split an assistant turn that calls one tool twice with equal arguments into turns that call it
+    once each, each followed by the results of its own calls (row 24).
 
     litellm's Gemini converter sends such calls as one ``functionCall`` part (it skips a part equal to one
     already in the turn) but sends every ``functionResponse``, and Gemini rejects a response turn whose
     parts do not match the call turn's. ``[assistant(c1, c2)] [tool r1] [tool r2]`` becomes
-    ``[assistant(c1)] [tool r1] [assistant(c2)] [tool r2]``: ids, arguments and results are kept, each
-    result stays after its call and in its order among the results of its group. The first turn keeps the
-    text and every other key; the turns added carry only their calls. Results that answer none of the
-    turn's calls stay after the first turn.
+    ``[assistant(c1)] [tool r1] [assistant(c2)] [tool r2]``. The results keep their order: a new turn
+    starts at the first result whose call repeats one of the current turn; each turn holds the calls its
+    results answer, in their order in the original turn. Ids, arguments and results are kept. The first
+    turn keeps the text and every other key; the turns added carry only their calls. A call no result
+    answers joins the first turn that has no call like it.
     """
     out: Messages = []
     index, count = 0, len(messages)
@@ -922,31 +929,61 @@ def split_identical_calls(messages: Sequence[dict[str, Any]]) -> Messages:
         m = messages[index]
         index += 1
         calls = m.get("tool_calls")
-        if m.get("role") != "assistant" or not isinstance(calls, list) or len(calls) < 2:
-            out.append(m)
-            continue
-        groups = identical_call_groups(calls)
-        if len(groups) == 1:
+        if (
+            m.get("role") != "assistant"
+            or not isinstance(calls, list)
+            or len(calls) < 2
+            or not repeats_a_call(calls)
+        ):
             out.append(m)
             continue
         results = []
         while index < count and messages[index].get("role") == "tool":
             results.append(messages[index])
             index += 1
-        group_of = {
-            calls[i]["id"]: number
-            for number, group in enumerate(groups)
-            for i in group
-            if isinstance(calls[i], dict) and isinstance(calls[i].get("id"), str)
-        }
-        for number, group in enumerate(groups):
-            own_calls = [calls[i] for i in group]
+        sent = [_call_as_sent(c) for c in calls]
+        position: dict[str, int] = {}
+        for number, c in enumerate(calls):
+            if isinstance(c, dict) and isinstance(c.get("id"), str):
+                position.setdefault(c["id"], number)
+        groups: list[tuple[list[int], list[dict[str, Any]]]] = [([], [])]
+        for result in results:
+            call_id = result.get("tool_call_id")
+            answering = position.get(call_id) if isinstance(call_id, str) else None
+            own, answers = groups[-1]
+            if answering is not None and (answering in own or any(sent[o] == sent[answering] for o in own)):
+                groups.append(([], []))
+                own, answers = groups[-1]
+            if answering is not None and answering not in own:
+                own.append(answering)
+            answers.append(result)
+        answered = {n for own, _ in groups for n in own}
+        for number in range(len(calls)):
+            if number in answered:
+                continue
+            for own, _ in groups:
+                if all(sent[o] != sent[number] for o in own):
+                    own.append(number)
+                    break
+            else:
+                groups.append(([number], []))
+        kept: list[tuple[list[int], list[dict[str, Any]]]] = []
+        orphans: list[dict[str, Any]] = []  # results that answer no call of the turn go with the next turn
+        for own, answers in groups:
+            if own:
+                kept.append((own, [*orphans, *answers]))
+                orphans = []
+            else:
+                orphans.extend(answers)
+        kept[-1][1].extend(orphans)
+        for turn, (own, answers) in enumerate(kept):
+            own_calls = [calls[n] for n in sorted(own)]
             out.append(
                 {**m, "tool_calls": own_calls}
-                if number == 0
+                if turn == 0
                 else {"role": "assistant", "content": None, "tool_calls": own_calls}
             )
-            out.extend(r for r in results if _group_of_result(r, group_of) == number)
+            out.extend(answers)
     return out
 
 
