@@ -1086,3 +1086,31 @@ def test_a_turn_beside_calls_keeps_content_null_on_openai():
         ToolMessage(tool_call_id="call_1", content="sun"),
     ]
     assert dump_messages(conversation, model="openai/gpt-4o")[1]["content"] is None
+
+
+@pytest.mark.parametrize("model", ["gemini/gemini-2.5-flash", "vertex_ai/gemini-2.5-pro"])
+def test_gemini_sends_a_space_for_a_user_turn_of_no_parts(model):
+    # Rows 23 and 24: litellm drops a user turn whose content is [] (no parts), and the function-call
+    # turn after it then comes first ("function call turn comes immediately after a user turn").
+    conversation = [
+        UserMessage(content=[]),
+        AIMessage(tool_calls=[call("c1", "{}", name="get_time")]),
+        ToolMessage(tool_call_id="c1", content="12:00"),
+        UserMessage(content="ok"),
+    ]
+    profile = get_profile(model)
+    assert [(v.index, v.rule, v.row) for v in profile.check(dump_messages(conversation))] == [
+        (0, "empty-text", 23)
+    ]
+    applied = dump_messages(conversation, model=model)
+    assert applied[0] == {"role": "user", "content": " "}
+    assert profile.check(applied) == []
+
+
+def test_no_parts_count_as_no_text_where_blank_turns_are_dropped():
+    # Rows 13, 43: Anthropic and Bedrock drop a blank turn; [] is one.
+    conversation = [UserMessage(content=[]), AIMessage(content="Hello."), UserMessage(content="Hi")]
+    for model in ("anthropic/claude-sonnet-4-5", "bedrock/converse/meta.llama3-70b-instruct-v1:0"):
+        applied = dump_messages(conversation, model=model)
+        assert [m["content"] for m in applied if m["role"] == "user"][-1] == "Hi", model
+        assert all(m["content"] != [] for m in applied), model

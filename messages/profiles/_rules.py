@@ -427,7 +427,9 @@ def _content(report: _Report, index: int, m: Message) -> None:
             elif any(p.get("type") == "text" and blank(p.get("text"), whitespace=whitespace) for p in parts):
                 report.add(index, "empty-text", f"an empty text part: {_empty_text_effect(profile)}")
         elif profile.empty_text == "space" and (
-            content == "" or any(p.get("type") == "text" and p.get("text") == "" for p in parts)
+            content == ""
+            or content == []
+            or any(p.get("type") == "text" and p.get("text") == "" for p in parts)
         ):
             report.add(index, "empty-text", f"empty text: {profile.provider} rejects an empty text part")
     if profile.needs_text_content and isinstance(content, list):

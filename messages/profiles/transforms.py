@@ -413,11 +413,12 @@ def flatten_text_content(roles: Collection[str]) -> Fixer:
 def space_empty_text(m: dict[str, Any]) -> dict[str, Any] | None:
     """Send ``" "`` for an empty user or assistant text (row 23): Gemini rejects an empty text part, and
     dropping the turn instead can leave a function call without the user turn it must follow (row 24).
-    Whitespace is already accepted and left alone; tool-call turns are left to ``set_call_turn_content``."""
+    No parts at all (``[]``) count as empty text: litellm drops such a turn. Whitespace is already
+    accepted and left alone; tool-call turns are left to ``set_call_turn_content``."""
     if m.get("role") not in ("user", "assistant") or m.get("tool_calls"):
         return None
     content = m.get("content")
-    if content == "":
+    if content == "" or content == []:
         return {**m, "content": " "}
     if isinstance(content, list) and any(_is_text_part(p) and p.get("text") == "" for p in content):
         spaced = [{**p, "text": " "} if _is_text_part(p) and p.get("text") == "" else p for p in content]
