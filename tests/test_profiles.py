@@ -1114,3 +1114,23 @@ def test_no_parts_count_as_no_text_where_blank_turns_are_dropped():
         applied = dump_messages(conversation, model=model)
         assert [m["content"] for m in applied if m["role"] == "user"][-1] == "Hi", model
         assert all(m["content"] != [] for m in applied), model
+
+
+@pytest.mark.parametrize(
+    ("model", "family"),
+    [
+        ("anthropic/claude-opus-4-6", "claude-opus-4-6"),
+        ("anthropic/claude-opus-4-6-20260101", "claude-opus-4-6"),
+        ("anthropic/claude-opus-4.6", "claude-opus-4-6"),
+        ("anthropic/claude-opus-4-60", None),
+        ("anthropic/claude-opus-4-6x", None),
+        ("bedrock/converse/us.anthropic.claude-opus-4-6-v1:0", "claude-opus-4-6"),
+        ("gemini/gemma-3-27b-it", "gemma"),
+        ("openai/o1-mini", "o1-mini"),
+        ("openai/o1-mini-2024-09-12", "o1-mini"),
+        ("hosted_vllm/mistralai/Mistral-7B-Instruct-v0.3", "mistral"),
+    ],
+)
+def test_a_family_key_ends_where_a_name_part_ends(model, family):
+    # Row 15: the prefill rule is for Claude 4.6 and later; a longer version number is another model.
+    assert get_profile(model).family == family
