@@ -478,8 +478,29 @@ def test_deepseek_reasoner_gets_reasoning_content_on_every_assistant_turn():
     assert roles(applied) == ["user", "assistant", "tool", "user", "assistant"]
     assert applied[3]["content"] == "Thanks\n\nAnd tomorrow?"
     assert [m["reasoning_content"] for m in applied if m["role"] == "assistant"] == ["Paris first.", " "]
-    assert "reasoning_content" not in dump_messages(conversation, model="deepseek/deepseek-chat")[1]
     assert "reasoning_content" not in dump_messages(conversation, model="groq/openai/gpt-oss-120b")[1]
+
+
+@pytest.mark.parametrize("model", ["deepseek/deepseek-chat", "deepseek/deepseek-v4-flash"])
+def test_deepseek_gets_back_the_reasoning_it_wrote_and_no_other(model):
+    # Row 34: a deepseek-chat turn made in thinking mode must carry its reasoning_content back ("The
+    # `reasoning_content` in the thinking mode must be passed back to the API"); row 35, the R1-era rule
+    # against it, is superseded. Reasoning written elsewhere (or by nobody knows whom) is not DeepSeek's.
+    profile = get_profile(model)
+    own = dump_messages(signed_conversation("deepseek"), model=model)
+    assert own[1]["reasoning_content"] == "Paris first."
+    assert "provider" not in own[1]
+    assert "thinking_blocks" not in own[1]
+    for origin in ("openrouter", None):
+        conversation = signed_conversation("deepseek")
+        conversation[1] = conversation[1].model_copy(update={"provider": origin})
+        dumped = dump_messages(conversation)
+        assert [(v.index, v.rule, v.row) for v in profile.check(dumped) if v.rule == "foreign-reasoning"] == [
+            (1, "foreign-reasoning", 34)
+        ]
+        applied = dump_messages(conversation, model=model)
+        assert "reasoning_content" not in applied[1], origin
+        assert profile.check(applied) == []
 
 
 # --- images ------------------------------------------------------------------------------------------
@@ -1134,3 +1155,34 @@ def test_no_parts_count_as_no_text_where_blank_turns_are_dropped():
 def test_a_family_key_ends_where_a_name_part_ends(model, family):
     # Row 15: the prefill rule is for Claude 4.6 and later; a longer version number is another model.
     assert get_profile(model).family == family
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        # Row 8: o1-mini takes no system role, however it is reached.
+        ("openrouter/openai/o1-mini", "openrouter:o1-mini"),
+        ("azure_ai/o1-mini", "azure:o1-mini"),
+        ("azure_ai/gpt-4o", "azure"),
+        # Row 30: Mistral's models on Vertex AI take Mistral's 9-character ids, not Gemini's any id.
+        ("vertex_ai/mistral-large-2411", "vertex_ai:mistral"),
+        ("vertex_ai/codestral-2501", "vertex_ai:codestral"),
+    ],
+)
+def test_family_rules_reach_the_models_behind_other_providers(model, expected):
+    profile = get_profile(model)
+    assert profile.name == expected
+    conversation = [
+        SystemMessage(content="Be brief."),
+        UserMessage(content="Time?"),
+        AIMessage(tool_calls=[call("call_0123456789abcdef", "{}", name="get_time")]),
+        ToolMessage(tool_call_id="call_0123456789abcdef", content="12:00"),
+    ]
+    applied = dump_messages(conversation, model=model)
+    if "o1-mini" in model:
+        assert applied[0] == {"role": "user", "content": "Be brief."}
+    if "vertex_ai/" in model:
+        assert IdRule(alphabet="a-zA-Z0-9", min_length=9, max_length=9).accepts(
+            applied[2]["tool_calls"][0]["id"]
+        )
+    assert [v for v in profile.check(applied) if v.fixable] == []

@@ -116,6 +116,10 @@ class Profile:
     accepts_reasoning_content: bool = False
     """Whether ``reasoning_content`` is sent back (DeepSeek thinking models, row 34); Groq and Mistral
     reject it (rows 33, 37). Default: False."""
+    accepts_own_reasoning_content: bool = False
+    """Whether ``reasoning_content`` is sent back when this provider produced it (the message's
+    ``provider``), and dropped when it came from anywhere else or from nobody knows where (DeepSeek, row
+    34: a ``deepseek-chat`` turn made in thinking mode must carry its reasoning back). Default: False."""
     requires_reasoning_content: bool = False
     """Whether every assistant turn must carry ``reasoning_content`` (row 34). Default: False."""
     accepts_thinking_blocks: bool = False
@@ -233,7 +237,7 @@ class Profile:
             keys.setdefault(role, set()).add("name")
         if self.accepts_refusal:
             keys["assistant"].add("refusal")
-        if self.accepts_reasoning_content:
+        if self.accepts_reasoning_content or self.accepts_own_reasoning_content:
             keys["assistant"].add("reasoning_content")
         if self.accepts_thinking_blocks:
             keys["assistant"].add("thinking_blocks")
@@ -740,6 +744,7 @@ class _Plan:
                 p.provider,
                 thinking_blocks=p.accepts_thinking_blocks,
                 provider_fields=p.accepts_provider_fields,
+                own_reasoning_content=p.accepts_own_reasoning_content and not p.accepts_reasoning_content,
             ),
             t.fold_refusal(keep_key=p.accepts_refusal),
             t.keep_known_keys(accepted, p.call_keys) if p.rejects_unknown_keys else t.drop_keys(dropped),
@@ -753,6 +758,8 @@ class _Plan:
         always = frozenset({"refusal", "provider"}) | _PAYLOAD_KEYS | checked_names
         if p.prefill_needs_prefix:
             always |= {"prefix"}  # noted by the pass, so that mark_final_prefix looks further only then
+        if p.accepts_own_reasoning_content and not p.accepts_reasoning_content:
+            always |= {"reasoning_content"}  # kept or dropped by where it came from
         safe = {role: keys - always for role, keys in accepted.items()}
         unsafe = {
             role: dropped | always | (frozenset({"name"}) if role not in p.accepts_names_on else frozenset())

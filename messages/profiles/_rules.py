@@ -331,6 +331,14 @@ def _reasoning(report: _Report, index: int, m: Message) -> None:
         isinstance(c, Mapping) and _sent(c.get("provider_specific_fields")) for c in calls
     ):
         kinds.append("tool_calls[].provider_specific_fields")
+    own_only = profile.accepts_own_reasoning_content and not profile.accepts_reasoning_content
+    if own_only and _sent(m.get("reasoning_content")) and origin != profile.provider:
+        where = f"by {origin}" if origin is not None else "by an unknown provider"
+        report.add(
+            index,
+            "foreign-reasoning",
+            f"reasoning_content written {where}: {profile.provider} takes back only its own reasoning",
+        )
     for kind in kinds:
         accepted = (
             profile.accepts_thinking_blocks if kind == "thinking_blocks" else profile.accepts_provider_fields

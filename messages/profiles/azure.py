@@ -1,4 +1,5 @@
-"""Azure OpenAI (``azure/<deployment>``).
+"""Azure OpenAI (``azure/<deployment>``), and Azure AI Foundry's OpenAI-compatible inference endpoint
+(``azure_ai/<model>``), which serves OpenAI's models (o1-mini among them) in the same shape.
 
 Implements (provider-quirks.md rows): everything the OpenAI profile does (3, 4, 5, 59, unknown keys), and
 
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 from messages.profiles.openai import openai_like
 
-__all__ = ["FAMILIES", "PROFILE"]
+__all__ = ["ALIASES", "FAMILIES", "PROFILE"]
+
+ALIASES = ("azure_ai",)
 
 PROFILE = openai_like(
     "azure",

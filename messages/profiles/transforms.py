@@ -158,13 +158,18 @@ def each(messages: Sequence[dict[str, Any]], *fixers: Fixer) -> Messages:
 # --- fixers: keys ------------------------------------------------------------------------------------
 
 
-def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fields: bool) -> Fixer:
-    """Keep signed reasoning payloads only for the provider that signed them (rows 18, 25, 48, 56).
+def drop_foreign_reasoning(
+    provider: str, *, thinking_blocks: bool, provider_fields: bool, own_reasoning_content: bool = False
+) -> Fixer:
+    """Keep signed reasoning payloads only for the provider that signed them (rows 18, 25, 34, 48, 56).
 
     ``thinking_blocks`` (Anthropic, Bedrock) and ``provider_specific_fields`` (Gemini thought signatures,
     on the message and on each tool call) stay when the profile sends that kind back and the message's
     ``provider`` is ``provider`` (or unknown: a payload nobody recorded the origin of is assumed to be the
-    target's own). The ``provider`` key itself, which only says where payloads came from, always goes.
+    target's own). With ``own_reasoning_content``, ``reasoning_content`` stays only when the message's
+    ``provider`` is ``provider``: many providers write that key, so one of unknown origin is not assumed
+    to be the target's (DeepSeek, row 34). The ``provider`` key itself, which only says where payloads
+    came from, always goes.
     """
 
     def fix(m: dict[str, Any]) -> dict[str, Any] | None:
@@ -174,6 +179,7 @@ def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fie
         own = origin is None or origin == provider
         keep_blocks = thinking_blocks and own
         keep_fields = provider_fields and own
+        drop_reasoning = own_reasoning_content and origin != provider and "reasoning_content" in m
         calls = m.get("tool_calls")
         call_fields = (
             not keep_fields
@@ -182,6 +188,7 @@ def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fie
         )
         if not (
             "provider" in m
+            or drop_reasoning
             or ("thinking_blocks" in m and not keep_blocks)
             or ("provider_specific_fields" in m and not keep_fields)
             or call_fields
@@ -192,6 +199,7 @@ def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fie
             for k, v in m.items()
             if not (
                 k == "provider"
+                or (k == "reasoning_content" and drop_reasoning)
                 or (k == "thinking_blocks" and not keep_blocks)
                 or (k == "provider_specific_fields" and not keep_fields)
             )
