@@ -485,13 +485,18 @@ def test_deepseek_reasoner_gets_reasoning_content_on_every_assistant_turn():
 def test_deepseek_gets_back_the_reasoning_it_wrote_and_no_other(model):
     # Row 34: a deepseek-chat turn made in thinking mode must carry its reasoning_content back ("The
     # `reasoning_content` in the thinking mode must be passed back to the API"); row 35, the R1-era rule
-    # against it, is superseded. Reasoning written elsewhere (or by nobody knows whom) is not DeepSeek's.
+    # against it, is superseded. Reasoning another provider wrote is not DeepSeek's; reasoning of no
+    # recorded origin is taken as the target's own, as signed payloads are (and as apply leaves it).
     profile = get_profile(model)
-    own = dump_messages(signed_conversation("deepseek"), model=model)
-    assert own[1]["reasoning_content"] == "Paris first."
-    assert "provider" not in own[1]
-    assert "thinking_blocks" not in own[1]
-    for origin in ("openrouter", None):
+    for origin in ("deepseek", None):
+        conversation = signed_conversation("deepseek")
+        conversation[1] = conversation[1].model_copy(update={"provider": origin})
+        own = dump_messages(conversation, model=model)
+        assert own[1]["reasoning_content"] == "Paris first.", origin
+        assert "provider" not in own[1]
+        assert "thinking_blocks" not in own[1]
+        assert profile.apply(own) == own
+    for origin in ("openrouter", "groq"):
         conversation = signed_conversation("deepseek")
         conversation[1] = conversation[1].model_copy(update={"provider": origin})
         dumped = dump_messages(conversation)

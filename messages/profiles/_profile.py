@@ -118,8 +118,8 @@ class Profile:
     reject it (rows 33, 37). Default: False."""
     accepts_own_reasoning_content: bool = False
     """Whether ``reasoning_content`` is sent back when this provider produced it (the message's
-    ``provider``), and dropped when it came from anywhere else or from nobody knows where (DeepSeek, row
-    34: a ``deepseek-chat`` turn made in thinking mode must carry its reasoning back). Default: False."""
+    ``provider``, or none recorded), and dropped when another provider wrote it (DeepSeek, row 34: a
+    ``deepseek-chat`` turn made in thinking mode must carry its reasoning back). Default: False."""
     requires_reasoning_content: bool = False
     """Whether every assistant turn must carry ``reasoning_content`` (row 34). Default: False."""
     accepts_thinking_blocks: bool = False
@@ -629,9 +629,10 @@ class _Plan:
                                 if new is not None:
                                     m = new
                             role, content = m.get("role"), m.get("content")
-                        # A string with text needs none of the content fixers (the common case).
+                        # A string with text needs none of the content fixers (the common case); a
+                        # null content, only set_call_turn_content and fill_blank_tool_results.
                         if on_shape and (
-                            fixes_none
+                            (fixes_none or role == "tool")
                             if content is None
                             else type(content) is not str or not (content.strip() if whitespace else content)
                         ):

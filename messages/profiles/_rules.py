@@ -304,7 +304,7 @@ def _refusal(report: _Report, index: int, m: Message) -> None:
     content = m.get("content")
     silent = blank(content, whitespace=False) and not m.get("tool_calls")
     if report.profile.accepts_refusal:
-        if silent:
+        if silent and isinstance(refusal, str) and refusal:  # an empty refusal has nothing to send
             report.add(
                 index,
                 "refusal",
@@ -332,12 +332,11 @@ def _reasoning(report: _Report, index: int, m: Message) -> None:
     ):
         kinds.append("tool_calls[].provider_specific_fields")
     own_only = profile.accepts_own_reasoning_content and not profile.accepts_reasoning_content
-    if own_only and _sent(m.get("reasoning_content")) and origin != profile.provider:
-        where = f"by {origin}" if origin is not None else "by an unknown provider"
+    if own_only and _sent(m.get("reasoning_content")) and origin is not None and origin != profile.provider:
         report.add(
             index,
             "foreign-reasoning",
-            f"reasoning_content written {where}: {profile.provider} takes back only its own reasoning",
+            f"reasoning_content written by {origin}: {profile.provider} takes back only its own reasoning",
         )
     for kind in kinds:
         accepted = (
@@ -368,7 +367,18 @@ def _system(report: _Report, index: int, m: Message) -> None:
     elif profile.system_role == "system" and role == "developer":
         report.add(index, "system-role", f"{profile.provider} rejects the developer role (send it as system)")
     if profile.needs_text_system_content and isinstance(m.get("content"), list):
-        report.add(index, "system-content", f"{profile.provider} takes system content as a string, not parts")
+        media = [
+            p.get("type") if isinstance(p, Mapping) else type(p).__name__
+            for p in m["content"]
+            if not (isinstance(p, Mapping) and p.get("type") == "text")
+        ]
+        report.add(
+            index,
+            "system-content",
+            f"{profile.provider} takes system content as a string, not parts"
+            + (f" (and no {', '.join(map(str, media))} parts: describe them in text)" if media else ""),
+            fixable=not media,
+        )
     content = m.get("content")
     if profile.empty_text != "keep" and blank(content, whitespace=profile.whitespace_is_empty):
         report.add(

@@ -17,8 +17,8 @@ Implements (provider-quirks.md rows):
   or assistant messages");
 * 34: ``reasoning_content`` that DeepSeek wrote (the turn's ``provider`` is ``deepseek``) is sent back:
   a turn made in thinking mode (``deepseek-chat`` with thinking enabled, V3.1 and later) must carry it;
-  reasoning written elsewhere, or by nobody knows whom, is dropped (row 35, the R1-era rule that
-  rejected it in input, is superseded by 34);
+  reasoning another provider wrote is dropped (row 35, the R1-era rule that rejected it in input, is
+  superseded by 34);
 * only known keys are sent.
 
 Left to litellm: 36 (dropping the parts the model does not take), 25 (signatures cut off ids).

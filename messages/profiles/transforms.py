@@ -166,10 +166,9 @@ def drop_foreign_reasoning(
     ``thinking_blocks`` (Anthropic, Bedrock) and ``provider_specific_fields`` (Gemini thought signatures,
     on the message and on each tool call) stay when the profile sends that kind back and the message's
     ``provider`` is ``provider`` (or unknown: a payload nobody recorded the origin of is assumed to be the
-    target's own). With ``own_reasoning_content``, ``reasoning_content`` stays only when the message's
-    ``provider`` is ``provider``: many providers write that key, so one of unknown origin is not assumed
-    to be the target's (DeepSeek, row 34). The ``provider`` key itself, which only says where payloads
-    came from, always goes.
+    target's own, which also keeps this idempotent once the ``provider`` key is gone). With
+    ``own_reasoning_content``, ``reasoning_content`` is held to the same rule (DeepSeek, row 34). The
+    ``provider`` key itself, which only says where payloads came from, always goes.
     """
 
     def fix(m: dict[str, Any]) -> dict[str, Any] | None:
@@ -179,7 +178,7 @@ def drop_foreign_reasoning(
         own = origin is None or origin == provider
         keep_blocks = thinking_blocks and own
         keep_fields = provider_fields and own
-        drop_reasoning = own_reasoning_content and origin != provider and "reasoning_content" in m
+        drop_reasoning = own_reasoning_content and not own and "reasoning_content" in m
         calls = m.get("tool_calls")
         call_fields = (
             not keep_fields
