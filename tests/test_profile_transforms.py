@@ -262,3 +262,12 @@ def test_ids_given_up_on_in_place_are_put_back_before_the_collision_checked_map(
         assert dump_messages(conversation, model=model) == get_profile(model).apply(
             dump_messages(conversation)
         ), model
+
+
+def test_missing_texts_counts_copies():
+    # A test helper every content property rests on: one of two equal texts dropped is a text lost.
+    from tests.wire import missing_texts
+
+    before = [{"role": "user", "content": "Thanks."}, {"role": "user", "content": "Thanks."}]
+    assert missing_texts(before, before[:1]) == ["Thanks."]
+    assert missing_texts(before, [{"role": "user", "content": "Thanks.\n\nThanks."}]) == []

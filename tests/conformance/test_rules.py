@@ -462,3 +462,19 @@ def test_a_known_failure_is_excused_only_where_its_entry_says():
     ollama = Violation("r52", "messages[3]", "a tool result without tool_name")
     assert known.unexplained("ollama_chat", [ollama]) == []
     assert known.unexplained("gemini", [violation]) == [violation]
+
+
+def test_lost_content_counts_a_text_given_twice():
+    # One copy of a repeated text gone is a lost text, even though the other copy is still there; merged
+    # into one turn, both copies count.
+    conversation = [
+        UserMessage(content="Thanks."),
+        AIMessage(content="You are welcome."),
+        UserMessage(content="Thanks."),
+    ]
+    one_copy = _oa(
+        {"role": "user", "content": "Thanks."}, {"role": "assistant", "content": "You are welcome."}
+    )
+    assert [v.where for v in lost_content(conversation, one_copy, "openai")] == ["input[2]"]
+    merged = _oa({"role": "user", "content": "Thanks.\n\nYou are welcome.\n\nThanks."})
+    assert lost_content(conversation, merged, "openai") == []
