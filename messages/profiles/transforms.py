@@ -864,14 +864,15 @@ _UNDECODABLE = object()
 
 
 def _decoded(arguments: str) -> Any:
-    """``json.loads(arguments)`` (``_UNDECODABLE`` when it is not JSON), cached: a conversation dumped
-    again each turn decodes each call's arguments once. The values are only compared, never handed out."""
+    """``json.loads(arguments)`` (``_UNDECODABLE`` when it is not JSON; ``""`` as the ``"{}"`` it is sent
+    as, row 58), cached: a conversation dumped again each turn decodes each call's arguments once. The
+    values are only compared, never handed out."""
     found = _DECODED.get(arguments, _DECODED)
     if found is _DECODED:
         if len(_DECODED) >= _DECODED_LIMIT:
             _DECODED.clear()
         try:
-            found = json.loads(arguments)
+            found = json.loads(arguments if arguments.strip() else "{}")
         except ValueError:
             found = _UNDECODABLE
         _DECODED[arguments] = found
@@ -885,17 +886,29 @@ def _call_as_sent(call: Any) -> tuple[Any, Any]:
         return None, call
     arguments = function.get("arguments")
     if isinstance(arguments, str):
-        decoded = _decoded(arguments if arguments.strip() else "{}")  # "" is sent as "{}" (row 58)
+        decoded = _DECODED.get(arguments, _DECODED)
+        if decoded is _DECODED:
+            decoded = _decoded(arguments)
         return function.get("name"), arguments if decoded is _UNDECODABLE else decoded
     return function.get("name"), arguments
 
 
 def repeats_a_call(calls: Sequence[Any]) -> bool:
     """Whether a call of ``calls`` is identical to an earlier one (``identical_call_groups`` would make
-    more than one group)."""
+    more than one group). ``Profile.apply`` asks it of every turn with parallel calls: written for speed,
+    it gives what comparing ``_call_as_sent`` of each call gives."""
     seen: list[tuple[Any, Any]] = []
+    known = _DECODED
     for call in calls:
-        sent = _call_as_sent(call)
+        function = call.get("function") if type(call) is dict else None
+        arguments = function.get("arguments") if type(function) is dict else None
+        if type(arguments) is str:
+            decoded = known.get(arguments, known)
+            if decoded is known:
+                decoded = _decoded(arguments)
+            sent = (function.get("name"), arguments if decoded is _UNDECODABLE else decoded)  # type: ignore[union-attr]
+        else:
+            sent = _call_as_sent(call)
         if sent in seen:
             return True
         seen.append(sent)
