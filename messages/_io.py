@@ -86,4 +86,4 @@ def dump_messages(
     from messages.profiles import Profile, get_profile
 
     resolved = target if isinstance(target, Profile) else get_profile(target)
-    return resolved.apply(dumped)
+    return resolved._apply_owned(dumped)  # the dumped dicts are ours: fixed in place where that is faster

@@ -64,10 +64,12 @@ def send(litellm, server: StandInServer, model: str, messages: list[dict[str, An
 
 def for_the_oracle(model: str, body: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """The body as the OpenAI SDK's types should take it, or None where the provider's own extensions
-    are part of it (DeepSeek's reasoner takes `reasoning_content`)."""
+    are part of it (DeepSeek takes `reasoning_content`: the reasoner any, the others their own)."""
     profile = get_profile(model)
     if profile.accepts_reasoning_content:
         return None
+    if profile.accepts_own_reasoning_content:
+        return [{k: v for k, v in m.items() if k != "reasoning_content"} for m in body]
     if profile.provider == "mistral":
         if media(body, ["file"]):
             return None  # litellm writes file parts in Mistral's own shape ({"type": "file", "file_id": ...})

@@ -245,3 +245,29 @@ def test_the_merge_in_the_pass_is_merge_consecutive_roles(conversation, data):
         expected = t.merge_consecutive_roles(separate, then=plan.call_turn) if facts.same_roles else separate
         assert in_pass == expected, profile.name
         assert merged_facts.merged == (len(in_pass) < len(separate)), profile.name
+
+
+def test_ids_given_up_on_in_place_are_put_back_before_the_collision_checked_map():
+    # dump_messages renames ids in its own dump in place; when a new id collides (here: "X" and
+    # "X__thought__sig" both reach OpenAI as "X"), the ids set are put back and the map decides.
+    signed = f"call_x{SIGNATURE_SEPARATOR}c2ln"
+    conversation = [
+        UserMessage(content="Go"),
+        AIMessage(tool_calls=[ToolCall(id=signed, name="f", arguments="{}")]),
+        ToolMessage(tool_call_id=signed, content="two"),
+        AIMessage(tool_calls=[ToolCall(id="call_x", name="f", arguments="{}")]),
+        ToolMessage(tool_call_id="call_x", content="one"),
+    ]
+    for model in ("openai/gpt-4o", "mistral/mistral-large-latest", "anthropic/claude-sonnet-4-5"):
+        assert dump_messages(conversation, model=model) == get_profile(model).apply(
+            dump_messages(conversation)
+        ), model
+
+
+def test_missing_texts_counts_copies():
+    # A test helper every content property rests on: one of two equal texts dropped is a text lost.
+    from tests.wire import missing_texts
+
+    before = [{"role": "user", "content": "Thanks."}, {"role": "user", "content": "Thanks."}]
+    assert missing_texts(before, before[:1]) == ["Thanks."]
+    assert missing_texts(before, [{"role": "user", "content": "Thanks.\n\nThanks."}]) == []

@@ -6,6 +6,7 @@ tool-call pairing it must preserve are read straight from the dicts.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -44,10 +45,17 @@ def all_strings(messages: Msgs) -> list[str]:
 
 
 def missing_texts(before: Msgs, after: Msgs) -> list[str]:
-    """The texts of ``before`` that are not in any string of ``after`` (merging and re-encoding may wrap a
-    text, but each must still be there whole)."""
+    """The texts of ``before`` that are not in the strings of ``after`` as many times as ``before`` has
+    them (merging and re-encoding may wrap a text, but each copy must still be there whole: one of two
+    equal texts lost is a text lost)."""
     haystack = all_strings(after)
-    return [text for text in kept_texts(before) if not any(text in s for s in haystack)]
+    wanted: Counter[str] = Counter()
+    missing = []
+    for text in kept_texts(before):
+        wanted[text] += 1
+        if sum(s.count(text) for s in haystack) < wanted[text]:
+            missing.append(text)
+    return missing
 
 
 def media(messages: Msgs, types: Iterable[str] = ("image_url", "input_audio", "file")) -> list[str]:

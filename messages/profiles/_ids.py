@@ -130,6 +130,21 @@ class IdRule:
 
         return first
 
+    def verdicts(self) -> tuple[dict[str, str], Callable[[str], str]]:
+        """``(known, judge)``: ``judge(call_id)`` is ``""`` when the rule accepts the id, else the first new
+        id proposed for it (``rewrite(call_id)``); ``known`` holds the verdicts given so far (per rule, kept
+        between calls and bounded), so that a conversation dumped again each turn looks each id up once."""
+        known = _VERDICTS.setdefault(self, {})
+        accepts, first = _acceptor(self), self.first_rewriter()
+
+        def judge(call_id: str) -> str:
+            if len(known) >= _CACHE_LIMIT:
+                known.clear()
+            verdict = known[call_id] = "" if accepts(call_id) else first(call_id)
+            return verdict
+
+        return known, judge
+
     def accepts_all(self, call_ids: Iterable[str]) -> bool:
         """Whether the provider accepts every one of ``call_ids`` as written."""
         return all(map(_acceptor(self), call_ids))
@@ -181,6 +196,7 @@ class IdRule:
 
 
 _FIRST_REWRITES: dict[IdRule, dict[str, str]] = {}
+_VERDICTS: dict[IdRule, dict[str, str]] = {}
 _CACHE_LIMIT = 1 << 16
 
 

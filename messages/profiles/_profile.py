@@ -93,6 +93,10 @@ class Profile:
     decodes_arguments: bool = False
     """Whether litellm's route ``json.loads`` the arguments (Anthropic, Bedrock, Gemini, Ollama), so that
     arguments that are not a JSON object are lost or fail (row 58). Default: False."""
+    splits_identical_calls: bool = False
+    """Whether a turn that calls one tool twice with equal arguments is split into turns that each call it
+    once, each followed by its results (``transforms.split_identical_calls``): litellm's Gemini route sends
+    such calls as one ``functionCall`` part but every ``functionResponse`` (row 24). Default: False."""
 
     # --- keys and names -------------------------------------------------------------------------------
     rejects_unknown_keys: bool = True
@@ -112,6 +116,10 @@ class Profile:
     accepts_reasoning_content: bool = False
     """Whether ``reasoning_content`` is sent back (DeepSeek thinking models, row 34); Groq and Mistral
     reject it (rows 33, 37). Default: False."""
+    accepts_own_reasoning_content: bool = False
+    """Whether ``reasoning_content`` is sent back when this provider produced it (the message's
+    ``provider``, or none recorded), and dropped when another provider wrote it (DeepSeek, row 34: a
+    ``deepseek-chat`` turn made in thinking mode must carry its reasoning back). Default: False."""
     requires_reasoning_content: bool = False
     """Whether every assistant turn must carry ``reasoning_content`` (row 34). Default: False."""
     accepts_thinking_blocks: bool = False
@@ -163,6 +171,10 @@ class Profile:
     call_turn_content: Literal["as_given", "null", "empty_string"] = "as_given"
     """The content of an assistant turn that only calls tools: as given, ``null`` (rows 13, 23, 32), or
     ``""`` (rows 40, 53). Default: as given."""
+    needs_turn_content: bool = False
+    """Whether an assistant turn with neither text nor tool calls (``content: null``, as an ``AIMessage``
+    after a reasoning-only reply) is sent with content ``""`` (OpenAI, row 5; template servers, row 53).
+    Default: False."""
     fills_empty_tool_results: bool = False
     """Whether an empty tool result is sent as ``empty_result_text`` (rows 31, 40, 43, 55). Default: False."""
     moves_tool_media: bool = False
@@ -225,7 +237,7 @@ class Profile:
             keys.setdefault(role, set()).add("name")
         if self.accepts_refusal:
             keys["assistant"].add("refusal")
-        if self.accepts_reasoning_content:
+        if self.accepts_reasoning_content or self.accepts_own_reasoning_content:
             keys["assistant"].add("reasoning_content")
         if self.accepts_thinking_blocks:
             keys["assistant"].add("thinking_blocks")
@@ -249,20 +261,34 @@ class Profile:
         not blank, and every tool result, is still there (it may be re-encoded or moved). A message that
         needs no change is passed on as the same dict object.
         """
+        return self._apply(messages, owned=False)
+
+    def _apply_owned(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``apply`` for a list that nobody else holds (a fresh ``dump_messages`` list, whose dicts and
+        lists share nothing with the messages): the same result, but a message that needs a new id, a
+        ``reasoning_content`` or the content of a call turn is changed in place instead of copied."""
+        return self._apply(messages, owned=True)
+
+    def _apply(self, messages: Sequence[Mapping[str, Any]], *, owned: bool) -> list[dict[str, Any]]:
         given = messages  # without tools, the pass renders tool exchanges as text first
         # Ids the provider rejects get their new ids in the same pass, on the guess that none of the new
         # ids collides with another id (it has a hash of the old one in it); when one does, the pass runs
-        # again without renaming, and rewrite_tool_call_ids settles the collisions.
+        # again without renaming (the ids it set in place put back first), and rewrite_tool_call_ids
+        # settles the collisions.
         # Consecutive turns are merged in the pass too, unless media are to be moved out of tool results
         # (moved first, they may make turns consecutive that the pass did not see): then it runs again.
+        # A pass that runs again finds done what the first one did in place (every fix is idempotent).
         merge = self.needs_alternation
         rename = self.supports_tools
-        result, renamed, facts = self._plan.fix_each(given, rename=rename, merge=merge)
+        plan = self._plan
+        undo: list[Any] | None = [] if owned else None
+        result, renamed, facts = plan.fix_each(given, rename=rename, merge=merge, undo=undo)
         if facts.merged and facts.tool_parts and self.moves_tool_media:
             merge = False
-            result, renamed, facts = self._plan.fix_each(given, rename=rename, merge=merge)
+            _put_back(undo)
+            result, renamed, facts = plan.fix_each(given, rename=rename, merge=merge, undo=undo)
         if renamed is None:
-            result, _, facts = self._plan.fix_each(given, rename=False, merge=merge)
+            result, _, facts = plan.fix_each(given, rename=False, merge=merge, undo=undo)
             result = t.rewrite_tool_call_ids(result, self.tool_call_ids)
         return self._arrange(result, facts)
 
@@ -287,12 +313,17 @@ class Profile:
             result = t.bridge_tool_results(result, self.bridge_text)
             if self.requires_reasoning_content:  # the bridging turns need it too
                 result = t.each(result, t.fill_reasoning_content())
+        if self.splits_identical_calls and facts.repeats:
+            result = t.split_identical_calls(result)
         if self.needs_user_first:
             result = t.ensure_user_first(result, self.continue_text)
         if not self.accepts_system_last:
             result = t.ensure_turn_after_system(result, self.continue_text)
         if self.prefill_needs_prefix:
-            result = t.mark_final_prefix(result)
+            if facts.prefixed:
+                result = t.mark_final_prefix(result)
+            elif result and result[-1].get("role") == "assistant" and not result[-1].get("tool_calls"):
+                result[-1] = {**result[-1], "prefix": True}  # as mark_final_prefix, with no other to unmark
         elif not self.supports_assistant_prefill:
             result = t.ensure_user_last(result, self.continue_text)
         if self.orders_thinking:
@@ -324,6 +355,16 @@ _FUNCTION_KEYS = frozenset({"name", "arguments"})
 
 
 _SYSTEM_ROLES = frozenset({"system", "developer"})
+_AFTER_TOOL = frozenset({"user", "system", "developer"})
+
+
+def _put_back(undo: list[Any] | None) -> None:
+    """Restore the ids ``fix_each`` set in place (``undo`` holds dict, key, old id for each), newest
+    first, and forget them."""
+    if undo:
+        for index in range(len(undo) - 3, -1, -3):
+            undo[index][undo[index + 1]] = undo[index + 2]
+        undo.clear()
 
 
 @dataclass(frozen=True)
@@ -342,6 +383,10 @@ class _Facts:
     """A message that kept its ``thinking_blocks`` (seen by every profile: the key always needs work)."""
     merged: bool
     """Consecutive turns merged by the pass."""
+    prefixed: bool = False
+    """A message that kept a ``prefix`` key (where the profile accepts one: see ``mark_final_prefix``)."""
+    repeats: bool = False
+    """A turn that calls one tool twice with equal arguments (where the profile splits such turns)."""
 
 
 @dataclass(frozen=True)
@@ -367,14 +412,19 @@ class _Plan:
     drops_blank: bool
     drops_turns: bool
     whitespace: bool
-    accepts_id: Callable[[str], object]
-    """The profile's id rule (``IdRule.acceptor``)."""
+    known_ids: Mapping[str, str]
+    """The verdicts of the profile's id rule on the ids seen so far (``IdRule.verdicts``): ``""`` for an
+    id it accepts, else the first new id it proposes."""
+    judge_id: Callable[[str], str]
+    """The verdict on an id not in ``known_ids`` (and noted there)."""
     new_id: Callable[[str], str]
     """The first new id the id rule proposes for an id it rejects (cached)."""
     accepts_any_id: bool
     """Whether the id rule accepts every id (Gemini), so that ids need no look."""
     fixes_none_content: bool
     """Whether a content fixer changes a ``None`` content (``call_turn_content="empty_string"``)."""
+    fills_null_turns: bool
+    """Whether an assistant turn with neither text nor calls gets content ``""`` (``needs_turn_content``)."""
     normalizes_arguments: bool
     """Whether arguments ``""`` are sent as ``"{}"``."""
     moves_late_system: bool
@@ -382,15 +432,35 @@ class _Plan:
     watches_order: bool
     """Whether a step after the pass needs to know what the pass saw of the order (``_Facts``)."""
     renders_tools: bool
+    splits_identical_calls: bool
     """Whether tool calls and results are rendered as text first (``render_tool_exchanges_as_text``)."""
+    always_roles: frozenset[str]
+    """The roles with fixers for every message (``content_fixers``), not only for odd contents."""
+    fills_reasoning: bool
+    """Whether every assistant turn gets a ``reasoning_content`` (``fill_reasoning_content``)."""
+    bridge: Mapping[str, Any] | None
+    """The assistant turn the pass puts after tool results followed by a user or system message
+    (``bridge_tool_results``), or ``None`` where it does not (no bridging, or turns merged after it)."""
 
     def fix_each(
-        self, messages: Sequence[Mapping[str, Any]], *, rename: bool, merge: bool = False
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        rename: bool,
+        merge: bool = False,
+        undo: list[Any] | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, str] | None, _Facts]:
         """One pass for everything that concerns one message at a time: its keys, its content and (with
         ``rename``) its tool-call ids; blank messages the profile drops are left out. With ``merge``, a
         user or assistant turn that follows one of its own role is merged into it, as
-        ``transforms.merge_consecutive_roles`` does (then ``same_roles`` counts only the runs left).
+        ``transforms.merge_consecutive_roles`` does (then ``same_roles`` counts only the runs left). Where
+        the profile bridges tool results (``bridge``), the assistant turn goes in here too, unless the
+        results hold parts whose media may move out after them (then ``tool_then_user`` asks for
+        ``transforms.bridge_tool_results``).
+
+        With ``undo`` (for a list nobody else holds, see ``Profile._apply_owned``), new ids, a missing
+        ``reasoning_content`` and the content of a call turn are set in place, and each id set is noted
+        in ``undo`` (``_put_back`` restores them; done here when the renaming is given up).
 
         Returns the messages, the ids renamed (old to new), or ``None`` for the renaming when two new ids
         turned out equal to each other or to a kept id (the caller then renames without guessing), and
@@ -402,143 +472,265 @@ class _Plan:
         key_fixers, content_fixers = self.key_fixers, self.content_fixers
         drops_blank, drops_turns, whitespace = self.drops_blank, self.drops_turns, self.whitespace
         fixes_none, normalize = self.fixes_none_content, self.normalizes_arguments
+        fills_turns = self.fills_null_turns
         moves_late_system, watches_order = self.moves_late_system, self.watches_order
+        reasoning, bridge = self.fills_reasoning, self.bridge
+        always_roles = self.always_roles
         rename = rename and not self.accepts_any_id
-        fullmatch = self.accepts_id
+        known_id, judge_id = self.known_ids.get, self.judge_id
         new_id = self.new_id
         renamed: dict[str, str] = {}
         kept: set[str] = set()  # the ids accepted as they are, for the collision check at the end
+        owned = undo is not None
+        log: list[Any] = undo if undo is not None else []
         fixed: list[dict[str, Any]] = []
         append = fixed.append
         previous: Any = None
         started = late_system = tool_parts = same_roles = tool_then_user = thinking = merged = False
+        prefixed = run_parts = repeats = False
+        splits = self.splits_identical_calls
+        made: Any = None  # the last message appended, where this pass made it (not one of ``messages``)
         call_turn = self.call_turn
         render = t.tool_turn_renderer() if self.renders_tools else None
         for given in messages:
             m: dict[str, Any] = given if type(given) is dict else dict(given)
-            if render is not None:
-                m = render(m)
             role: Any = m.get("role")
-            if moves_late_system and started and role in _SYSTEM_ROLES:
-                m, role = {**m, "role": "user"}, "user"  # then fixed as the user message it now is
-                late_system = True
-            if strict:
-                work = not m.keys() <= safe_keys.get(role, _NO_KEYS)
-            else:
-                work = not unsafe_keys.get(role, _EXTENSION_KEYS).isdisjoint(m.keys())
-            calls = m.get("tool_calls")
-            empty_arguments = bad_ids = False
-            if calls:
-                # One look at every call: odd keys, arguments "", ids the provider rejects.
-                if type(calls) is not list:
-                    work = True
-                else:
-                    for c in calls:
-                        if type(c) is not dict:
-                            work = True
-                            continue
-                        call_id = c.get("id")
-                        if rename and type(call_id) is str:
-                            if fullmatch(call_id):
-                                kept.add(call_id)
-                            else:
-                                bad_ids = True
-                        function = c.get("function")
-                        if type(function) is not dict:
-                            work = True
-                            continue
-                        if not c.keys() <= _CALL_KEYS or not function.keys() <= _FUNCTION_KEYS:
-                            work = True
-                        arguments = function.get("arguments")
-                        if type(arguments) is str and not arguments.strip():
-                            empty_arguments = True
-            if work:
-                for fix in key_fixers:
-                    new = fix(m)
-                    if new is not None:
-                        m = new
-                calls = m.get("tool_calls")
-                if "thinking_blocks" in m:
-                    thinking = True
-            if empty_arguments and normalize:
-                m = t.normalize_empty_arguments(m) or m
-                calls = m.get("tool_calls")
             content = m.get("content")
-            chains = content_fixers.get(role)
-            if chains is not None:
-                always, on_shape = chains
-                if always:
-                    for fix in always:
-                        new = fix(m)
-                        if new is not None:
-                            m = new
-                    role, content = m.get("role"), m.get("content")
-                # A string with text needs none of the content fixers (the common case).
-                if on_shape and (
-                    fixes_none
-                    if content is None
-                    else type(content) is not str or not (content.strip() if whitespace else content)
-                ):
-                    for fix in on_shape:
-                        new = fix(m)
-                        if new is not None:
-                            m = new
-                    content = m.get("content")
             if (
-                drops_blank
-                and not calls
-                and role != "tool"
-                and (type(content) is not str or not (content.strip() if whitespace else content))
-                and t.blank_message(m, whitespace=whitespace, turns=drops_turns)
+                len(m) == 2
+                and type(content) is str
+                and (role == "user" or role == "assistant")
+                and (content.strip() if whitespace else content)
             ):
-                continue
-            if rename:
-                if bad_ids and calls:
+                # A user or assistant text and nothing else, the most common message: nothing to fix but
+                # a missing reasoning_content (row 34, as transforms.fill_reasoning_content).
+                plain_text, calls = True, None
+                if reasoning and role == "assistant":
+                    if owned:
+                        m["reasoning_content"] = " "
+                    else:
+                        m = {**m, "reasoning_content": " "}
+            elif (
+                role == "tool"
+                and len(m) == 3
+                and render is None
+                and type(content) is str
+                and (content.strip() if whitespace else content)
+                and "tool_call_id" in m
+            ):
+                plain_text, calls = True, None  # a tool result as text: nothing to fix but its id
+            else:
+                plain_text, calls = False, m.get("tool_calls")
+            bad_ids = False
+            if render is not None and (calls or role == "tool"):
+                if (
+                    merge
+                    and role == "tool"
+                    and previous == "user"
+                    and (last := fixed[-1]) is made
+                    and len(last) == 2
+                    and type(a := last.get("content")) is str
+                    and a
+                    and (said := render.result_text(m)) is not None
+                ):
+                    # A result after a result (as a user turn made by this pass): merged at once.
+                    last["content"] = f"{a}\n\n{said}"
+                    merged = True
+                    continue
+                m = render(m)
+                role, calls = m.get("role"), m.get("tool_calls")
+                if (
+                    len(m) == 2
+                    and type(content := m.get("content")) is str
+                    and (role == "user" or (role == "assistant" and not reasoning))
+                ):
+                    # A tool exchange as text (it always says something): nothing for the fixers to do.
+                    plain_text = True
+            if not plain_text:  # else straight to its place in the order
+                if moves_late_system and started and role in _SYSTEM_ROLES:
+                    m, role = {**m, "role": "user"}, "user"  # then fixed as the user message it now is
+                    late_system = True
+                if strict:
+                    work = not m.keys() <= safe_keys.get(role, _NO_KEYS)
+                else:
+                    work = not unsafe_keys.get(role, _EXTENSION_KEYS).isdisjoint(m.keys())
+                empty_arguments = bad_ids = False
+                if calls:
+                    # One look at every call: odd keys, arguments "", ids the provider rejects.
+                    if type(calls) is not list:
+                        work = True
+                    else:
+                        for c in calls:
+                            if type(c) is not dict:
+                                work = True
+                                continue
+                            call_id = c.get("id")
+                            if rename and type(call_id) is str:
+                                verdict = known_id(call_id)
+                                if verdict is None:
+                                    verdict = judge_id(call_id)
+                                if not verdict:
+                                    kept.add(call_id)
+                                elif owned:  # the new id at once (fixers that copy the call keep it)
+                                    c["id"] = renamed[call_id] = verdict
+                                    log += (c, "id", call_id)
+                                else:
+                                    bad_ids = True
+                            function = c.get("function")
+                            if type(function) is not dict:
+                                work = True
+                                continue
+                            if not c.keys() <= _CALL_KEYS or not function.keys() <= _FUNCTION_KEYS:
+                                work = True
+                            arguments = function.get("arguments")
+                            if type(arguments) is str and not arguments.strip():
+                                empty_arguments = True
+                if work:
+                    for fix in key_fixers:
+                        new = fix(m)
+                        if new is not None:
+                            m = new
+                    calls = m.get("tool_calls")
+                    if "thinking_blocks" in m:
+                        thinking = True
+                    if "prefix" in m:
+                        prefixed = True
+                if empty_arguments and normalize:
+                    m = t.normalize_empty_arguments(m) or m
+                    calls = m.get("tool_calls")
+                if splits and calls and not repeats and type(calls) is list and len(calls) > 1:
+                    repeats = t.repeats_a_call(calls)
+                if reasoning and role == "assistant" and not m.get("reasoning_content"):
+                    # Row 34, as transforms.fill_reasoning_content.
+                    if owned:
+                        m["reasoning_content"] = " "
+                    else:
+                        m = {**m, "reasoning_content": " "}
+                content = m.get("content")
+                if content is None and role == "assistant" and (fixes_none if calls else fills_turns):
+                    # A turn saying nothing: set_call_turn_content or send_null_turns_as_empty_text sends
+                    # "", and no other content fixer has work on a null content.
+                    if owned:
+                        m["content"] = content = ""
+                    else:
+                        m = {**m, "content": ""}
+                        content = ""
+                elif (
+                    type(content) is not str
+                    or not (content.strip() if whitespace else content)
+                    or role in always_roles
+                ):
+                    chains = content_fixers.get(role)
+                    if chains is not None:
+                        always, on_shape = chains
+                        if always:
+                            for fix in always:
+                                new = fix(m)
+                                if new is not None:
+                                    m = new
+                            role, content = m.get("role"), m.get("content")
+                        # A string with text needs none of the content fixers (the common case); a
+                        # null content, only set_call_turn_content and fill_blank_tool_results.
+                        if on_shape and (
+                            (fixes_none or role == "tool")
+                            if content is None
+                            else type(content) is not str or not (content.strip() if whitespace else content)
+                        ):
+                            for fix in on_shape:
+                                new = fix(m)
+                                if new is not None:
+                                    m = new
+                            content = m.get("content")
+                if (
+                    drops_blank
+                    and not calls
+                    and role != "tool"
+                    and (type(content) is not str or not (content.strip() if whitespace else content))
+                    and t.blank_message(m, whitespace=whitespace, turns=drops_turns)
+                ):
+                    continue
+            if rename:  # for plain texts too: a tool result's id
+                if bad_ids and calls:  # not with ``undo``: renamed in place above
                     renamed_calls = []
                     for c in calls:
                         call_id = c.get("id") if type(c) is dict else None
-                        # Every id of this turn was looked at above: one not kept is one the rule rejects.
+                        # Every id of this turn was looked at above: one not kept is one the rule
+                        # rejects.
                         if type(call_id) is str and call_id not in kept:
-                            c = {
-                                **c,
-                                "id": renamed.get(call_id) or renamed.setdefault(call_id, new_id(call_id)),
-                            }
+                            new_call_id = renamed.get(call_id)
+                            if new_call_id is None:
+                                new_call_id = renamed[call_id] = new_id(call_id)
+                            c = {**c, "id": new_call_id}
                         renamed_calls.append(c)
                     m = {**m, "tool_calls": renamed_calls}
-                elif role == "tool":
-                    call_id = m.get("tool_call_id")
-                    if call_id in renamed:
-                        m = {**m, "tool_call_id": renamed[call_id]}
-                    elif type(call_id) is str and call_id not in kept:
-                        if fullmatch(call_id):
-                            kept.add(call_id)
+                elif role == "tool" and type(call_id := m.get("tool_call_id")) is str:
+                    new_call_id = renamed.get(call_id)
+                    if new_call_id is None and call_id not in kept:
+                        verdict = known_id(call_id)
+                        if verdict is None:
+                            verdict = judge_id(call_id)
+                        if verdict:
+                            new_call_id = renamed[call_id] = verdict
                         else:
-                            m = {**m, "tool_call_id": renamed.setdefault(call_id, new_id(call_id))}
+                            kept.add(call_id)
+                    if new_call_id is not None:
+                        if owned:
+                            m["tool_call_id"] = new_call_id
+                            log += (m, "tool_call_id", call_id)
+                        else:
+                            m = {**m, "tool_call_id": new_call_id}
             if not watches_order:
                 append(m)
                 continue
-            if role == previous and (role == "user" or role == "assistant"):
-                if not merge:
-                    same_roles = True
-                elif not fixed[-1].get("tool_calls"):  # a turn that calls tools is not merged into
-                    both = t.merge_two(fixed[-1], m)
-                    fixed[-1] = (call_turn(both) or both) if call_turn is not None else both
-                    merged = True
-                    continue
-            append(m)
-            if role in _SYSTEM_ROLES:
-                late_system = late_system or started
+            if role == previous:
+                if role == "user" or role == "assistant":
+                    if not merge:
+                        same_roles = True
+                    elif not (last := fixed[-1]).get("tool_calls"):  # a turn that calls tools is not
+                        # merged into; two plain texts (the common case) as merge_two joins them.
+                        a = last.get("content")
+                        if (
+                            len(last) == 2
+                            and len(m) == 2
+                            and type(a) is str
+                            and type(content) is str
+                            and a
+                            and content
+                        ):
+                            if last is made:  # made by this pass: nobody else holds it
+                                last["content"] = f"{a}\n\n{content}"
+                            else:
+                                fixed[-1] = made = {"role": role, "content": f"{a}\n\n{content}"}
+                            merged = True
+                            continue
+                        both = t.merge_two(last, m)
+                        fixed[-1] = made = (call_turn(both) or both) if call_turn is not None else both
+                        merged = True
+                        continue
             else:
-                started = True
-            if role != previous and previous == "tool":
-                tool_then_user = tool_then_user or role != "assistant"
-            if role == "tool" and type(content) is list:
-                tool_parts = True
-            previous = role
-        facts = _Facts(late_system, tool_parts, same_roles, tool_then_user, thinking, merged)
+                if previous == "tool":
+                    if role != "assistant":
+                        if bridge is not None and role in _AFTER_TOOL and not run_parts:
+                            append(dict(bridge))
+                        else:
+                            tool_then_user = True
+                    run_parts = False
+                if role in _SYSTEM_ROLES:
+                    late_system = late_system or started
+                else:
+                    started = True
+                previous = role
+            append(m)
+            made = m if m is not given else None
+            if type(content) is list and role == "tool":
+                tool_parts = run_parts = True
+        facts = _Facts(
+            late_system, tool_parts, same_roles, tool_then_user, thinking, merged, prefixed, repeats
+        )
         if renamed:
             new_ids = set(renamed.values())
             if len(new_ids) != len(renamed) or not new_ids.isdisjoint(kept):
+                _put_back(undo)
                 return fixed, None, facts
         return fixed, renamed, facts
 
@@ -553,6 +745,7 @@ class _Plan:
                 p.provider,
                 thinking_blocks=p.accepts_thinking_blocks,
                 provider_fields=p.accepts_provider_fields,
+                own_reasoning_content=p.accepts_own_reasoning_content and not p.accepts_reasoning_content,
             ),
             t.fold_refusal(keep_key=p.accepts_refusal),
             t.keep_known_keys(accepted, p.call_keys) if p.rejects_unknown_keys else t.drop_keys(dropped),
@@ -562,7 +755,12 @@ class _Plan:
         if p.name_pattern is not None:
             key_fixers.append(t.sanitize_names(p.name_pattern))
         checked_names = frozenset({"name"}) if p.name_pattern is not None else frozenset()
+        # Keys that send a message through the key fixers even where they are accepted.
         always = frozenset({"refusal", "provider"}) | _PAYLOAD_KEYS | checked_names
+        if p.prefill_needs_prefix:
+            always |= {"prefix"}  # noted by the pass, so that mark_final_prefix looks further only then
+        if p.accepts_own_reasoning_content and not p.accepts_reasoning_content:
+            always |= {"reasoning_content"}  # kept or dropped by where it came from
         safe = {role: keys - always for role, keys in accepted.items()}
         unsafe = {
             role: dropped | always | (frozenset({"name"}) if role not in p.accepts_names_on else frozenset())
@@ -600,7 +798,6 @@ class _Plan:
         system_shape.extend(as_text)
         turn.extend(as_text)
         assistant = [*turn, *([call_turn] if call_turn is not None else [])]
-        assistant_always: list[Fixer] = [t.fill_reasoning_content()] if p.requires_reasoning_content else []
         tool: list[Fixer] = []
         if p.fills_empty_tool_results:
             tool.append(t.fill_blank_tool_results(p.empty_result_text, whitespace=p.whitespace_is_empty))
@@ -612,6 +809,7 @@ class _Plan:
             (t.flatten_text_content(("tool",)),) if p.needs_text_tool_content else ()
         )
         return cls(
+            always_roles=frozenset(("system", "developer") if system else ()),
             key_fixers=tuple(key_fixers),
             content_fixers={
                 role: chains
@@ -619,7 +817,7 @@ class _Plan:
                     "system": (tuple(system), tuple(system_shape)),
                     "developer": (tuple(system), tuple(system_shape)),
                     "user": ((), tuple(turn)),
-                    "assistant": (tuple(assistant_always), tuple(assistant)),
+                    "assistant": ((), tuple(assistant)),
                     "tool": ((), tuple(tool)),
                 }.items()
                 if any(chains)
@@ -632,13 +830,26 @@ class _Plan:
             drops_blank=p.empty_text != "keep",
             drops_turns=p.empty_text == "drop",
             whitespace=p.whitespace_is_empty,
-            accepts_id=p.tool_call_ids.acceptor,
+            known_ids=p.tool_call_ids.verdicts()[0],
+            judge_id=p.tool_call_ids.verdicts()[1],
             new_id=p.tool_call_ids.first_rewriter(),
             accepts_any_id=p.tool_call_ids == IdRule(keeps_signatures=True),
             fixes_none_content=p.call_turn_content == "empty_string",
+            fills_null_turns=p.needs_turn_content,
             normalizes_arguments=p.empty_arguments_as_object,
             moves_late_system=not p.accepts_late_system,
             renders_tools=not p.supports_tools,
+            splits_identical_calls=p.splits_identical_calls,
+            fills_reasoning=p.requires_reasoning_content,
+            bridge=(
+                {
+                    "role": "assistant",
+                    "content": p.bridge_text,
+                    **({"reasoning_content": " "} if p.requires_reasoning_content else {}),
+                }
+                if p.needs_assistant_after_tool_results and not p.needs_alternation
+                else None
+            ),
             watches_order=not p.accepts_late_system
             or p.moves_tool_media
             or p.needs_alternation

@@ -10,8 +10,9 @@ Resolution: the provider first, then the longest model-family rule of that provi
   (``"claude-3-5-sonnet-20241022"`` is Anthropic).
 * The family: family keys are matched against the model name, lowercase, with version dots written as
   dashes (``claude-opus-4.6`` -> ``claude-opus-4-6``), at its start or after any of ``/ . : @`` (so
-  ``bedrock/converse/us.anthropic.claude-opus-4-6-v1:0`` matches ``claude-opus-4-6``). The longest key that
-  matches wins.
+  ``bedrock/converse/us.anthropic.claude-opus-4-6-v1:0`` matches ``claude-opus-4-6``), and ending where
+  the name ends or before a character that is not a letter or digit (``claude-opus-4-60`` does not match
+  ``claude-opus-4-6``, ``claude-opus-4-6-20260101`` does). The longest key that matches wins.
 * A provider with no profile gets the OpenAI-compatible default (``is_default`` is True), with the
   default's own family rules.
 
@@ -200,9 +201,18 @@ def _family(base: Profile, model: str) -> Profile:
     starts = [0] + [m.end() for m in _BOUNDARY.finditer(name)]
     best: str | None = None
     for key in families:
-        if (best is None or len(key) > len(best)) and any(name.startswith(key, i) for i in starts):
+        if (best is None or len(key) > len(best)) and any(_matches_at(name, key, i) for i in starts):
             best = key
     return base if best is None else families[best]
+
+
+def _matches_at(name: str, key: str, start: int) -> bool:
+    """Whether family ``key`` is in ``name`` at ``start``, ending where the name does or before a character
+    that is neither a letter nor a digit (``claude-opus-4-6`` is not ``claude-opus-4-60``)."""
+    if not name.startswith(key, start):
+        return False
+    end = start + len(key)
+    return end == len(name) or not name[end].isalnum() or not key[-1:].isalnum()
 
 
 def provider_of(model: str) -> tuple[str, str]:

@@ -19,6 +19,7 @@ rule                        what breaks
 ``foreign-reasoning``       a signed reasoning payload the provider did not sign
 ``empty-arguments``         tool-call arguments ``""`` that litellm's route ``json.loads`` (row 58)
 ``invalid-arguments``       arguments that are not a JSON object, on such a route (row 58; not fixable)
+``identical-calls``         two calls of one tool with equal arguments in one turn, sent as one call
 ``system-role``             a system or developer message the model does not take in that role
 ``late-system``             a system message after the conversation started
 ``system-content``          system content given as parts where a string is needed
@@ -27,6 +28,7 @@ rule                        what breaks
 ``text-content``            content given as parts that litellm's route cannot make the string needed
 ``empty-text``              a blank turn or text part
 ``call-turn-text``          the wrong content beside tool calls (null or ``""``)
+``null-content``            an assistant turn with neither text nor tool calls sent as ``content: null``
 ``empty-tool-result``       a blank tool result
 ``consecutive-roles``       two user or two assistant turns in a row
 ``thinking-order``          an assistant turn with thinking right after another (merged: thinking last)
@@ -50,7 +52,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from messages.profiles._ids import SIGNATURE_SEPARATOR
-from messages.profiles.transforms import blank, is_system
+from messages.profiles.transforms import blank, identical_call_groups, is_system
 
 if TYPE_CHECKING:
     from messages.profiles._profile import Profile, Violation
@@ -125,6 +127,7 @@ def check(profile: Profile, messages: Sequence[Message]) -> list[Violation]:
     for index, m in enumerate(messages):
         _keys(report, index, m)
         _arguments(report, index, m)
+        _identical_calls(report, index, m)
         _system(report, index, m)
         _content(report, index, m)
     _order(report, messages)
@@ -228,6 +231,23 @@ def _arguments(report: _Report, index: int, m: Message) -> None:
                 )
 
 
+def _identical_calls(report: _Report, index: int, m: Message) -> None:
+    calls = m.get("tool_calls")
+    if not report.profile.splits_identical_calls or not isinstance(calls, list) or len(calls) < 2:
+        return
+    groups = identical_call_groups(calls)
+    if len(groups) == 1:
+        return
+    repeated = [calls[i].get("id") for group in groups[1:] for i in group if isinstance(calls[i], Mapping)]
+    report.add(
+        index,
+        "identical-calls",
+        f"tool calls {repeated!r} repeat an earlier call of this turn (same tool, equal arguments): "
+        f"litellm's {report.profile.provider} route sends them as one call but sends every result, and the "
+        "provider rejects more results than calls",
+    )
+
+
 # --- keys --------------------------------------------------------------------------------------------
 
 _PAYLOADS = ("thinking_blocks", "provider_specific_fields")
@@ -284,7 +304,7 @@ def _refusal(report: _Report, index: int, m: Message) -> None:
     content = m.get("content")
     silent = blank(content, whitespace=False) and not m.get("tool_calls")
     if report.profile.accepts_refusal:
-        if silent:
+        if silent and isinstance(refusal, str) and refusal:  # an empty refusal has nothing to send
             report.add(
                 index,
                 "refusal",
@@ -311,6 +331,13 @@ def _reasoning(report: _Report, index: int, m: Message) -> None:
         isinstance(c, Mapping) and _sent(c.get("provider_specific_fields")) for c in calls
     ):
         kinds.append("tool_calls[].provider_specific_fields")
+    own_only = profile.accepts_own_reasoning_content and not profile.accepts_reasoning_content
+    if own_only and _sent(m.get("reasoning_content")) and origin is not None and origin != profile.provider:
+        report.add(
+            index,
+            "foreign-reasoning",
+            f"reasoning_content written by {origin}: {profile.provider} takes back only its own reasoning",
+        )
     for kind in kinds:
         accepted = (
             profile.accepts_thinking_blocks if kind == "thinking_blocks" else profile.accepts_provider_fields
@@ -340,7 +367,18 @@ def _system(report: _Report, index: int, m: Message) -> None:
     elif profile.system_role == "system" and role == "developer":
         report.add(index, "system-role", f"{profile.provider} rejects the developer role (send it as system)")
     if profile.needs_text_system_content and isinstance(m.get("content"), list):
-        report.add(index, "system-content", f"{profile.provider} takes system content as a string, not parts")
+        media = [
+            p.get("type") if isinstance(p, Mapping) else type(p).__name__
+            for p in m["content"]
+            if not (isinstance(p, Mapping) and p.get("type") == "text")
+        ]
+        report.add(
+            index,
+            "system-content",
+            f"{profile.provider} takes system content as a string, not parts"
+            + (f" (and no {', '.join(map(str, media))} parts: describe them in text)" if media else ""),
+            fixable=not media,
+        )
     content = m.get("content")
     if profile.empty_text != "keep" and blank(content, whitespace=profile.whitespace_is_empty):
         report.add(
@@ -392,6 +430,13 @@ def _content(report: _Report, index: int, m: Message) -> None:
         calls = m.get("tool_calls") if role == "assistant" else None
         if calls:
             _call_turn(report, index, content)
+        elif profile.needs_turn_content and role == "assistant" and content is None:
+            report.add(
+                index,
+                "null-content",
+                f"an assistant turn with no text and no tool calls: {profile.provider} rejects content "
+                "null there (send '')",
+            )
         elif profile.empty_text == "drop" and not (role == "assistant" and _sent(m.get("refusal"))):
             if blank(content, whitespace=whitespace):
                 report.add(
@@ -400,7 +445,9 @@ def _content(report: _Report, index: int, m: Message) -> None:
             elif any(p.get("type") == "text" and blank(p.get("text"), whitespace=whitespace) for p in parts):
                 report.add(index, "empty-text", f"an empty text part: {_empty_text_effect(profile)}")
         elif profile.empty_text == "space" and (
-            content == "" or any(p.get("type") == "text" and p.get("text") == "" for p in parts)
+            content == ""
+            or content == []
+            or any(p.get("type") == "text" and p.get("text") == "" for p in parts)
         ):
             report.add(index, "empty-text", f"empty text: {profile.provider} rejects an empty text part")
     if profile.needs_text_content and isinstance(content, list):

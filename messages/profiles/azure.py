@@ -1,4 +1,5 @@
-"""Azure OpenAI (``azure/<deployment>``).
+"""Azure OpenAI (``azure/<deployment>``), and Azure AI Foundry's OpenAI-compatible inference endpoint
+(``azure_ai/<model>``), which serves OpenAI's models (o1-mini among them) in the same shape.
 
 Implements (provider-quirks.md rows): everything the OpenAI profile does (3, 4, 5, 59, unknown keys), and
 
@@ -15,13 +16,22 @@ from __future__ import annotations
 
 from messages.profiles.openai import openai_like
 
-__all__ = ["FAMILIES", "PROFILE"]
+__all__ = ["ALIASES", "FAMILIES", "PROFILE"]
+
+ALIASES = ("azure_ai",)
 
 PROFILE = openai_like(
     "azure",
     system_role="system",
     accepts_parts=frozenset({"text", "image_url", "input_audio"}),
-    rows={"tool-call-id": 3, "name": 4, "refusal": 5, "system-role": 9, "unsupported-part": 10},
+    rows={
+        "tool-call-id": 3,
+        "name": 4,
+        "refusal": 5,
+        "null-content": 5,
+        "system-role": 9,
+        "unsupported-part": 10,
+    },
 )
 
 FAMILIES = {

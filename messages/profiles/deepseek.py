@@ -15,8 +15,11 @@ Implements (provider-quirks.md rows):
   when ``thinking={"type": "enabled"}`` is passed, which the reasoner does not need;
 * 20, family ``deepseek-reasoner``: user and assistant turns alternate ("does not support successive user
   or assistant messages");
-* only known keys are sent (``reasoning_content`` only to the thinking models: row 35, the R1-era API
-  rejected it in input).
+* 34: ``reasoning_content`` that DeepSeek wrote (the turn's ``provider`` is ``deepseek``) is sent back:
+  a turn made in thinking mode (``deepseek-chat`` with thinking enabled, V3.1 and later) must carry it;
+  reasoning another provider wrote is dropped (row 35, the R1-era rule that rejected it in input, is
+  superseded by 34);
+* only known keys are sent.
 
 Left to litellm: 36 (dropping the parts the model does not take), 25 (signatures cut off ids).
 """
@@ -33,7 +36,8 @@ PROFILE = Profile(
     accepts_parts=frozenset({"text"}),
     needs_text_content=True,
     moves_tool_media=True,
-    rows={"unsupported-part": 36, "text-content": 36, "tool-media": 36, "unknown-key": 35},
+    accepts_own_reasoning_content=True,
+    rows={"unsupported-part": 36, "text-content": 36, "tool-media": 36, "foreign-reasoning": 34},
 )
 
 _VISION = {"accepts_parts": frozenset({"text", "image_url"})}

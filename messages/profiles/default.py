@@ -9,8 +9,9 @@ Implements (provider-quirks.md rows):
 * 33 and 53: only the OpenAI core keys, no ``name`` (vLLM with Mistral's tokenizer: "Extra inputs are not
   permitted");
 * 53: user and assistant turns alternate (templates raise "Conversation roles must alternate"); a
-  tool-call turn sends ``""`` (llama.cpp and LM Studio reject ``null``, and a missing content breaks
-  templates that concatenate it); arguments ``""`` sent as ``"{}"`` (vLLM ``json.loads`` them);
+  tool-call turn sends ``""``, as does an assistant turn with neither text nor calls (llama.cpp and LM
+  Studio reject ``null``, and a missing content breaks templates that concatenate it); arguments ``""``
+  sent as ``"{}"`` (vLLM ``json.loads`` them);
 * 54: tool results as one string (``--chat-template-content-format`` may garble parts);
 * 7: images in tool results moved to a user message (then merged with the user turn that follows);
 * 30, family ``mistral`` and its relatives: tool-call ids of exactly 9 letters or digits (Mistral's
@@ -35,6 +36,7 @@ def template_profile(provider: str, **changes: object) -> Profile:
         "accepts_names_on": frozenset(),
         "system_role": "system",
         "call_turn_content": "empty_string",
+        "needs_turn_content": True,
         "needs_alternation": True,
         "moves_tool_media": True,
         "needs_text_tool_content": True,
@@ -44,6 +46,7 @@ def template_profile(provider: str, **changes: object) -> Profile:
             "system-role": 9,
             "consecutive-roles": 53,
             "call-turn-text": 53,
+            "null-content": 53,
             "tool-content": 54,
             "tool-media": 7,
         },

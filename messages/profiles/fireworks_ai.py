@@ -1,8 +1,10 @@
 """Fireworks AI (``fireworks_ai/accounts/fireworks/models/...``): open-weight models, OpenAI-compatible API.
 
 No message-list error specific to Fireworks is documented (row 60); its models are rendered through their
-chat templates, so it gets the template rules of the OpenAI-compatible default (rows 7, 9, 30, 33, 53, 54,
-27; see ``default``), and its API rejects fields it does not know (row 60).
+chat templates.
+
+Implements (provider-quirks.md rows): the template rules of the OpenAI-compatible default (7, 9, 27, 30,
+33, 53, 54; see ``default``), and row 60: its API rejects fields it does not know.
 
 File parts are reported: litellm's Fireworks route refuses them before sending.
 
@@ -25,6 +27,7 @@ PROFILE = template_profile(
         "system-role": 9,
         "consecutive-roles": 53,
         "call-turn-text": 53,
+        "null-content": 53,
         "tool-content": 54,
         "tool-media": 7,
     },

@@ -9,7 +9,9 @@ Implements (provider-quirks.md rows):
   ``{"text": ""}``, rejected), a tool-call turn sends no text (and none of its empty text parts, when its
   parts say something), an empty system message is dropped;
 * 24: the first turn after the system messages is a user turn ("function call turn comes immediately
-  after a user turn or after a function response turn");
+  after a user turn or after a function response turn"); a turn that calls one tool twice with equal
+  arguments is split into one turn per repeat, each followed by its results (litellm sends the repeats
+  as one ``functionCall`` part but every ``functionResponse``, so the counts would not match);
 * 25: Gemini thought signatures (in ``provider_specific_fields`` and in litellm's ``__thought__`` ids) go
   back to Gemini only; ids keep them;
 * 27, family ``gemma`` (not ``gemma-4``): no system instruction, so system messages are sent as user turns;
@@ -40,7 +42,14 @@ GEMINI_RULES: Mapping[str, object] = {
     "empty_text": "space",
     "call_turn_content": "null",
     "needs_user_first": True,
-    "rows": {"empty-text": 23, "call-turn-text": 23, "first-turn": 24, "foreign-reasoning": 25},
+    "splits_identical_calls": True,
+    "rows": {
+        "empty-text": 23,
+        "call-turn-text": 23,
+        "first-turn": 24,
+        "identical-calls": 24,
+        "foreign-reasoning": 25,
+    },
 }
 """The fields every Gemini profile shares."""
 

@@ -4,8 +4,8 @@ Implements (provider-quirks.md rows):
 
 * 3: tool-call ids of at most 40 characters (ids minted by Gemini, by Portkey or for web search are longer);
 * 4: each ``name`` rewritten to OpenAI's current pattern (no whitespace and none of ``<|\\/>``);
-* 5: a refusal with no text is sent as the content too (OpenAI allows ``content: null`` only beside tool
-  calls);
+* 5: a refusal with no text is sent as the content too, and an assistant turn with neither text nor
+  tool calls is sent with content ``""`` (OpenAI allows ``content: null`` only beside tool calls);
 * 59: no ``name`` on assistant turns, and none on tool results (the SDK's types have none there);
 * keys OpenAI does not know (the extension keys of ``messages.models``, litellm's extras) are dropped:
   litellm passes them through and OpenAI rejects additional properties (litellm-notes.md TL;DR 7);
@@ -36,7 +36,8 @@ def openai_like(provider: str, **changes: object) -> Profile:
         "accepts_refusal": True,
         "extra_keys": {"assistant": frozenset({"audio", "function_call"})},
         "empty_arguments_as_object": False,
-        "rows": {"tool-call-id": 3, "name": 4, "refusal": 5},
+        "needs_turn_content": True,
+        "rows": {"tool-call-id": 3, "name": 4, "refusal": 5, "null-content": 5},
     }
     fields.update(changes)
     return Profile(**fields)  # type: ignore[arg-type]

@@ -10,6 +10,8 @@ Implements (provider-quirks.md rows):
   (row 30); family ``gemini``: ids keep litellm's thought signatures, which litellm does not cut for
   Gemini models;
 * 15, families ``claude-{opus,sonnet,haiku}-4-6`` and later: a user turn after a final assistant text;
+* 8, families ``o1-mini`` and ``o1-preview`` (``openai/o1-mini``): system and developer messages are sent
+  as user messages;
 * only known keys are sent.
 
 Left to litellm: 7 (images in tool results moved by its OpenAI-shaped route). Not handled: echoing
@@ -35,4 +37,8 @@ FAMILIES = {
     **no_prefill_families(PROFILE),
     "mistral": PROFILE.with_family("mistral", tool_call_ids=MISTRAL_IDS, rows={"tool-call-id": 30}),
     "gemini": PROFILE.with_family("gemini", tool_call_ids=IdRule(keeps_signatures=True)),
+    **{
+        family: PROFILE.with_family(family, system_role="user", rows={**PROFILE.rows, "system-role": 8})
+        for family in ("o1-mini", "o1-preview")
+    },
 }

@@ -1,8 +1,10 @@
 """Together AI (``together_ai/...``): open-weight models behind an OpenAI-compatible API.
 
 No message-list error specific to Together is documented (row 60); its models are rendered through their
-chat templates, so it gets the template rules of the OpenAI-compatible default (rows 7, 9, 30, 33, 53, 54,
-27; see ``default``), and its API rejects fields it does not know (row 60).
+chat templates.
+
+Implements (provider-quirks.md rows): the template rules of the OpenAI-compatible default (7, 9, 27, 30,
+33, 53, 54; see ``default``), and row 60: its API rejects fields it does not know.
 
 Left to litellm: dropping ``thinking_blocks``, 25 (signatures cut off ids).
 """
@@ -21,6 +23,7 @@ PROFILE = template_profile(
         "system-role": 9,
         "consecutive-roles": 53,
         "call-turn-text": 53,
+        "null-content": 53,
         "tool-content": 54,
         "tool-media": 7,
     },

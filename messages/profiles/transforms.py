@@ -24,6 +24,7 @@ profile's fields and calls these in a fixed order; nothing here knows which prov
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
@@ -36,6 +37,7 @@ __all__ = [
     "EMPTY_RESULT_TEXT",
     "Fixer",
     "Messages",
+    "ToolTurnRenderer",
     "blank",
     "blank_message",
     "bridge_tool_results",
@@ -54,6 +56,7 @@ __all__ = [
     "fill_reasoning_content",
     "flatten_text_content",
     "fold_refusal",
+    "identical_call_groups",
     "is_system",
     "keep_known_keys",
     "mark_final_prefix",
@@ -65,11 +68,14 @@ __all__ = [
     "normalize_empty_arguments",
     "note_unseen_parts",
     "render_tool_exchanges_as_text",
+    "repeats_a_call",
     "rewrite_tool_call_ids",
     "sanitize_names",
+    "send_null_turns_as_empty_text",
     "set_call_turn_content",
     "set_system_role",
     "space_empty_text",
+    "split_identical_calls",
     "text_of",
     "tool_turn_renderer",
 ]
@@ -114,6 +120,11 @@ def _is_text_part(part: Any) -> bool:
     return isinstance(part, dict) and part.get("type") == "text"
 
 
+def _blank_text_part(part: Any, whitespace: bool) -> bool:
+    """Whether ``part`` is a text part that says nothing."""
+    return _is_text_part(part) and _blank_text(part.get("text"), whitespace)
+
+
 def _blank_text(text: Any, whitespace: bool) -> bool:
     if not isinstance(text, str):
         return True
@@ -147,13 +158,17 @@ def each(messages: Sequence[dict[str, Any]], *fixers: Fixer) -> Messages:
 # --- fixers: keys ------------------------------------------------------------------------------------
 
 
-def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fields: bool) -> Fixer:
-    """Keep signed reasoning payloads only for the provider that signed them (rows 18, 25, 48, 56).
+def drop_foreign_reasoning(
+    provider: str, *, thinking_blocks: bool, provider_fields: bool, own_reasoning_content: bool = False
+) -> Fixer:
+    """Keep signed reasoning payloads only for the provider that signed them (rows 18, 25, 34, 48, 56).
 
     ``thinking_blocks`` (Anthropic, Bedrock) and ``provider_specific_fields`` (Gemini thought signatures,
     on the message and on each tool call) stay when the profile sends that kind back and the message's
     ``provider`` is ``provider`` (or unknown: a payload nobody recorded the origin of is assumed to be the
-    target's own). The ``provider`` key itself, which only says where payloads came from, always goes.
+    target's own, which also keeps this idempotent once the ``provider`` key is gone). With
+    ``own_reasoning_content``, ``reasoning_content`` is held to the same rule (DeepSeek, row 34). The
+    ``provider`` key itself, which only says where payloads came from, always goes.
     """
 
     def fix(m: dict[str, Any]) -> dict[str, Any] | None:
@@ -163,6 +178,7 @@ def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fie
         own = origin is None or origin == provider
         keep_blocks = thinking_blocks and own
         keep_fields = provider_fields and own
+        drop_reasoning = own_reasoning_content and not own and "reasoning_content" in m
         calls = m.get("tool_calls")
         call_fields = (
             not keep_fields
@@ -171,6 +187,7 @@ def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fie
         )
         if not (
             "provider" in m
+            or drop_reasoning
             or ("thinking_blocks" in m and not keep_blocks)
             or ("provider_specific_fields" in m and not keep_fields)
             or call_fields
@@ -181,6 +198,7 @@ def drop_foreign_reasoning(provider: str, *, thinking_blocks: bool, provider_fie
             for k, v in m.items()
             if not (
                 k == "provider"
+                or (k == "reasoning_content" and drop_reasoning)
                 or (k == "thinking_blocks" and not keep_blocks)
                 or (k == "provider_specific_fields" and not keep_fields)
             )
@@ -362,8 +380,10 @@ def drop_blank_parts(*, whitespace: bool) -> Fixer:
         content = m.get("content")
         if m.get("role") not in _PART_ROLES or not isinstance(content, list):
             return None
-        kept = [p for p in content if not (_is_text_part(p) and _blank_text(p.get("text"), whitespace))]
-        if len(kept) == len(content) or not kept:
+        if not any(_blank_text_part(p, whitespace) for p in content):
+            return None  # the common case, found without building a list
+        kept = [p for p in content if not _blank_text_part(p, whitespace)]
+        if not kept:
             return None
         return {**m, "content": kept}
 
@@ -400,11 +420,12 @@ def flatten_text_content(roles: Collection[str]) -> Fixer:
 def space_empty_text(m: dict[str, Any]) -> dict[str, Any] | None:
     """Send ``" "`` for an empty user or assistant text (row 23): Gemini rejects an empty text part, and
     dropping the turn instead can leave a function call without the user turn it must follow (row 24).
-    Whitespace is already accepted and left alone; tool-call turns are left to ``set_call_turn_content``."""
+    No parts at all (``[]``) count as empty text: litellm drops such a turn. Whitespace is already
+    accepted and left alone; tool-call turns are left to ``set_call_turn_content``."""
     if m.get("role") not in ("user", "assistant") or m.get("tool_calls"):
         return None
     content = m.get("content")
-    if content == "":
+    if content == "" or content == []:
         return {**m, "content": " "}
     if isinstance(content, list) and any(_is_text_part(p) and p.get("text") == "" for p in content):
         spaced = [{**p, "text": " "} if _is_text_part(p) and p.get("text") == "" else p for p in content]
@@ -437,6 +458,16 @@ def set_call_turn_content(value: Literal["null", "empty_string"], *, whitespace:
         return None if content == "" else {**m, "content": ""}
 
     return fix
+
+
+def send_null_turns_as_empty_text(m: dict[str, Any]) -> dict[str, Any] | None:
+    """Send ``""`` as the content of an assistant turn with neither text nor tool calls (an ``AIMessage``
+    after a reasoning-only reply) where ``null`` is rejected (rows 5, 53): OpenAI allows ``content: null``
+    only beside tool calls, and chat templates need a string. The turn is kept: it may carry reasoning,
+    and dropping it could make two user turns meet."""
+    if m.get("role") != "assistant" or m.get("content") is not None or m.get("tool_calls"):
+        return None
+    return {**m, "content": ""}
 
 
 def fill_blank_tool_results(text: str, *, whitespace: bool) -> Fixer:
@@ -575,42 +606,72 @@ def render_tool_exchanges_as_text(messages: Sequence[Mapping[str, Any]]) -> Mess
     return [render(m) for m in messages]
 
 
-def tool_turn_renderer() -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+def tool_turn_renderer() -> ToolTurnRenderer:
     """``render(message)``: one message of ``render_tool_exchanges_as_text``, for a pass over a whole
     conversation in order (it remembers which tool each call called, to name it in the result)."""
-    names: dict[str, str] = {}  # the tool each call id called: a result comes after its call
+    return ToolTurnRenderer()
 
-    def render(m: Mapping[str, Any]) -> dict[str, Any]:
+
+class ToolTurnRenderer:
+    """``render_tool_exchanges_as_text`` one message at a time (see ``tool_turn_renderer``)."""
+
+    __slots__ = ("names",)
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        """The tool each call id called: a result comes after its call."""
+
+    def result_text(self, m: Mapping[str, Any]) -> str | None:
+        """The text of the user message a tool result becomes, or ``None`` where it keeps parts."""
+        call_id = m.get("tool_call_id")
+        if type(call_id) is str:
+            name = self.names.get(call_id)
+            plain = call_id if SIGNATURE_SEPARATOR not in call_id else _plain_id(call_id)
+        else:
+            name, plain = None, _plain_id(call_id)
+        content = m.get("content")
+        if type(content) is list:
+            return None
+        text = content if type(content) is str else ""
+        if name:
+            return f"Result of tool call {plain} ({name}):\n{text}"
+        return f"Result of tool call {plain}:\n{text}"
+
+    def __call__(self, m: Mapping[str, Any]) -> dict[str, Any]:
         role = m.get("role")
         if role == "tool":
+            said = self.result_text(m)
+            if said is not None:
+                return {"role": "user", "content": said}
             call_id = m.get("tool_call_id")
-            name = names.get(call_id) if type(call_id) is str else None
+            name = self.names.get(call_id) if type(call_id) is str else None
             plain = _plain_id(call_id)
             header = f"Result of tool call {plain} ({name}):" if name else f"Result of tool call {plain}:"
-            content = m.get("content")
-            if type(content) is list:
-                return {"role": "user", "content": [{"type": "text", "text": header}, *content]}
-            return {"role": "user", "content": f"{header}\n{content if type(content) is str else ''}"}
+            return {"role": "user", "content": [{"type": "text", "text": header}, *m["content"]]}
         calls = m.get("tool_calls")
         if role != "assistant" or not calls:
             return m if type(m) is dict else dict(m)
+        names = self.names
         lines = []
         for c in calls:
             function = c.get("function") or {}
             call_id = c.get("id")
             name = function.get("name")
             if type(call_id) is str:
-                names[call_id] = str(function.get("name", ""))
+                names[call_id] = name if type(name) is str else str(function.get("name", ""))
+                plain = call_id if SIGNATURE_SEPARATOR not in call_id else _plain_id(call_id)
+            else:
+                plain = _plain_id(call_id)
             arguments = function.get("arguments") or "{}"
-            lines.append(f"Called tool {name} with {arguments} (call {_plain_id(call_id)}).")
+            lines.append(f"Called tool {name} with {arguments} (call {plain}).")
+        said = "\n".join(lines)
+        content = m.get("content")
+        if content is None and len(m) == 3 and "content" in m:  # a call turn and nothing else
+            return {"role": role, "content": said}
         new = dict(m)
         del new["tool_calls"]
-        content = m.get("content")
-        said = "\n".join(lines)
         new["content"] = said if blank(content, whitespace=False) else _append_text(content, said)
         return new
-
-    return render
 
 
 def move_late_system_messages(messages: Sequence[dict[str, Any]]) -> Messages:
@@ -794,6 +855,156 @@ def bridge_tool_results(messages: Sequence[dict[str, Any]], text: str) -> Messag
         out.append({"role": "assistant", "content": text})
         start = index
     out.extend(messages[start:])
+    return out
+
+
+_DECODED: dict[str, Any] = {}
+_DECODED_LIMIT = 1 << 16
+_UNDECODABLE = object()
+
+
+def _decoded(arguments: str) -> Any:
+    """``json.loads(arguments)`` (``_UNDECODABLE`` when it is not JSON; ``""`` as the ``"{}"`` it is sent
+    as, row 58), cached: a conversation dumped again each turn decodes each call's arguments once. The
+    values are only compared, never handed out."""
+    found = _DECODED.get(arguments, _DECODED)
+    if found is _DECODED:
+        if len(_DECODED) >= _DECODED_LIMIT:
+            _DECODED.clear()
+        try:
+            found = json.loads(arguments if arguments.strip() else "{}")
+        except ValueError:
+            found = _UNDECODABLE
+        _DECODED[arguments] = found
+    return found
+
+
+def _call_as_sent(call: Any) -> tuple[Any, Any]:
+    """A call as litellm's Gemini converter compares it: its name and its decoded arguments."""
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict):
+        return None, call
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        decoded = _DECODED.get(arguments, _DECODED)
+        if decoded is _DECODED:
+            decoded = _decoded(arguments)
+        return function.get("name"), arguments if decoded is _UNDECODABLE else decoded
+    return function.get("name"), arguments
+
+
+def repeats_a_call(calls: Sequence[Any]) -> bool:
+    """Whether a call of ``calls`` is identical to an earlier one (``identical_call_groups`` would make
+    more than one group). ``Profile.apply`` asks it of every turn with parallel calls: written for speed,
+    it gives what comparing ``_call_as_sent`` of each call gives."""
+    seen: list[tuple[Any, Any]] = []
+    known = _DECODED
+    for call in calls:
+        function = call.get("function") if type(call) is dict else None
+        arguments = function.get("arguments") if type(function) is dict else None
+        if type(arguments) is str:
+            decoded = known.get(arguments, known)
+            if decoded is known:
+                decoded = _decoded(arguments)
+            sent = (function.get("name"), arguments if decoded is _UNDECODABLE else decoded)  # type: ignore[union-attr]
+        else:
+            sent = _call_as_sent(call)
+        if sent in seen:
+            return True
+        seen.append(sent)
+    return False
+
+
+def identical_call_groups(calls: Sequence[Any]) -> list[list[int]]:
+    """The calls of one turn (by index) in groups with no two identical calls (same tool, equal decoded
+    arguments): each call goes to the first group without one like it, so the first group holds every
+    first occurrence. One group when no call repeats another."""
+    sent = [_call_as_sent(c) for c in calls]
+    groups: list[list[int]] = []
+    for index, call in enumerate(sent):
+        for group in groups:
+            if all(sent[other] != call for other in group):
+                group.append(index)
+                break
+        else:
+            groups.append([index])
+    return groups
+
+
+def split_identical_calls(messages: Sequence[dict[str, Any]]) -> Messages:
+    """Split an assistant turn that calls one tool twice with equal arguments into turns that call it
+    once each, each followed by the results of its own calls (row 24).
+
+    litellm's Gemini converter sends such calls as one ``functionCall`` part (it skips a part equal to one
+    already in the turn) but sends every ``functionResponse``, and Gemini rejects a response turn whose
+    parts do not match the call turn's. ``[assistant(c1, c2)] [tool r1] [tool r2]`` becomes
+    ``[assistant(c1)] [tool r1] [assistant(c2)] [tool r2]``. The results keep their order: a new turn
+    starts at the first result whose call repeats one of the current turn; each turn holds the calls its
+    results answer, in their order in the original turn. Ids, arguments and results are kept. The first
+    turn keeps the text and every other key; the turns added carry only their calls. A call no result
+    answers joins the first turn that has no call like it.
+    """
+    out: Messages = []
+    index, count = 0, len(messages)
+    while index < count:
+        m = messages[index]
+        index += 1
+        calls = m.get("tool_calls")
+        if (
+            m.get("role") != "assistant"
+            or not isinstance(calls, list)
+            or len(calls) < 2
+            or not repeats_a_call(calls)
+        ):
+            out.append(m)
+            continue
+        results = []
+        while index < count and messages[index].get("role") == "tool":
+            results.append(messages[index])
+            index += 1
+        sent = [_call_as_sent(c) for c in calls]
+        position: dict[str, int] = {}
+        for number, c in enumerate(calls):
+            if isinstance(c, dict) and isinstance(c.get("id"), str):
+                position.setdefault(c["id"], number)
+        groups: list[tuple[list[int], list[dict[str, Any]]]] = [([], [])]
+        for result in results:
+            call_id = result.get("tool_call_id")
+            answering = position.get(call_id) if isinstance(call_id, str) else None
+            own, answers = groups[-1]
+            if answering is not None and (answering in own or any(sent[o] == sent[answering] for o in own)):
+                groups.append(([], []))
+                own, answers = groups[-1]
+            if answering is not None and answering not in own:
+                own.append(answering)
+            answers.append(result)
+        answered = {n for own, _ in groups for n in own}
+        for number in range(len(calls)):
+            if number in answered:
+                continue
+            for own, _ in groups:
+                if all(sent[o] != sent[number] for o in own):
+                    own.append(number)
+                    break
+            else:
+                groups.append(([number], []))
+        kept: list[tuple[list[int], list[dict[str, Any]]]] = []
+        orphans: list[dict[str, Any]] = []  # results that answer no call of the turn go with the next turn
+        for own, answers in groups:
+            if own:
+                kept.append((own, [*orphans, *answers]))
+                orphans = []
+            else:
+                orphans.extend(answers)
+        kept[-1][1].extend(orphans)
+        for turn, (own, answers) in enumerate(kept):
+            own_calls = [calls[n] for n in sorted(own)]
+            out.append(
+                {**m, "tool_calls": own_calls}
+                if turn == 0
+                else {"role": "assistant", "content": None, "tool_calls": own_calls}
+            )
+            out.extend(answers)
     return out
 
 

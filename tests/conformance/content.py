@@ -14,6 +14,7 @@ shape and not from litellm's or the profiles' code, and the two checks built on 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,6 +163,11 @@ def _in_texts(needle: str, texts: Iterable[str]) -> bool:
     return any(needle in text for text in texts)
 
 
+def _copies(needle: str, texts: Iterable[str]) -> int:
+    """How many times ``needle`` is in ``texts`` (merged turns may hold several copies in one string)."""
+    return sum(text.count(needle) for text in texts)
+
+
 def lost_content(
     conversation: list[Message], body: dict[str, Any], family: str, *, tool_results: bool = True
 ) -> list[Violation]:
@@ -174,12 +180,15 @@ def lost_content(
     every_string = out.texts + [p for entry in out.results for p in entry if isinstance(p, str)]
     found: list[Violation] = []
     results: list[tuple[int, list[str]]] = []
+    # A text given twice must be there twice: one copy lost is a lost text, even beside the other.
+    wanted: Counter[str] = Counter()
     for index, message in enumerate(conversation):
         if isinstance(message, ToolMessage):
             results.append((index, _needles(message.content)))
             continue
         for needle in _needles(message.content):
-            if not _in_texts(needle, every_string):
+            wanted[needle] += 1
+            if _copies(needle, every_string) < wanted[needle]:
                 found.append(Violation("lost", f"input[{index}]", f"text {needle[:40]!r} is not in the body"))
     unused = list(range(len(out.results)))
     # Results with text first: an empty result may then take any entry left.

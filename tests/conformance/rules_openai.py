@@ -18,7 +18,7 @@ mistral              30 (ids are 9 alphanumerics), 31 (no user right after tool,
 groq                 37 (only role, content, name, tool_calls, tool_call_id), 38 (system content a string)
 xai                  40 (every message has a non-empty content element; an assistant turn may instead
                      carry tool calls)
-deepseek             36 (content is a string)
+deepseek             36 (content is a string); ``reasoning_content`` is a key of DeepSeek's (row 34)
 deepseek-reasoner    36, and 34 (``reasoning_content`` on every assistant turn with tool calls)
 perplexity           20/57 (after the system messages, user and assistant alternate, starting with user),
                      61 (no tool messages, no tool calls, every message has content)
@@ -47,6 +47,7 @@ _MISTRAL_KEYS = {
 _GROQ_KEYS = {"role", "content", "name", "tool_calls", "tool_call_id"}
 
 EXTENSION_KEYS: dict[str, set[str]] = {
+    "deepseek": {"reasoning_content"},  # its thinking mode takes its own reasoning back (row 34)
     "deepseek-reasoner": {"reasoning_content"},
     "mistral": {"prefix", "name"},  # `name` on tool messages only; row 33 checks the others
 }

@@ -441,3 +441,40 @@ def test_a_payload_that_is_also_the_users_own_data_is_not_called_foreign():
     assert foreign_payloads([UserMessage(content="hi"), signed, image], body, "cohere") == []
     # Without the image, the same body does carry Bedrock's payload.
     assert _ids(foreign_payloads([UserMessage(content="hi"), signed], body, "cohere")) == {"foreign"}
+
+
+def test_a_known_failure_is_excused_only_where_its_entry_says():
+    # An entry pinned to its hard cases excuses its rule there, not in a generated or handoff
+    # conversation (where the same failure would otherwise go unseen); an `anywhere` entry excuses it in
+    # every conversation.
+    from tests.conformance import known
+    from tests.conformance.rules import Violation
+
+    pinned = known.Known(frozenset({"gemini"}), "r24", r"contents\[\d+\]", "", ("a case",), "why")
+    everywhere = known.Known(frozenset({"gemini"}), "r24", r"contents\[\d+\]", "", ("a case",), "why", True)
+    violation = Violation("r24", "contents[2]", "function responses for 1 call")
+    assert pinned.covers("gemini", violation, "a case")
+    assert not pinned.covers("gemini", violation, "another case")
+    assert not pinned.covers("gemini", violation)
+    assert everywhere.covers("gemini", violation)
+    assert not everywhere.covers("vertex_ai", violation)
+    # The one entry left: litellm never sends Ollama a tool result's tool_name (row 52).
+    ollama = Violation("r52", "messages[3]", "a tool result without tool_name")
+    assert known.unexplained("ollama_chat", [ollama]) == []
+    assert known.unexplained("gemini", [violation]) == [violation]
+
+
+def test_lost_content_counts_a_text_given_twice():
+    # One copy of a repeated text gone is a lost text, even though the other copy is still there; merged
+    # into one turn, both copies count.
+    conversation = [
+        UserMessage(content="Thanks."),
+        AIMessage(content="You are welcome."),
+        UserMessage(content="Thanks."),
+    ]
+    one_copy = _oa(
+        {"role": "user", "content": "Thanks."}, {"role": "assistant", "content": "You are welcome."}
+    )
+    assert [v.where for v in lost_content(conversation, one_copy, "openai")] == ["input[2]"]
+    merged = _oa({"role": "user", "content": "Thanks.\n\nYou are welcome.\n\nThanks."})
+    assert lost_content(conversation, merged, "openai") == []
