@@ -10,17 +10,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_quick_benchmarks_run_and_print_their_verdicts():
-    # The stores benchmark measures PostgreSQL too when the suite has a server (in a schema it drops).
+def quick_run(*names: str) -> str:
+    """What ``python -m benchmarks --quick NAMES`` prints; it must exit 0."""
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--quick", "core", "profiles", "stores"],
+        [sys.executable, "-m", "benchmarks", "--quick", *names],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    out = result.stdout
+    return result.stdout
+
+
+def test_the_quick_benchmarks_run_and_print_their_verdicts():
+    # The stores benchmark measures PostgreSQL too when the suite has a server (in a schema it drops).
+    out = quick_run("core", "profiles", "stores")
     titles = ("dump a 2,000-message", "load a 2,000-message", "import cost", "with each provider profile")
     assert all(title in out for title in titles), out
     verdicts = [line for line in out.splitlines() if "(target" in line]
@@ -31,15 +36,7 @@ def test_the_quick_benchmarks_run_and_print_their_verdicts():
 
 def test_the_quick_context_benchmark_runs_and_prints_its_ratios():
     # --quick keeps it to a few seconds besides the imports: small sizes, litellm calls capped at 1 s.
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--quick", "context"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    out = result.stdout
+    out = quick_run("context")
     for size in ("100", "1,000"):
         assert f"== {size} messages, one at a time" in out, out
     assert "litellm trim_messages, once on the whole list" in out, out
