@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from messages._io import dump_messages, load_messages
+from messages._wire import json_strings
 from messages.errors import (
     ConversationError,
     DuplicateToolCallIdError,
@@ -382,24 +383,17 @@ def _surrogate_problems(raw: Sequence[Any]) -> list[Problem]:
     for index, message in enumerate(raw):
         role = message.get("role") if isinstance(message, dict) else None
         what = f"{role} message" if isinstance(role, str) and role else "item"
-        stack: list[tuple[str, Any]] = [("", message)]
-        while stack:  # not recursive: a deeply nested value must not overflow the stack
-            path, value = stack.pop()
-            if isinstance(value, dict):
-                for key, item in reversed(list(value.items())):
-                    stack.append((f"{path}.{key}" if path else str(key), item))
-                    if isinstance(key, str) and _SURROGATE.search(key):
-                        stack.append((f"{path}.{key}" if path else key, key))
-            elif isinstance(value, list):
-                stack.extend((f"{path}[{n}]", item) for n, item in reversed(list(enumerate(value))))
-            elif isinstance(value, str) and (lone := _SURROGATE.search(value)) is not None:
-                code = ord(lone.group())
-                text = (
-                    f"{what}: {path or 'value'} holds a lone surrogate (U+{code:04X}) at character "
-                    f"{lone.start()}: half of a character, which cannot be encoded as UTF-8, so the request "
-                    "cannot be sent; fix the text where it was made (often text cut inside an emoji)"
-                )
-                found.append(Problem("shape", index, "lone-surrogate", None, text, False, field=path or None))
+        for path, value in json_strings(message):
+            lone = _SURROGATE.search(value)
+            if lone is None:
+                continue
+            code = ord(lone.group())
+            text = (
+                f"{what}: {path or 'value'} holds a lone surrogate (U+{code:04X}) at character "
+                f"{lone.start()}: half of a character, which cannot be encoded as UTF-8, so the request "
+                "cannot be sent; fix the text where it was made (often text cut inside an emoji)"
+            )
+            found.append(Problem("shape", index, "lone-surrogate", None, text, False, field=path or None))
     return found
 
 
@@ -843,7 +837,8 @@ def _check_readable(
     """The report when some messages cannot be read: the others checked at their own indexes."""
     raw, marks = _split_wire_only(entry.messages)
     unreadable = sorted({p.index for p in shape if p.index is not None})
-    kept = [i for i in range(len(raw)) if i not in set(unreadable)]
+    skipped_indexes = set(unreadable)
+    kept = [i for i in range(len(raw)) if i not in skipped_indexes]
     loaded: list[Message] | None = None
     if kept and len(unreadable) == len({p.index for p in shape}):
         try:
@@ -869,7 +864,8 @@ def _check_readable(
         if not (set(e.tool_call_ids) & mentioned)
     ]
     said = {(p.index, p.rule) for p in protocol}
-    kept_marks = {kept.index(i): mark for i, mark in marks.items() if i in kept}
+    position = {index: n for n, index in enumerate(kept)}  # an index of raw -> its index in loaded
+    kept_marks = {position[i]: mark for i, mark in marks.items() if i in position}
     plain = _with_marks(dump_messages(loaded, validate=False), kept_marks)
     profiles: list[ProfileReport] = []
     for target in targets:
@@ -901,19 +897,8 @@ def _which(indexes: Sequence[int]) -> str:
 
 
 def _strings(values: Sequence[Any]) -> set[str]:
-    """Every string (value or key) inside ``values``, found without recursion."""
-    found: set[str] = set()
-    stack = list(values)
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            found.add(value)
-        elif isinstance(value, dict):
-            found.update(k for k in value if isinstance(k, str))
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return found
+    """Every string (value or key) inside ``values``."""
+    return {text for _, text in json_strings(list(values))}
 
 
 def _provider_problem(violation: Violation, target: Target) -> Problem:

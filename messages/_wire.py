@@ -16,13 +16,23 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, Literal, Union
 
 import typing_extensions
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["DUMPERS", "Dumper", "WireModel", "copy_json", "flat_init", "nest_flat", "short_repr", "wire_dump"]
+__all__ = [
+    "DUMPERS",
+    "Dumper",
+    "WireModel",
+    "copy_json",
+    "flat_init",
+    "json_strings",
+    "nest_flat",
+    "short_repr",
+    "wire_dump",
+]
 
 _REPR_LIMIT = 72
 
@@ -92,6 +102,29 @@ def copy_json(value: Any) -> Any:
                 pending.append(copy)
             node[key] = copy  # replacing the value of an existing key: the iteration stays valid
     return top
+
+
+def json_strings(value: Any) -> Iterator[tuple[str, str]]:
+    """Every string inside JSON-like data, keys included, with its path (``content[0].text``; a key has the
+    path of its value), in document order.
+
+    Iterative, like ``copy_json``: however deep a payload nests, the walk does not hit the recursion limit.
+    """
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            yield path, item
+        elif isinstance(item, dict):
+            children: list[tuple[str, Any]] = []
+            for key, child in item.items():
+                where = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str):
+                    children.append((where, key))
+                children.append((where, child))
+            stack.extend(reversed(children))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((f"{path}[{n}]", child) for n, child in reversed(list(enumerate(item))))
 
 
 class WireModel(BaseModel):

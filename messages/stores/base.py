@@ -46,6 +46,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
+from messages._wire import json_strings
 from messages.errors import (
     CorruptDataError,
     InvalidThreadIdError,
@@ -457,7 +458,8 @@ def _unstorable(messages: list[Message], exc: PydanticSerializationError) -> Uns
         try:
             message.model_dump_json()
         except PydanticSerializationError:
-            field = _bad_text(message.model_dump(), "") or "?"
+            bad = (path for path, text in json_strings(message.model_dump()) if not _encodes(text))
+            field = next(bad, "?")
             return UnstorableMessageError(
                 f"message {index} cannot be stored: its {field} is not valid Unicode text (a lone "
                 "surrogate, which UTF-8, JSON and databases refuse); decode the text that produced it "
@@ -468,27 +470,13 @@ def _unstorable(messages: list[Message], exc: PydanticSerializationError) -> Uns
     return UnstorableMessageError(f"a message cannot be stored: {exc}", index=-1, field="?")
 
 
-def _bad_text(value: object, path: str) -> str | None:
-    """The path of the first string in a dump that UTF-8 cannot encode."""
-    if isinstance(value, str):
-        try:
-            value.encode()
-        except UnicodeEncodeError:
-            return path
-        return None
-    if isinstance(value, dict):
-        items: Iterable[tuple[str, object]] = (
-            (f"{path}.{key}" if path else str(key), item) for key, item in value.items()
-        )
-    elif isinstance(value, (list, tuple)):
-        items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
-    else:
-        return None
-    for where, item in items:
-        found = _bad_text(item, where)
-        if found is not None:
-            return found
-    return None
+def _encodes(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogate), as UTF-8 needs."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def not_local(thread_id: str, action: Literal["append", "read"]) -> ThreadKindError:
