@@ -164,7 +164,7 @@ def test_switch_provider_continues_one_conversation_on_four_providers():
         "anthropic/claude-sonnet-4-5",
     ]
     mistral = out.split("== mistral/")[1].split("== anthropic/")[0]
-    assert "provider-quirks.md row 30" in mistral  # OpenAI and Gemini ids would break Mistral
+    assert "quirk 30" in mistral  # OpenAI and Gemini ids would break Mistral
     assert "tool-call id(s) rewritten (results alike)" in mistral
     anthropic = out.split("== anthropic/")[1]
     assert "signed by gemini" in anthropic  # Gemini's signed reasoning would break Anthropic

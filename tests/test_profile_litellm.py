@@ -25,6 +25,7 @@ from messages import (
 )
 from messages import strategies as ms
 from messages.profiles import registered_profiles
+from messages.profiles.rules import ALL_PARTS
 from messages.testing import StandInServer, scripted
 from tests.conftest import send_kwargs
 from tests.oracles import openai_accepts
@@ -66,9 +67,9 @@ def for_the_oracle(model: str, body: list[dict[str, Any]]) -> list[dict[str, Any
     """The body as the OpenAI SDK's types should take it, or None where the provider's own extensions
     are part of it (DeepSeek takes `reasoning_content`: the reasoner any, the others their own)."""
     profile = get_profile(model)
-    if profile.accepts_reasoning_content:
+    if profile.rule("reasoning-missing") is not None:  # every turn carries reasoning_content
         return None
-    if profile.accepts_own_reasoning_content:
+    if getattr(profile.rule("foreign-reasoning"), "own_reasoning_content", False):
         return [{k: v for k, v in m.items() if k != "reasoning_content"} for m in body]
     if profile.provider == "mistral":
         if media(body, ["file"]):
@@ -81,7 +82,8 @@ def assert_sent_right(model: str, plain: list[dict[str, Any]], body: list[dict[s
     profile = get_profile(model)
     assert [str(v) for v in profile.check(body) if v.fixable] == [], model
     assert missing_texts(plain, body) == [], model
-    assert Counter(media(body, profile.accepts_parts)) >= Counter(media(plain, profile.accepts_parts)), model
+    accepts = getattr(profile.rule("unsupported-part"), "accepts", ALL_PARTS)
+    assert Counter(media(body, accepts)) >= Counter(media(plain, accepts)), model
     if profile.supports_tools:
         assert protocol_problems(body) == [], model
         assert len(tool_results(body)) == len(tool_results(plain)), model

@@ -1,7 +1,7 @@
 """Every profile applied to one canonical conversation, against a committed snapshot.
 
 ``tests/snapshots/profiles.json`` holds, for one model string per provider and per notable model family:
-the profile it resolves to, the profile's fields that differ from a plain ``Profile``, what ``check`` says
+the profile it resolves to, the profile's rules (with their quirks and settings), what ``check`` says
 about the plain dump (litellm alone), the list ``apply`` returns, and what ``check`` still says after it.
 A change to any profile shows up as one readable diff of that file. After an intended change, regenerate
 it and read the diff before committing:
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from messages import (
     dump_messages,
     get_profile,
 )
-from messages.profiles import IdRule, Profile
+from messages.profiles import IdRule, Profile, Rule
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "profiles.json"
 
@@ -121,8 +122,21 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _fields(profile: Profile) -> dict[str, Any]:
-    return {name: _plain(value) for name, value in profile.differences().items() if name != "provider"}
+def _rule(rule: Rule) -> str:
+    """A rule as one line: its id, its quirk, and the settings that differ from the rule's defaults."""
+    default = type(rule)()
+    settings = {
+        f.name: _plain(getattr(rule, f.name))
+        for f in fields(rule)
+        if f.repr and f.name != "row" and getattr(rule, f.name) != getattr(default, f.name)
+    }
+    quirk = f" (quirk {rule.row})" if rule.row is not None else ""
+    said = ", ".join(f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in settings.items())
+    return f"{rule.id}{quirk}" + (f": {said}" if said else "")
+
+
+def _rules(profile: Profile) -> list[str]:
+    return sorted(_rule(rule) for rule in profile.rules)
 
 
 def render() -> dict[str, Any]:
@@ -134,7 +148,7 @@ def render() -> dict[str, Any]:
         applied = profile.apply(dumped)
         profiles[model] = {
             "profile": profile.name,
-            "fields": _fields(profile),
+            "rules": _rules(profile),
             "litellm alone": [str(v) for v in profile.check(dumped)],
             "applied": applied,
             "left after apply": [str(v) for v in profile.check(applied)],

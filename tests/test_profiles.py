@@ -32,6 +32,7 @@ from messages import (
     register_profile,
 )
 from messages.profiles import BUILTIN_MODULES, IdRule, registered_profiles
+from messages.profiles.rules import KnownKeys, NoPrefill, ToolCallIds
 from tests.wire import missing_texts, pairing, protocol_problems, roles
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
@@ -229,8 +230,10 @@ def test_mistral_gets_nine_character_ids_on_calls_and_results_alike():
 
 
 def test_openai_ids_over_40_characters_are_shortened_and_signatures_never_collide():
-    # Row 3: ids longer than 40 are rejected. Row 25: litellm cuts "__thought__<signature>" off ids for
-    # every non-Gemini model, so two calls whose ids differ only in their signatures would become one.
+    # Quirk 3: ids longer than 40 are rejected. Quirk 25: litellm cuts "__thought__<signature>" off ids
+    # for every non-Gemini model, so two calls whose ids differ only in their signatures reach the
+    # provider as one id. OpenAI scopes ids to their turn (the second call is in a later turn), so that is
+    # not a problem there; Anthropic wants every id once (quirk 17). The profiles give them apart anyway.
     first, second = GEMINI_ID, GEMINI_ID.replace("c2ln", "b3Ro")
     long_id = "ws_" + "x" * 60
     conversation = [
@@ -244,8 +247,10 @@ def test_openai_ids_over_40_characters_are_shortened_and_signatures_never_collid
     ]
     plain = dump_messages(conversation)
     rules = [v.rule for v in get_profile("openai").check(plain)]
-    assert rules.count("duplicate-tool-call-id") == 1
+    assert rules.count("duplicate-tool-call-id") == 0
     assert rules.count("tool-call-id") == 2  # the long id, on its call and its result
+    claude = [v.rule for v in get_profile("anthropic").check(plain)]
+    assert claude.count("duplicate-tool-call-id") == 1
     applied = dump_messages(conversation, model="openai/gpt-4o")
     ids = [c["id"] for _, m in enumerate(applied) for c in m.get("tool_calls", [])]
     assert ids[0] == first.split("__thought__")[0]  # litellm's cut is kept when it is unique
@@ -899,10 +904,10 @@ def test_resolution_is_cached_and_registering_clears_the_cache(restored_registry
     provider = f"test_proxy_{uuid.uuid4().hex[:8]}"
     before = get_profile(f"{provider}/model-a")
     assert before.is_default
-    mine = Profile(provider=provider, tool_call_ids=IdRule(max_length=16))
+    mine = Profile(provider, (ToolCallIds(ids=IdRule(max_length=16)),))
     register_profile(mine)
     assert get_profile(f"{provider}/model-a") is mine
-    family = mine.with_family("model-a", supports_assistant_prefill=False)
+    family = mine.with_family("model-a", NoPrefill())
     register_profile(family)
     assert get_profile(f"{provider}/model-a-large") is family
     assert get_profile(f"{provider}/model-b") is mine
@@ -929,11 +934,27 @@ def test_register_profile_takes_only_profiles():
         register_profile({"provider": "x"})  # type: ignore[arg-type]
 
 
-def test_profiles_need_a_provider_and_known_roles():
+def test_profiles_need_a_provider_rules_and_known_roles():
     with pytest.raises(ValueError, match="needs a provider"):
         Profile(provider="")
     with pytest.raises(ValueError, match="unknown roles"):
-        Profile(provider="x", extra_keys={"robot": frozenset({"x"})})
+        Profile("x", (KnownKeys(extra={"robot": frozenset({"x"})}),))
+    with pytest.raises(ValueError, match="two 'prefill' rules"):
+        Profile("x", (NoPrefill(), NoPrefill(text="Go on.")))
+    with pytest.raises(TypeError, match="Rule objects; got a dict"):
+        Profile("x", ({"id": "prefill"},))  # type: ignore[arg-type]
+
+
+def test_a_profile_is_derived_by_replacing_adding_and_removing_rules():
+    base = get_profile("mistral")
+    derived = base.with_rules(NoPrefill(row=15), ToolCallIds(ids=IdRule(max_length=64)), without=("prefix",))
+    assert derived.rule("prefix") is None
+    assert derived.rule("prefill") == NoPrefill(row=15)
+    assert derived.tool_call_ids == IdRule(max_length=64)
+    assert [r.id for r in derived.rules if r.id != "prefill"] == [
+        r.id for r in base.rules if r.id != "prefix"
+    ]
+    assert base.rule("prefix") is not None  # the profile it came from is unchanged
 
 
 # --- dump_messages and the package -------------------------------------------------------------------
@@ -944,17 +965,17 @@ def test_dump_messages_applies_the_profile_of_the_model_or_the_one_given():
     plain = dump_messages(conversation)
     assert dump_messages(conversation, model="mistral/mistral-small") == get_profile("mistral").apply(plain)
     assert dump_messages(conversation, profile="mistral") == get_profile("mistral").apply(plain)
-    mine = Profile(provider="mine", supports_assistant_prefill=False)
+    mine = Profile("mine", (NoPrefill(),))
     assert dump_messages(conversation, model="openai/gpt-4o", profile=mine) == mine.apply(plain)
 
 
 def test_violations_read_as_sentences():
     violation = Violation(3, "tool-call-id", 30, "tool-call id 'call_1' breaks mistral's id rule")
-    assert str(violation) == (
-        "message 3: tool-call id 'call_1' breaks mistral's id rule [tool-call-id, provider-quirks.md row 30]"
+    assert (
+        str(violation) == "message 3: tool-call id 'call_1' breaks mistral's id rule [tool-call-id, quirk 30]"
     )
     assert str(Violation(None, "empty-conversation", 12, "empty", fixable=False)) == (
-        "the conversation: empty [empty-conversation, provider-quirks.md row 12]"
+        "the conversation: empty [empty-conversation, quirk 12]"
     )
 
 
@@ -963,7 +984,7 @@ def _profile_modules() -> list[str]:
     return sorted(
         m.name
         for m in pkgutil.iter_modules(package.__path__)
-        if not m.name.startswith("_") and m.name != "transforms"
+        if not m.name.startswith("_") and m.name != "rules"
     )
 
 
@@ -1001,7 +1022,7 @@ def documented_rows(doc: str) -> tuple[set[int], set[int]]:
         head = re.match(r"\s*\* (.*?):", line)
         if head:
             rows.update(_row_numbers(head.group(1)))
-    for group in re.findall(r"\brows? ((?:\d{1,2}(?:,? and |, | with )?)+)", implements):
+    for group in re.findall(r"\b(?:rows?|quirks?) ((?:\d{1,2}(?:,? and |, | with )?)+)", implements):
         rows.update(_row_numbers(group))
     for group in re.findall(r"\(([^()]*)\)", implements):
         lead = re.match(r"\s*\d{1,2}(?:\s*(?:,|and)\s*\d{1,2})*", group)
@@ -1021,7 +1042,7 @@ def documented_rows(doc: str) -> tuple[set[int], set[int]]:
 def test_the_row_parser_reads_rows_not_quantities():
     doc = """x.
 
-    Implements (provider-quirks.md rows):
+    Implements (quirks, ``messages quirks N``):
 
     * 3: ids of at most 40 characters, exactly 9 letters (``gemma-4``, V3.1);
     * 7 and 36: images moved (row 54 too);
@@ -1036,9 +1057,11 @@ def test_each_module_docstring_lists_real_rows_and_every_row_its_profiles_cite()
     for name in BUILTIN_MODULES:
         module = importlib.import_module(f"messages.profiles.{name}")
         profiles = [module.PROFILE, *getattr(module, "FAMILIES", {}).values()]
-        cited = {row for p in profiles for row in p.rows.values()}
+        # The rows a profile sets on its rules (a rule's own default, such as the refusal rule's quirk 5, is
+        # the same for every provider, and documented with the rule).
+        cited = {r.row for p in profiles for r in p.rules if r.row is not None and r.row != type(r)().row}
         doc = module.__doc__ or ""
-        assert "Implements (provider-quirks.md rows)" in doc, name
+        assert "Implements (quirks, ``messages quirks N``)" in doc, name
         assert "Left to litellm" in doc, name
         implemented, left = documented_rows(doc)
         assert implemented, name
@@ -1053,9 +1076,18 @@ def test_family_keys_are_written_as_they_are_matched():
             assert not re.search(r"\d\.\d", profile.family), profile.name
 
 
-def test_transforms_and_rules_never_name_a_provider():
+def test_rules_never_name_a_provider():
     # STYLE.md: nothing outside a provider's own module tests `provider == "x"`.
-    for module in ("transforms", "_profile", "_rules", "_ids"):
+    for module in (
+        "_rule",
+        "_plan",
+        "_profile",
+        "_ids",
+        "rules.keys",
+        "rules.calls",
+        "rules.content",
+        "rules.order",
+    ):
         path = Path(importlib.import_module(f"messages.profiles.{module}").__file__)
         source = ast.unparse(ast.parse(path.read_text()))
         for provider in BUILTIN_MODULES:

@@ -3,7 +3,7 @@
 litellm builds the Converse request from the OpenAI-shape list, so unknown keys and ``name`` never reach
 Bedrock.
 
-Implements (provider-quirks.md rows):
+Implements (quirks, ``messages quirks N``):
 
 * 41: the first turn after the system messages is a user turn (one is added if not);
 * 43: no blank text: a user or assistant turn with no text (whitespace counts) is dropped, a blank text
@@ -11,10 +11,10 @@ Implements (provider-quirks.md rows):
   tool result says so;
 * 44: an assistant turn between tool results and a following user message ("Conversation blocks and tool
   result blocks cannot be provided in the same turn");
-* 45: tool-call ids of ``[a-zA-Z0-9_-]``, at most 64 characters (whether ``.`` and ``:`` are allowed is
-  disputed); family ``mistral``: exactly 9 letters or digits;
+* 45: tool-call ids of ``[a-zA-Z0-9_-]``, at most 64 characters, unique in the request; family
+  ``mistral``: exactly 9 letters or digits;
 * 47: a conversation ending on an assistant text gets a user turn (most Bedrock models require a user
-  turn last); family ``claude`` allows prefill, except 4.6 and later (row 15);
+  turn last); family ``claude`` allows prefill, except 4.6 and later (quirk 15);
 * 48: signed thinking blocks go back to Bedrock only (litellm turns them into ``reasoningContent``);
 * 18 (Claude's thinking rules, shared with Anthropic): a turn with thinking after another assistant turn
   is merged into it with the thinking first, and a final assistant text sends no thinking;
@@ -28,42 +28,46 @@ hash, which the rewrite leaves nothing to do).
 from __future__ import annotations
 
 from messages.profiles._ids import IdRule
-from messages.profiles.anthropic import claude_profile, no_prefill_families
+from messages.profiles._profile import Profile
+from messages.profiles.anthropic import CLAUDE_RULES, no_prefill_families
+from messages.profiles.mistral import MISTRAL_IDS
+from messages.profiles.rules import (
+    BlankToolResults,
+    BridgeToolResults,
+    CallTurnContent,
+    DropBlank,
+    FinalThinking,
+    ForeignPayloads,
+    NoPrefill,
+    ThinkingOrder,
+    ToolCallIds,
+    UserFirst,
+)
 
 __all__ = ["ALIASES", "FAMILIES", "PROFILE"]
 
 ALIASES = ("bedrock_converse",)
 
-_ROWS = {
-    "tool-call-id": 45,
-    "foreign-reasoning": 48,
-    "thinking-order": 18,
-    "final-thinking": 18,
-    "empty-text": 43,
-    "call-turn-text": 43,
-    "empty-tool-result": 43,
-    "tool-then-user": 44,
-    "first-turn": 41,
-    "prefill": 47,
-}
-
-PROFILE = claude_profile(
-    "bedrock",
-    tool_call_ids=IdRule(alphabet="a-zA-Z0-9_-", max_length=64),
-    needs_assistant_after_tool_results=True,
-    supports_assistant_prefill=False,
-    rows=_ROWS,
+PROFILE = Profile("bedrock", CLAUDE_RULES).with_rules(
+    ForeignPayloads(thinking_blocks=True, row=48),
+    ToolCallIds(ids=IdRule(alphabet="a-zA-Z0-9_-", max_length=64), unique=True, row=45),
+    DropBlank(whitespace=True, row=43),
+    CallTurnContent(value="null", whitespace=True, row=43),
+    BlankToolResults(whitespace=True, row=43),
+    ThinkingOrder(row=18),
+    FinalThinking(row=18),
+    BridgeToolResults(row=44),
+    UserFirst(row=41),
+    NoPrefill(row=47),
 )
 
-_CLAUDE = PROFILE.with_family("claude", supports_assistant_prefill=True)
+_CLAUDE = PROFILE.with_family("claude", without=("prefill",))
 
 FAMILIES = {
     "claude": _CLAUDE,
     **no_prefill_families(_CLAUDE),
     **{
-        family: PROFILE.with_family(
-            family, tool_call_ids=IdRule(alphabet="a-zA-Z0-9", min_length=9, max_length=9)
-        )
+        family: PROFILE.with_family(family, ToolCallIds(ids=MISTRAL_IDS, unique=True, row=45))
         for family in ("mistral", "mixtral", "pixtral")
     },
 }

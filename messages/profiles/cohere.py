@@ -1,6 +1,6 @@
 """Cohere (``cohere/...``: litellm's default route, the v2 chat API, which takes OpenAI-shaped messages).
 
-Implements (provider-quirks.md rows):
+Implements (quirks, ``messages quirks N``):
 
 * 55: no ``name`` on any message, only known keys (the compatibility API answers 422 to what it does not
   know); no empty turn ("message must be at least 1 token long or tool results must be specified"): a user
@@ -8,21 +8,38 @@ Implements (provider-quirks.md rows):
   says so.
 
 Left to litellm: 7 (images in tool results moved by its OpenAI-shaped route), 25 (signatures cut off
-ids). Not covered: the v1 route (``cohere_chat/...``), which sends only the last user message
-(litellm-notes.md section 2): it gets the OpenAI-compatible default, and should be avoided.
+ids). Not covered: the v1 route (``cohere_chat/...``), which sends only the last user message: it gets
+the OpenAI-compatible default, and should be avoided.
 """
 
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
+from messages.profiles.rules import (
+    BlankToolResults,
+    CallTurnContent,
+    DropBlank,
+    EmptyArguments,
+    ForeignPayloads,
+    KnownKeys,
+    Names,
+    Refusal,
+    ToolCallIds,
+)
 
 __all__ = ["PROFILE"]
 
 PROFILE = Profile(
-    provider="cohere",
-    accepts_names_on=frozenset(),
-    empty_text="drop",
-    call_turn_content="null",
-    fills_empty_tool_results=True,
-    rows={"name": 55, "unknown-key": 55, "empty-text": 55, "call-turn-text": 55, "empty-tool-result": 55},
+    "cohere",
+    (
+        ForeignPayloads(),
+        Refusal(),
+        Names(kept_on=frozenset(), row=55),
+        KnownKeys(row=55),
+        EmptyArguments(),
+        ToolCallIds(),
+        DropBlank(row=55),
+        CallTurnContent(value="null", row=55),
+        BlankToolResults(row=55),
+    ),
 )

@@ -1,6 +1,6 @@
 """DeepSeek (``deepseek/deepseek-chat``, ``deepseek/deepseek-reasoner``, ...).
 
-Implements (provider-quirks.md rows):
+Implements (quirks, ``messages quirks N``):
 
 * 36: content is sent as a string: text parts are joined with newlines (litellm joins them only when
   their text is not empty, and leaves a list DeepSeek rejects: "invalid type: sequence, expected a
@@ -16,9 +16,8 @@ Implements (provider-quirks.md rows):
 * 20, family ``deepseek-reasoner``: user and assistant turns alternate ("does not support successive user
   or assistant messages");
 * 34: ``reasoning_content`` that DeepSeek wrote (the turn's ``provider`` is ``deepseek``) is sent back:
-  a turn made in thinking mode (``deepseek-chat`` with thinking enabled, V3.1 and later) must carry it;
-  reasoning another provider wrote is dropped (row 35, the R1-era rule that rejected it in input, is
-  superseded by 34);
+  a turn made in thinking mode must carry it; reasoning another provider wrote is dropped (quirk 35, the
+  R1-era rule that rejected it in input, is superseded by 34);
 * only known keys are sent.
 
 Left to litellm: 36 (dropping the parts the model does not take), 25 (signatures cut off ids).
@@ -27,29 +26,51 @@ Left to litellm: 36 (dropping the parts the model does not take), 25 (signatures
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
+from messages.profiles.rules import (
+    Alternation,
+    EmptyArguments,
+    ForeignPayloads,
+    KnownKeys,
+    Names,
+    ReasoningContent,
+    Refusal,
+    TextOnly,
+    ToolCallIds,
+    ToolMedia,
+    UnsupportedParts,
+)
 
 __all__ = ["FAMILIES", "PROFILE"]
 
-PROFILE = Profile(
-    provider="deepseek",
-    accepts_names_on=frozenset({"system", "developer", "user", "assistant"}),  # DeepSeek's API documents them
-    accepts_parts=frozenset({"text"}),
-    needs_text_content=True,
-    moves_tool_media=True,
-    accepts_own_reasoning_content=True,
-    rows={"unsupported-part": 36, "text-content": 36, "tool-media": 36, "foreign-reasoning": 34},
-)
+_TEXT = frozenset({"text"})
+_VISION = frozenset({"text", "image_url"})
 
-_VISION = {"accepts_parts": frozenset({"text", "image_url"})}
+PROFILE = Profile(
+    "deepseek",
+    (
+        ForeignPayloads(own_reasoning_content=True, row=34),
+        Refusal(),
+        Names(kept_on=frozenset({"system", "developer", "user", "assistant"})),  # DeepSeek documents them
+        KnownKeys(),
+        EmptyArguments(),
+        ToolCallIds(),
+        TextOnly(accepts=_TEXT, row=36),
+        UnsupportedParts(accepts=_TEXT, row=36),
+        ToolMedia(row=36),
+    ),
+)
 
 FAMILIES = {
     "deepseek-reasoner": PROFILE.with_family(
         "deepseek-reasoner",
-        accepts_reasoning_content=True,
-        requires_reasoning_content=True,
-        needs_alternation=True,
-        rows={**PROFILE.rows, "reasoning-missing": 34, "consecutive-roles": 20},
+        ForeignPayloads(row=34),
+        ReasoningContent(row=34),
+        Alternation(row=20),
     ),
-    "deepseek-v4-flash": PROFILE.with_family("deepseek-v4-flash", **_VISION),
-    "deepseek-flash": PROFILE.with_family("deepseek-flash", **_VISION),
+    **{
+        family: PROFILE.with_family(
+            family, TextOnly(accepts=_VISION, row=36), UnsupportedParts(accepts=_VISION, row=36)
+        )
+        for family in ("deepseek-v4-flash", "deepseek-flash")
+    },
 }

@@ -1,9 +1,9 @@
 """The OpenAI-compatible default: vLLM, llama.cpp, LM Studio, and every provider with no profile of its own.
 
 Such servers render the messages through the model's chat template, which is where most of their errors
-come from (row 53); what they accept varies, so this profile sends the most widely accepted form.
+come from (quirk 53); what they accept varies, so this profile sends the most widely accepted form.
 
-Implements (provider-quirks.md rows):
+Implements (quirks, ``messages quirks N``):
 
 * 9: ``developer`` sent as ``system``;
 * 33 and 53: only the OpenAI core keys, no ``name`` (vLLM with Mistral's tokenizer: "Extra inputs are not
@@ -24,52 +24,57 @@ Left to litellm: 25 (signatures cut off ids).
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
+from messages.profiles._rule import Rule
 from messages.profiles.mistral import MISTRAL_IDS
+from messages.profiles.rules import (
+    Alternation,
+    CallTurnContent,
+    EmptyArguments,
+    ForeignPayloads,
+    KnownKeys,
+    Names,
+    NullTurn,
+    Refusal,
+    SystemRole,
+    ToolCallIds,
+    ToolMedia,
+    ToolText,
+)
 
-__all__ = ["FAMILIES", "PROFILE", "template_families", "template_profile"]
+__all__ = ["ALIASES", "FAMILIES", "PROFILE", "template_families", "template_rules"]
 
 
-def template_profile(provider: str, **changes: object) -> Profile:
-    """The profile of an OpenAI-compatible server that renders chat templates, named ``provider``."""
-    fields: dict[str, object] = {
-        "provider": provider,
-        "accepts_names_on": frozenset(),
-        "system_role": "system",
-        "call_turn_content": "empty_string",
-        "needs_turn_content": True,
-        "needs_alternation": True,
-        "moves_tool_media": True,
-        "needs_text_tool_content": True,
-        "rows": {
-            "unknown-key": 33,
-            "name": 33,
-            "system-role": 9,
-            "consecutive-roles": 53,
-            "call-turn-text": 53,
-            "null-content": 53,
-            "tool-content": 54,
-            "tool-media": 7,
-        },
-    }
-    fields.update(changes)
-    return Profile(**fields)  # type: ignore[arg-type]
+def template_rules(keys_row: int) -> tuple[Rule, ...]:
+    """The rules of an OpenAI-compatible server that renders chat templates (``keys_row``: the quirk of
+    its strict keys: 33 for vLLM with Mistral's tokenizer, 60 for Together and Fireworks)."""
+    return (
+        ForeignPayloads(),
+        Refusal(),
+        Names(kept_on=frozenset(), row=keys_row),
+        KnownKeys(row=keys_row),
+        EmptyArguments(),
+        ToolCallIds(),
+        SystemRole(to="system", row=9),
+        CallTurnContent(value="empty_string", row=53),
+        NullTurn(row=53),
+        ToolText(row=54),
+        ToolMedia(row=7),
+        Alternation(row=53),
+    )
 
 
 def template_families(profile: Profile) -> dict[str, Profile]:
     """Model families whose templates have rules of their own: Mistral's ids, Gemma's missing system role."""
-    mistral_rows = {**profile.rows, "tool-call-id": 30}
     families = {
-        family: profile.with_family(family, tool_call_ids=MISTRAL_IDS, rows=mistral_rows)
+        family: profile.with_family(family, ToolCallIds(ids=MISTRAL_IDS, row=30))
         for family in ("mistral", "mixtral", "codestral", "devstral", "ministral", "magistral", "pixtral")
     }
-    families["gemma"] = profile.with_family(
-        "gemma", system_role="user", rows={**profile.rows, "system-role": 27}
-    )
+    families["gemma"] = profile.with_family("gemma", SystemRole(to="user", row=27))
     families["gemma-4"] = profile.with_family("gemma-4")
     return families
 
 
-PROFILE = template_profile("openai_compatible", is_default=True)
+PROFILE = Profile("openai_compatible", template_rules(33), is_default=True)
 
 ALIASES = ("hosted_vllm", "lm_studio", "llamafile", "openai_like", "custom_openai")
 

@@ -1,36 +1,27 @@
-"""Fireworks AI (``fireworks_ai/accounts/fireworks/models/...``): open-weight models, OpenAI-compatible API.
+"""Fireworks AI (``fireworks_ai/...``): open-weight models behind chat templates.
 
-No message-list error specific to Fireworks is documented (row 60); its models are rendered through their
-chat templates.
+Implements (quirks, ``messages quirks N``):
 
-Implements (provider-quirks.md rows): the template rules of the OpenAI-compatible default (7, 9, 27, 30,
-33, 53, 54; see ``default``), and row 60: its API rejects fields it does not know.
+* 9, 53, 54 and 7: the OpenAI-compatible default's rules (``messages.profiles.default``), with the Mistral
+  (quirk 30) and Gemma (quirk 27) families;
+* 60: only known keys, and no ``name``;
+* ``file`` parts are reported (not fixable): litellm refuses them for Fireworks before sending ("convert
+  pages to images").
 
-File parts are reported: litellm's Fireworks route refuses them before sending.
-
-Left to litellm: dropping ``thinking_blocks``, 25 (signatures cut off ids).
+Left to litellm: 25 (signatures cut off ids).
 """
 
 from __future__ import annotations
 
-from messages.profiles.default import template_families, template_profile
+from messages.profiles._profile import Profile
+from messages.profiles.default import template_families, template_rules
+from messages.profiles.rules import UnsupportedParts
 
 __all__ = ["FAMILIES", "PROFILE"]
 
-PROFILE = template_profile(
+PROFILE = Profile(
     "fireworks_ai",
-    # litellm refuses file parts for Fireworks before sending ("convert pages to images")
-    accepts_parts=frozenset({"text", "image_url", "input_audio"}),
-    rows={
-        "unknown-key": 60,
-        "name": 60,
-        "system-role": 9,
-        "consecutive-roles": 53,
-        "call-turn-text": 53,
-        "null-content": 53,
-        "tool-content": 54,
-        "tool-media": 7,
-    },
+    (*template_rules(60), UnsupportedParts(accepts=frozenset({"text", "image_url", "input_audio"}))),
 )
 
 FAMILIES = template_families(PROFILE)

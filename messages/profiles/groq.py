@@ -1,6 +1,6 @@
 """Groq (``groq/...``).
 
-Implements (provider-quirks.md rows):
+Implements (quirks, ``messages quirks N``):
 
 * 37: only known message keys ("property 'reasoning_content' is unsupported", also ``id``, ``status``,
   ``metadata``...); ``name`` is kept on system and user messages, where Groq's schema has it;
@@ -15,16 +15,33 @@ Left to litellm: 7 (images in tool results are moved to a user message by its Op
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
+from messages.profiles.rules import (
+    EmptyArguments,
+    ForeignPayloads,
+    KnownKeys,
+    Names,
+    Refusal,
+    SystemRole,
+    SystemText,
+    ToolCallIds,
+)
 
 __all__ = ["FAMILIES", "PROFILE"]
 
 PROFILE = Profile(
-    provider="groq",
-    needs_text_system_content=True,
-    rows={"unknown-key": 37, "name": 37, "system-content": 38},
+    "groq",
+    (
+        ForeignPayloads(),
+        Refusal(),
+        Names(row=37),
+        KnownKeys(row=37),
+        EmptyArguments(),
+        ToolCallIds(),
+        SystemText(row=38),
+    ),
 )
 
 FAMILIES = {
-    family: PROFILE.with_family(family, system_role="user", rows={**PROFILE.rows, "system-role": 39})
+    family: PROFILE.with_family(family, SystemRole(to="user", row=39))
     for family in ("llama-3-2-11b-vision", "llama-3-2-90b-vision")
 }

@@ -1,30 +1,38 @@
-"""Ollama's generate API (``ollama/...``, ``/api/generate``): litellm flattens the chat into one prompt.
+"""Ollama's generate route (``ollama/...``): litellm flattens the whole chat into one prompt.
 
-Implements (provider-quirks.md rows):
+Implements (quirks, ``messages quirks N``):
 
-* 49 and 58: arguments ``""`` sent as ``"{}"`` (litellm's prompt builder ``json.loads`` them);
-  arguments that are not a JSON object are reported.
+* 49: arguments ``""`` sent as ``"{}"``, and arguments that are not a JSON object reported (litellm
+  decodes them into the prompt);
+* parts other than text and images are reported: litellm keeps the text and the images, nothing else.
 
-Audio and file parts are reported: litellm's route keeps only the text and the images of a message.
-
-Left to litellm: everything else. It renders every message into a ``### System/### User/### Assistant``
-prompt, drops empty ones, and sends images as the request's top-level ``images``; no key, id or role rule
-of the chat APIs applies.
+Left to litellm: everything else; the prompt has no place for names or keys.
 """
 
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
-
-__all__ = ["PROFILE"]
-
-_ALL_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
-
-PROFILE = Profile(
-    provider="ollama",
-    rejects_unknown_keys=False,
-    accepts_names_on=_ALL_ROLES,  # the prompt has no place for them; litellm ignores them
-    decodes_arguments=True,
-    accepts_parts=frozenset({"text", "image_url"}),  # litellm keeps the text and the images, nothing else
-    rows={"empty-arguments": 49, "invalid-arguments": 49},
+from messages.profiles.rules import (
+    EmptyArguments,
+    ExtensionKeys,
+    ForeignPayloads,
+    InvalidArguments,
+    Refusal,
+    ToolCallIds,
+    UnsupportedParts,
 )
+
+__all__ = ["OLLAMA_RULES", "PROFILE"]
+
+OLLAMA_RULES = (
+    ForeignPayloads(),
+    Refusal(),
+    ExtensionKeys(),
+    EmptyArguments(row=49),
+    InvalidArguments(row=49),
+    ToolCallIds(),
+    UnsupportedParts(accepts=frozenset({"text", "image_url"})),  # litellm keeps the text and the images
+)
+"""The rules of both Ollama routes."""
+
+PROFILE = Profile("ollama", OLLAMA_RULES)

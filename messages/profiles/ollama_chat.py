@@ -1,39 +1,23 @@
-"""Ollama's native chat API (``ollama_chat/...``, ``/api/chat``).
+"""Ollama's chat route (``ollama_chat/...``): litellm builds ``/api/chat`` messages from fixed keys.
 
-litellm builds each Ollama message from known keys (content, images, tool calls with their arguments
-decoded, ``tool_call_id``, reasoning as ``thinking``), so other keys never reach Ollama.
+Implements (quirks, ``messages quirks N``):
 
-Implements (provider-quirks.md rows):
+* 49: arguments ``""`` sent as ``"{}"``, and arguments that are not a JSON object reported (litellm
+  decodes them into objects, as Ollama wants);
+* 51: images by URL are reported (Ollama takes base64 only; not fixable here);
+* 7: images in tool results are moved to a user message (Ollama's templates render a user turn's images);
+* parts other than text and images are reported: litellm keeps the text and the images, nothing else.
 
-* 49 and 58: arguments ``""`` sent as ``"{}"`` (litellm ``json.loads`` them into the object Ollama wants,
-  and ``""`` raises); arguments that are not a JSON object are reported;
-* 51: images given by http(s) URL are reported (litellm sends the URL where Ollama wants base64; not
-  fixable without downloading it);
-* 7: images in tool results are moved to a user message after them (Ollama's chat templates render the
-  images of user turns).
-
-Audio and file parts are reported: litellm's route keeps only the text and the images of a message.
-
-Left to litellm: 49 (decoding arguments into objects), 51 (stripping the ``data:`` prefix of inline
-images). Not fixable through the OpenAI-shape list: 52 (litellm drops call ids and sends no
-``tool_name``, so results are matched by position).
+Left to litellm: 51 (the ``data:`` prefix cut off inline images). Not fixable by any list: 52 (litellm
+sends no ``tool_name`` on tool results).
 """
 
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
+from messages.profiles.ollama import OLLAMA_RULES
+from messages.profiles.rules import InlineImages, ToolMedia
 
 __all__ = ["PROFILE"]
 
-_ALL_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
-
-PROFILE = Profile(
-    provider="ollama_chat",
-    rejects_unknown_keys=False,
-    accepts_names_on=_ALL_ROLES,  # litellm builds Ollama's messages without them
-    decodes_arguments=True,
-    accepts_parts=frozenset({"text", "image_url"}),  # litellm keeps the text and the images, nothing else
-    moves_tool_media=True,
-    accepts_image_urls=False,
-    rows={"empty-arguments": 49, "invalid-arguments": 49, "tool-media": 7, "image-url": 51},
-)
+PROFILE = Profile("ollama_chat", (*OLLAMA_RULES, ToolMedia(row=7), InlineImages(row=51)))

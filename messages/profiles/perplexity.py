@@ -1,6 +1,6 @@
 """Perplexity (``perplexity/sonar...``): chat without tools, in strictly alternating turns.
 
-Implements (provider-quirks.md rows):
+Implements (quirks, ``messages quirks N``):
 
 * 61: no tool calls or results in the history: each call becomes a line of its assistant turn and each
   result a user turn saying which call it answers, with the result unchanged (nothing is dropped);
@@ -17,25 +17,33 @@ Left to litellm: nothing else; its Perplexity route passes the messages through.
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
+from messages.profiles.rules import (
+    Alternation,
+    DropBlank,
+    ForeignPayloads,
+    KnownKeys,
+    LateSystem,
+    Names,
+    NoPrefill,
+    Refusal,
+    ToolsAsText,
+    UserFirst,
+)
 
 __all__ = ["PROFILE"]
 
 PROFILE = Profile(
-    provider="perplexity",
-    supports_tools=False,
-    accepts_names_on=frozenset(),
-    accepts_late_system=False,
-    needs_alternation=True,
-    needs_user_first=True,
-    supports_assistant_prefill=False,
-    empty_text="drop",
-    rows={
-        "tools-unsupported": 61,
-        "consecutive-roles": 20,
-        "first-turn": 20,
-        "late-system": 57,
-        "name": 57,
-        "empty-text": 61,
-        "prefill": 61,
-    },
+    "perplexity",
+    (
+        ToolsAsText(row=61),
+        ForeignPayloads(),
+        Refusal(),
+        Names(kept_on=frozenset(), row=57),
+        KnownKeys(),
+        DropBlank(row=61),
+        LateSystem(row=57),
+        Alternation(row=20),
+        UserFirst(row=20),
+        NoPrefill(row=61),
+    ),
 )

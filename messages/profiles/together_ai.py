@@ -1,32 +1,22 @@
-"""Together AI (``together_ai/...``): open-weight models behind an OpenAI-compatible API.
+"""Together AI (``together_ai/...``): open-weight models behind chat templates.
 
-No message-list error specific to Together is documented (row 60); its models are rendered through their
-chat templates.
+Implements (quirks, ``messages quirks N``):
 
-Implements (provider-quirks.md rows): the template rules of the OpenAI-compatible default (7, 9, 27, 30,
-33, 53, 54; see ``default``), and row 60: its API rejects fields it does not know.
+* 9, 53, 54 and 7: the OpenAI-compatible default's rules (``messages.profiles.default``), with the Mistral
+  (quirk 30) and Gemma (quirk 27) families;
+* 60: only known keys, and no ``name`` (no message-list error of its own was found; it serves chat
+  templates and rejects unknown request fields).
 
-Left to litellm: dropping ``thinking_blocks``, 25 (signatures cut off ids).
+Left to litellm: 25 (signatures cut off ids).
 """
 
 from __future__ import annotations
 
-from messages.profiles.default import template_families, template_profile
+from messages.profiles._profile import Profile
+from messages.profiles.default import template_families, template_rules
 
 __all__ = ["FAMILIES", "PROFILE"]
 
-PROFILE = template_profile(
-    "together_ai",
-    rows={
-        "unknown-key": 60,
-        "name": 60,
-        "system-role": 9,
-        "consecutive-roles": 53,
-        "call-turn-text": 53,
-        "null-content": 53,
-        "tool-content": 54,
-        "tool-media": 7,
-    },
-)
+PROFILE = Profile("together_ai", template_rules(60))
 
 FAMILIES = template_families(PROFILE)

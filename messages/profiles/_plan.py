@@ -1,0 +1,339 @@
+"""A profile's rules compiled once into the tables one pass over a message list reads.
+
+``Plan.of(provider, rules)`` binds each rule to the profile (``Rule.bind``), sorts them by stage, and
+builds, for each message shape (``_rule.SHAPES``), the rules that screen it. ``apply`` and ``check`` then
+make one pass over the messages: a message's shape is computed (``code_of``), the rules of that shape are
+asked (``detect``), and ``apply`` fixes what they find (``fix``) while ``check`` describes it. The list
+rules run after the pass, where something triggered them. Both modes read the same tables and the same
+detection code: that is the fast path, and there is no other.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from messages.profiles._rule import (
+    DROP,
+    ROLE_STEP,
+    ROLES,
+    SHAPES,
+    Context,
+    Message,
+    Note,
+    Rule,
+    Violation,
+    code_of,
+)
+
+__all__ = ["Plan"]
+
+_ROLE_CODES: dict[Any, int] = {role: code for code, role in enumerate(ROLES)}
+_OTHER = len(ROLES)
+_ROLE_COUNT = len(ROLES) + 1
+_MAX_ROUNDS = 4  # list steps and the message rules on what they made, until a round changes nothing
+
+Triggers = Mapping[int, Sequence[int] | None]
+"""The list rules to run, by position: the indexes of the messages that triggered each one (a watched
+pair of neighbours, or a message-level detection), or ``None`` for anywhere in the list."""
+
+
+def _violation(index: int | None, rule: Rule, note: Note) -> Violation:
+    row = rule.row if note.row is None else note.row
+    return Violation(index, note.rule or rule.id, row, note.text, note.fixable)
+
+
+def _overrides(rule: Rule, name: str) -> bool:
+    return getattr(type(rule), name) is not getattr(Rule, name)
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """The compiled form of a profile's rules (see the module docstring)."""
+
+    cx: Context
+    rules: tuple[Rule, ...]
+    """The profile's rules, bound and sorted by stage: positions index everything below."""
+    table: tuple[tuple[int, ...], ...]
+    """By shape code: the positions of the rules that screen that shape, in stage order."""
+    detects: tuple[Callable[[Message, Any], Any], ...]
+    fixes: tuple[Callable[[Message, Any, Any], Any] | None, ...]
+    """By position: the rule's message-level ``fix``, or ``None`` when its findings are fixed by its list
+    step (or not at all)."""
+    owned_fixes: tuple[Callable[[Message, Any, Any], Any] | None, ...]
+    """``fixes``, with ``fix_in_place`` where a rule has one: for a list nobody else holds."""
+    keeps_shape: tuple[bool, ...]
+    """By position: whether the rule's fix never changes a message's shape (``Rule.keeps_shape``)."""
+    listed: tuple[int, ...]
+    """The positions of the rules with list-level hooks, in stage order."""
+    transitions: tuple[tuple[int, ...], ...] | None
+    """By ``previous role code * 6 + role code``: the list rules that pair of neighbours triggers;
+    ``None`` when no rule of the profile watches neighbours."""
+    stateful: tuple[int, ...]
+    """The positions of rules whose ``start`` gives a state of its own."""
+    retriggers: tuple[bool, ...]
+    """By position: whether a list rule after this one watches neighbours (so that a change this rule
+    makes to the list is looked at again)."""
+    watching: frozenset[int]
+    """The positions of the list rules that watch neighbours (``Rule.transitions``)."""
+    rerun: tuple[tuple[int, ...], ...]
+    """``table`` without the stateful rules and the rules with list-level hooks (whose message-level part
+    prepares their list step, which has run): for the messages that list steps made."""
+    plain_strings: frozenset[str]
+    """The roles whose plain messages (``{"role", "content": <a string>}``) no rule screens, whatever the
+    string: the pass hands them on without computing their shape."""
+    plain_texts: frozenset[str]
+    """The same for plain messages whose string says something (not empty, not only whitespace)."""
+    tool_text: int
+    """The shape code of a plain tool result whose string says something (``{"role": "tool", "content",
+    "tool_call_id"}``), found by the pass without ``code_of``."""
+
+    @classmethod
+    def of(cls, provider: str, rules: Sequence[Rule]) -> Plan:
+        draft = Context(provider, {r.id: r for r in rules})
+        bound = sorted((r.bind(draft) for r in rules), key=lambda r: r.stage)
+        cx = Context(provider, {r.id: r for r in bound})
+        table = tuple(tuple(pos for pos, rule in enumerate(bound) if rule.screens(shape)) for shape in SHAPES)
+        listed = tuple(
+            pos
+            for pos, rule in enumerate(bound)
+            if _overrides(rule, "fix_list") or _overrides(rule, "detect_list")
+        )
+        watched = [
+            tuple(
+                pos
+                for pos in listed
+                if (ROLES[previous] if previous < _OTHER else "", ROLES[role] if role < _OTHER else "")
+                in bound[pos].transitions
+            )
+            for previous in range(_ROLE_COUNT)
+            for role in range(_ROLE_COUNT)
+        ]
+        stateful = tuple(pos for pos, rule in enumerate(bound) if _overrides(rule, "start"))
+        fixes = tuple(rule.fix if _overrides(rule, "fix") else None for rule in bound)
+
+        def plain(role: str, *texts: str) -> bool:  # shapes as code_of gives them, to agree by construction
+            return not any(table[code_of({"role": role, "content": text})] for text in texts)
+
+        return cls(
+            cx=cx,
+            rules=tuple(bound),
+            table=table,
+            detects=tuple(rule.detect for rule in bound),
+            fixes=fixes,
+            owned_fixes=tuple(
+                rule.fix_in_place if _overrides(rule, "fix_in_place") else fix
+                for rule, fix in zip(bound, fixes, strict=True)
+            ),
+            keeps_shape=tuple(rule.keeps_shape for rule in bound),
+            listed=listed,
+            transitions=tuple(watched) if any(watched) else None,
+            stateful=stateful,
+            retriggers=tuple(
+                any(bound[later].transitions for later in listed if later > pos) for pos in range(len(bound))
+            ),
+            watching=frozenset(pos for pos in listed if bound[pos].transitions),
+            rerun=tuple(
+                tuple(pos for pos in row if pos not in stateful and pos not in listed) for row in table
+            ),
+            plain_strings=frozenset(role for role in ROLES if plain(role, "x", " ", "")),
+            plain_texts=frozenset(role for role in ROLES if plain(role, "x")),
+            tool_text=code_of({"role": "tool", "content": "x", "tool_call_id": "x"}),
+        )
+
+    # --- apply ---------------------------------------------------------------------------------------
+
+    def apply(self, messages: Sequence[Mapping[str, Any]], *, owned: bool) -> list[Message]:
+        """The messages with every rule's fix applied: one pass, then the list steps that were triggered.
+
+        With ``owned`` (a fresh dump nobody else holds: every dict and list in it is new) the rules that
+        can change a message in place do (``Rule.fix_in_place``), instead of copying it.
+        """
+        given: list[Any] = messages if isinstance(messages, list) else list(messages)
+        fixes = self.owned_fixes if owned else self.fixes
+        states: list[Any] = list(self.rules)
+        for pos in self.stateful:
+            states[pos] = self.rules[pos].start()
+        out, triggered = self._pass(given, states, fixes)
+        again = [pos for pos in self.stateful if self.rules[pos].finish(states[pos], out, self.cx) is None]
+        if again:  # a stateful rule's guess failed (and put back what it set): once more, with states made
+            # from the whole list; what other rules fixed in place they find fixed (every fix is idempotent).
+            for pos in again:
+                states[pos] = self.rules[pos].start(given)
+            out, triggered = self._pass(given, states, fixes)
+        return self._list_steps(out, triggered)
+
+    def _pass(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        states: list[Any],
+        fixes: tuple[Callable[[Message, Any, Any], Any] | None, ...],
+    ) -> tuple[list[Message], Triggers]:
+        """The one pass: each message's shape, the rules of that shape asked and their fixes applied in
+        stage order (a fix that changes the shape hands on to the rules of the new shape); the list rules
+        that something in the pass triggered, with where."""
+        table, detects, keeps_shape = self.table, self.detects, self.keeps_shape
+        transitions = self.transitions
+        plain_strings, plain_texts, tool_text = self.plain_strings, self.plain_texts, self.tool_text
+        triggered: dict[int, list[int]] = {}
+        out: list[Message] = []
+        append = out.append
+        previous = _OTHER
+        for given in messages:
+            m: Message = given if type(given) is dict else dict(given)
+            role: Any = m.get("role")
+            content = m.get("content")
+            if type(content) is str:
+                size = len(m)
+                # The two commonest messages, found with fewer steps than code_of takes: a plain text that
+                # no rule looks at (handed on as it is), and a plain tool result that says something.
+                if size == 2 and (
+                    role in plain_strings or (role in plain_texts and content and not content.isspace())
+                ):
+                    if transitions is not None:
+                        this = _ROLE_CODES[role]
+                        for pos in transitions[previous * _ROLE_COUNT + this]:
+                            triggered.setdefault(pos, []).append(len(out))
+                        previous = this
+                    append(m)
+                    continue
+                if size == 3 and role == "tool" and content and not content.isspace() and "tool_call_id" in m:
+                    code = tool_text
+                else:
+                    code = code_of(m)
+            else:
+                code = code_of(m)
+            positions = table[code]
+            if positions:
+                i, count = 0, len(positions)
+                while i < count:
+                    pos = positions[i]
+                    i += 1
+                    finding = detects[pos](m, states[pos])
+                    if not finding:
+                        continue
+                    fix = fixes[pos]
+                    if fix is None:  # fixed, if at all, by the rule's list step
+                        triggered.setdefault(pos, []).append(len(out))
+                        continue
+                    new = fix(m, finding, states[pos])
+                    if new is None:
+                        continue
+                    m = new
+                    if new is DROP:
+                        break
+                    if keeps_shape[pos]:
+                        continue
+                    changed = code_of(m)
+                    if changed != code:  # later rules of the new shape, from this rule's stage on
+                        code, positions = changed, table[changed]
+                        i, count = bisect_right(positions, pos), len(positions)
+                if m is DROP:
+                    continue
+            if transitions is not None:
+                this = code // ROLE_STEP
+                for pos in transitions[previous * _ROLE_COUNT + this]:
+                    triggered.setdefault(pos, []).append(len(out))
+                previous = this
+            append(m)
+        return out, triggered
+
+    def _list_steps(self, out: list[Message], triggered: Triggers) -> list[Message]:
+        """The list rules that are triggered (or always run), in stage order; then the message rules on
+        the messages they made. Another round only when those changed something, until a round changes
+        nothing."""
+        rules, cx, watching = self.rules, self.cx, self.watching
+        for _ in range(_MAX_ROUNDS):
+            made: list[Message] = []
+            for pos in self.listed:
+                rule = rules[pos]
+                if pos in triggered:
+                    at = triggered[pos]
+                elif rule.always:
+                    at = None
+                else:
+                    continue
+                new = rule.fix_list(out, cx, made, at)
+                if new is out:
+                    continue
+                out = new
+                # The indexes seen before this step no longer point where they did: look anywhere, or at
+                # the neighbours as they are now.
+                triggered = {other: None for other in triggered if other not in watching}
+                if self.retriggers[pos]:
+                    triggered.update(self._triggers(out))
+            if not made:
+                return out
+            out, changed = self._again(out, made)
+            if not changed:
+                return out
+            triggered = dict(self._triggers(out))
+        return out
+
+    def _again(self, out: list[Message], made: list[Message]) -> tuple[list[Message], bool]:
+        """The stateless message rules on the messages a list step made (merged turns, bridging turns,
+        moved media): they are new, and may need what the pass gave the others. Returns the list, and
+        whether any of them changed."""
+        rerun, detects, fixes, rules = self.rerun, self.detects, self.fixes, self.rules
+        plain_strings = self.plain_strings
+        replaced: dict[int, Any] = {}
+        for made_one in made:
+            m: Any = made_one
+            if len(m) == 2 and type(m.get("content")) is str and m.get("role") in plain_strings:
+                continue
+            for pos in rerun[code_of(m)]:
+                finding = detects[pos](m, rules[pos])
+                fix = fixes[pos]
+                if not finding or fix is None:
+                    continue
+                new = fix(m, finding, rules[pos])
+                if new is not None:
+                    m = new
+                if m is DROP:
+                    break
+            if m is not made_one:
+                replaced[id(made_one)] = m
+        if not replaced:
+            return out, False
+        fixed = [replaced.get(id(m), m) for m in out]
+        return [m for m in fixed if m is not DROP], True
+
+    def _triggers(self, messages: Sequence[Message]) -> Triggers:
+        """The list rules the neighbours in ``messages`` trigger, with where (after a list step changed
+        the list)."""
+        transitions = self.transitions
+        found: dict[int, list[int]] = {}
+        if transitions is None:
+            return found
+        get = _ROLE_CODES.get
+        previous = _OTHER
+        for index, m in enumerate(messages):
+            this = get(m.get("role"), _OTHER)
+            for pos in transitions[previous * _ROLE_COUNT + this]:
+                found.setdefault(pos, []).append(index)
+            previous = this
+        return found
+
+    # --- check ---------------------------------------------------------------------------------------
+
+    def check(self, messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
+        """Every violation of the rules in ``messages`` as they are, in message order."""
+        rules, table, detects, cx = self.rules, self.table, self.detects, self.cx
+        states: list[Any] = list(rules)
+        for pos in self.stateful:
+            states[pos] = rules[pos].start()
+        found: list[Violation] = []
+        given = [m if type(m) is dict else dict(m) for m in messages]
+        for index, m in enumerate(given):
+            for pos in table[code_of(m)]:
+                finding = detects[pos](m, states[pos])
+                if finding:
+                    rule = rules[pos]
+                    found.extend(_violation(index, rule, note) for note in rule.describe(finding, m, cx))
+        for pos in self.listed:
+            rule = rules[pos]
+            for where, finding in rule.detect_list(given, cx):
+                found.extend(_violation(where, rule, note) for note in rule.describe_list(finding, given, cx))
+        return sorted(found, key=lambda v: -1 if v.index is None else v.index)

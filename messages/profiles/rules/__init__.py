@@ -1,0 +1,92 @@
+"""Every provider rule this package knows, one class per quirk (``messages.profiles._rule.Rule``).
+
+A provider file builds its profile from these: ``Profile("mistral", rules=(ToolCallIds(ids=..., row=30),
+...))``. The rules are grouped by what they look at: keys (``keys``), tool calls (``calls``), content
+(``content``) and order (``order``).
+"""
+
+from messages.profiles.rules.calls import (
+    EmptyArguments,
+    IdenticalCalls,
+    InvalidArguments,
+    ToolCallIds,
+    ToolsAsText,
+)
+from messages.profiles.rules.content import (
+    ALL_PARTS,
+    CONTINUE_TEXT,
+    EMPTY_RESULT_TEXT,
+    BlankToolResults,
+    CallTurnContent,
+    DropBlank,
+    InlineImages,
+    NullTurn,
+    ReasoningContent,
+    SpaceEmptyText,
+    SystemRole,
+    SystemText,
+    TextOnly,
+    ToolText,
+    UnsupportedParts,
+)
+from messages.profiles.rules.keys import (
+    CORE_KEYS,
+    ExtensionKeys,
+    ForeignPayloads,
+    KnownKeys,
+    Names,
+    Refusal,
+)
+from messages.profiles.rules.order import (
+    BRIDGE_TEXT,
+    Alternation,
+    BridgeToolResults,
+    FinalThinking,
+    LateSystem,
+    NoPrefill,
+    Prefix,
+    ThinkingOrder,
+    ToolMedia,
+    TurnAfterSystem,
+    UserFirst,
+)
+
+__all__ = [
+    "ALL_PARTS",
+    "BRIDGE_TEXT",
+    "CONTINUE_TEXT",
+    "CORE_KEYS",
+    "EMPTY_RESULT_TEXT",
+    "Alternation",
+    "BlankToolResults",
+    "BridgeToolResults",
+    "CallTurnContent",
+    "DropBlank",
+    "EmptyArguments",
+    "ExtensionKeys",
+    "FinalThinking",
+    "ForeignPayloads",
+    "IdenticalCalls",
+    "InlineImages",
+    "InvalidArguments",
+    "KnownKeys",
+    "LateSystem",
+    "Names",
+    "NoPrefill",
+    "NullTurn",
+    "Prefix",
+    "ReasoningContent",
+    "Refusal",
+    "SpaceEmptyText",
+    "SystemRole",
+    "SystemText",
+    "TextOnly",
+    "ThinkingOrder",
+    "ToolCallIds",
+    "ToolMedia",
+    "ToolText",
+    "ToolsAsText",
+    "TurnAfterSystem",
+    "UnsupportedParts",
+    "UserFirst",
+]

@@ -1,0 +1,329 @@
+"""The rules on their own, and the compiled profile that runs them.
+
+Each rule is pure and idempotent by itself; its screen never hides what its detection finds (the compiled
+profile asks only the rules that screen a message's shape, so a screen too narrow would be a silent miss);
+a list rule runs whenever its detection would find something it fixes; the ids planned over a whole list
+are deterministic, collision-free and accepted.
+"""
+
+from __future__ import annotations
+
+import copy
+from types import MappingProxyType
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from messages import AIMessage, Profile, ToolCall, ToolMessage, UserMessage, dump_messages, get_profile
+from messages import strategies as ms
+from messages.profiles import SIGNATURE_SEPARATOR, IdRule, Rule, registered_profiles
+from messages.profiles._rule import SHAPES, code_of, shape_of
+from messages.profiles.rules import BridgeToolResults, ReasoningContent, ToolCallIds
+from messages.profiles.rules.calls import plan_ids
+from messages.profiles.rules.order import merge_consecutive_roles
+from tests.test_profile_properties import odd_conversations
+from tests.wire import missing_texts, pairing, roles
+
+PROFILES = registered_profiles()
+RULES = sorted({r for p in PROFILES for r in p.rules}, key=repr)
+ID_RULES = sorted({p.tool_call_ids for p in PROFILES}, key=repr)
+
+# Keys a message or a call may carry beside the plain ones, as raw dicts from elsewhere have them.
+_EXTRA_KEYS = st.sampled_from(
+    [
+        ("name", "ops team"),
+        ("name", None),
+        ("prefix", True),
+        ("thinking_blocks", [{"type": "thinking", "thinking": "t", "signature": "s"}]),
+        ("provider_specific_fields", {"thought_signature": "c2ln"}),
+        ("provider", "gemini"),
+        ("reasoning_content", "why"),
+        ("refusal", "no"),
+        ("cache_control", {"type": "ephemeral"}),
+        ("metadata", {"x": 1}),
+    ]
+)
+_CALL_KEYS = st.sampled_from([("index", 0), ("provider_specific_fields", {"thought_signature": "c2ln"})])
+
+
+@st.composite
+def sprinkled(draw, conversations):
+    """Conversations with extra keys on some messages and calls."""
+    messages = [copy.deepcopy(dict(m)) for m in draw(conversations)]
+    for m in messages:
+        for key, value in draw(st.lists(_EXTRA_KEYS, max_size=2)):
+            if key != "refusal" or m.get("role") == "assistant":  # a refusal is an assistant's
+                m[key] = value
+        for call in m.get("tool_calls") or []:
+            if isinstance(call, dict) and draw(st.booleans()):
+                key, value = draw(_CALL_KEYS)
+                call[key] = value
+    return messages
+
+
+CONVERSATIONS = st.one_of(
+    odd_conversations(),
+    ms.conversations().map(dump_messages),
+    sprinkled(st.one_of(odd_conversations(), ms.conversations().map(dump_messages))),
+)
+
+
+ALONE = [Profile("alone", (rule,)) for rule in RULES]
+MOVERS = {
+    "consecutive-roles",
+    "thinking-order",
+    "tool-media",
+    "tools-unsupported",
+    "late-system",
+    "identical-calls",
+}
+
+
+@given(CONVERSATIONS)
+def test_every_rule_alone_is_pure_and_idempotent_and_keeps_what_it_moves(messages):
+    before = copy.deepcopy(messages)
+    for alone in ALONE:
+        rule = alone.rules[0]
+        once = alone.apply(messages)
+        assert messages == before, rule
+        assert alone.apply(once) == once, rule
+        if rule.id in MOVERS:  # rules that merge, move or re-encode messages keep every text
+            assert missing_texts(messages, once) == [], rule
+
+
+@given(CONVERSATIONS)
+def test_no_screen_hides_what_its_rule_detects(messages):
+    # The compiled profile asks a rule about a message only when the rule screens the message's shape:
+    # a detection in a shape the rule does not screen would never be seen by apply or check.
+    for profile in PROFILES:
+        plan = profile._plan
+        for m in messages:
+            m = dict(m)
+            shape = shape_of(m)
+            for pos, rule in enumerate(plan.rules):
+                state = rule.start() if pos in plan.stateful else rule
+                if plan.detects[pos](m, state):
+                    assert rule.screens(shape), (profile.name, rule.id, shape, m)
+
+
+def test_the_shapes_cover_every_code():
+    assert len(SHAPES) == 6 * 6 * 5 * 2
+    assert code_of({"role": "user", "content": "hi"}) == SHAPES.index(
+        shape_of({"role": "user", "content": "hi"})
+    )
+    assert shape_of({"role": "tool", "content": "x"}).odd  # no tool_call_id
+    assert not shape_of({"role": "tool", "content": "x", "tool_call_id": "c"}).odd
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": ""}}
+    assert shape_of({"role": "assistant", "content": None, "tool_calls": [call]}).blank_arguments
+    assert shape_of({"role": "assistant", "content": None, "tool_calls": [{**call, "index": 0}]}).odd_calls
+
+
+@given(CONVERSATIONS)
+def test_a_list_rule_runs_wherever_it_would_find_something_to_fix(messages):
+    # apply runs a list rule only when the pass triggered it (a pair of neighbours it watches, or its
+    # message-level detection) or when it always runs: what the rule would report as fixable on the list
+    # the pass made must have triggered it.
+    for profile in PROFILES:
+        plan = profile._plan
+        states = list(plan.rules)
+        for pos in plan.stateful:
+            states[pos] = plan.rules[pos].start()
+        out, triggered = plan._pass(list(messages), states, plan.fixes)
+        for pos in plan.listed:
+            rule = plan.rules[pos]
+            if rule.always or pos in triggered or type(rule).fix_list is Rule.fix_list:
+                continue  # runs anyway, is triggered, or fixes what it finds in the pass
+            fixable = [
+                note
+                for _, finding in rule.detect_list(out, plan.cx)
+                for note in rule.describe_list(finding, out, plan.cx)
+                if note.fixable
+            ]
+            assert fixable == [], (profile.name, rule.id, fixable)
+
+
+# --- ids ---------------------------------------------------------------------------------------------
+
+
+def _conversation_with(ids):
+    messages = []
+    for call_id in ids:
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": "done"})
+    return messages
+
+
+@given(st.lists(ms.tool_call_ids(), max_size=12), st.sampled_from(ID_RULES), st.booleans())
+def test_planned_ids_are_deterministic_collision_free_and_accepted(ids, rule, unique):
+    messages = _conversation_with(ids)
+    planned = plan_ids(messages, rule, unique=unique)
+    assert planned == plan_ids(copy.deepcopy(messages), rule, unique=unique)
+    assert all(rule.accepts(new) for new in planned.values())
+    assert len(set(planned.values())) == len(planned)
+    applied = Profile("ids", (ToolCallIds(ids=rule, unique=unique),)).apply(messages)
+    sent = [m["tool_calls"][0]["id"] for m in applied if m.get("tool_calls")]
+    assert all(rule.accepts(i) for i in sent)
+    assert [m["tool_call_id"] for m in applied if m["role"] == "tool"] == sent  # each result, its call's id
+    if unique:  # also as litellm sends them, after it cuts Gemini signatures for non-Gemini models
+        assert len({rule.sent_as(i) for i in sent}) == len(sent)
+    else:  # one id, one new id, in every turn
+        assert len({(old, new) for old, new in zip(ids, sent, strict=True)}) == len(set(ids))
+
+
+ALL_ID_RULES = [
+    *ID_RULES,
+    IdRule(alphabet="A-Za-z0-9", max_length=12),
+    IdRule(keeps_signatures=True, max_length=9),
+]
+
+# Ids made of letters and digits that str.isalnum takes and [a-zA-Z0-9] does not (é, Arabic-Indic one,
+# fullwidth A), of characters some rules refuse, or carrying litellm's signature separator.
+ID_ALPHABETS = {
+    "alphanumeric": st.sampled_from("aZ9\u00e9\u0661\uff21"),
+    "punctuation": st.sampled_from("aZ09_-. \n"),
+    "signature": st.sampled_from(["a", "Z", "9", "_", "__thought__"]),
+}
+
+
+@pytest.mark.parametrize("rule", ALL_ID_RULES, ids=repr)
+@pytest.mark.parametrize("alphabet", ID_ALPHABETS)
+@given(data=st.data())
+def test_the_fast_id_check_is_the_rule_regex(rule, alphabet, data):
+    edge = rule.max_length if rule.max_length is not None else 64
+    size = data.draw(st.sampled_from(sorted({0, 1, rule.min_length, edge - 1, edge, edge + 1} - {-1})))
+    pieces = data.draw(st.lists(ID_ALPHABETS[alphabet], min_size=size, max_size=size))
+    call_id = "".join(pieces)
+    assert rule.accepts(call_id) == (rule.pattern.fullmatch(call_id) is not None), (rule, call_id)
+
+
+@given(ms.tool_call_ids(), st.sampled_from(ALL_ID_RULES))
+def test_the_fast_id_check_takes_the_ids_of_the_strategies_as_the_regex_does(call_id, rule):
+    assert rule.accepts(call_id) == (rule.pattern.fullmatch(call_id) is not None), (rule, call_id)
+
+
+SIGNED = f"call_x{SIGNATURE_SEPARATOR}c2ln"
+
+
+def test_ids_litellm_would_cut_to_one_are_renamed_apart():
+    # litellm cuts "<id>__thought__<signature>" to "<id>" for non-Gemini models, so "X" and
+    # "X__thought__sig" would reach OpenAI as one id; the first new id guessed collides, and the ids are
+    # planned over the whole list instead.
+    conversation = [
+        UserMessage(content="Go"),
+        AIMessage(tool_calls=[ToolCall(id="call_x", name="f", arguments="{}")]),
+        ToolMessage(tool_call_id="call_x", content="one"),
+        AIMessage(tool_calls=[ToolCall(id=SIGNED, name="f", arguments="{}")]),
+        ToolMessage(tool_call_id=SIGNED, content="two"),
+    ]
+    applied = dump_messages(conversation, model="openai/gpt-4o")
+    first, second = applied[1]["tool_calls"][0]["id"], applied[3]["tool_calls"][0]["id"]
+    assert first == "call_x"
+    assert second != "call_x"
+    assert SIGNATURE_SEPARATOR not in second
+    assert [applied[2]["tool_call_id"], applied[4]["tool_call_id"]] == [first, second]
+    assert pairing(applied) == [0, 1]
+
+
+def test_ids_set_in_place_are_put_back_before_the_ids_are_planned():
+    # dump_messages renames ids in its own dump in place; when a new id collides (here: "X" and
+    # "X__thought__sig" both reach OpenAI as "X"), the ids set are put back and the plan decides.
+    conversation = [
+        UserMessage(content="Go"),
+        AIMessage(tool_calls=[ToolCall(id=SIGNED, name="f", arguments="{}")]),
+        ToolMessage(tool_call_id=SIGNED, content="two"),
+        AIMessage(tool_calls=[ToolCall(id="call_x", name="f", arguments="{}")]),
+        ToolMessage(tool_call_id="call_x", content="one"),
+    ]
+    for model in ("openai/gpt-4o", "mistral/mistral-large-latest", "anthropic/claude-sonnet-4-5"):
+        assert dump_messages(conversation, model=model) == get_profile(model).apply(
+            dump_messages(conversation)
+        ), model
+
+
+def test_id_rules_say_what_they_accept():
+    assert (
+        IdRule(alphabet="a-zA-Z0-9", min_length=9, max_length=9).describe()
+        == "exactly 9 characters, only [a-zA-Z0-9]"
+    )
+    assert IdRule(max_length=40).describe() == "at most 40 characters, any characters"
+    assert not IdRule().accepts(f"a{SIGNATURE_SEPARATOR}b")
+    assert IdRule(keeps_signatures=True).accepts(f"a{SIGNATURE_SEPARATOR}b")
+    assert IdRule().sent_as(f"a{SIGNATURE_SEPARATOR}b") == "a"
+
+
+# --- the rest ----------------------------------------------------------------------------------------
+
+
+def test_apply_takes_any_mapping_and_returns_dicts():
+    frozen = [
+        MappingProxyType({"role": "user", "content": "hi"}),
+        MappingProxyType({"role": "assistant", "content": ""}),
+    ]
+    for profile in (get_profile("openai"), get_profile("anthropic"), get_profile("perplexity")):
+        applied = profile.apply(frozen)
+        assert all(type(m) is dict for m in applied)
+        assert applied[0]["content"] == "hi"
+
+
+def test_messages_a_list_step_makes_go_through_the_message_rules():
+    # A profile that needs both (none of the built-in ones does): the bridge is an assistant turn too, so
+    # the rule that every assistant turn carries reasoning gives it one.
+    profile = Profile("strict_thinker", (BridgeToolResults(), ReasoningContent()))
+    conversation = dump_messages(
+        [
+            UserMessage(content="Go"),
+            AIMessage(tool_calls=[ToolCall(id="c1", name="f", arguments="{}")], reasoning_content="why"),
+            ToolMessage(tool_call_id="c1", content="done"),
+            UserMessage(content="Thanks"),
+        ]
+    )
+    applied = profile.apply(conversation)
+    assert roles(applied) == ["user", "assistant", "tool", "assistant", "user"]
+    assert [m.get("reasoning_content") for m in applied if m["role"] == "assistant"] == ["why", " "]
+    assert profile.check(applied) == []
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "merged"),
+    [
+        (
+            {"role": "user", "content": "a"},
+            {"role": "user", "content": "b"},
+            {"role": "user", "content": "a\n\nb"},
+        ),
+        (
+            {"role": "user", "content": "a", "name": "x"},
+            {"role": "user", "content": [{"type": "text", "text": "b"}]},
+            {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+        ),
+        (
+            {"role": "assistant", "content": "Let me check.", "reasoning_content": " "},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c"}], "reasoning_content": "why"},
+            {
+                "role": "assistant",
+                "content": "Let me check.",
+                "reasoning_content": "why",
+                "tool_calls": [{"id": "c"}],
+            },
+        ),
+    ],
+)
+def test_merging_two_turns(first, second, merged):
+    # Quirks 20 and 53: one turn out of two, nothing lost, a name kept only when both agree.
+    assert merge_consecutive_roles([first, second]) == [merged]
+
+
+def test_missing_texts_counts_copies():
+    # A test helper every content property rests on: one of two equal texts dropped is a text lost.
+    before = [{"role": "user", "content": "Thanks."}, {"role": "user", "content": "Thanks."}]
+    assert missing_texts(before, before[:1]) == ["Thanks."]
+    assert missing_texts(before, [{"role": "user", "content": "Thanks.\n\nThanks."}]) == []
