@@ -329,13 +329,19 @@ class HeadAndTailContext(ChatCompletionContext):
     """A window of the first ``head_size`` and the last ``tail_size`` messages, with a placeholder between
     them that says exactly how many messages it stands for.
 
-    Both bounds count messages after the leading system messages, which are always kept on top of them. The
-    head is the oldest whole units of at most ``head_size`` messages (it stops at the first unit that does
-    not fit); the tail is the newest whole units of at most ``tail_size`` messages that are not in the head.
-    The newest unit is always in the window, even when it alone is larger than ``tail_size``; only then does
-    the tail exceed its bound. The leading system messages and the placeholder are on top of both bounds,
-    so the window holds at most ``head_size + tail_size + 1`` messages after the leading system messages,
-    except in that case. When head and tail leave nothing out, the window is the whole history.
+    Both bounds count messages after the leading system messages, which are always kept on top of them.
+    When those messages number at most ``head_size + tail_size``, the window is the whole history, with no
+    placeholder, as AutoGen's is: the history fits, wherever its exchanges fall. Only a longer history is
+    cut. The head is then the oldest whole units of at most ``head_size`` messages (it stops at the first
+    unit that does not fit); the tail is the newest whole units of at most ``tail_size`` messages. An
+    exchange that sits across the boundary of either goes to the side that can hold it whole, or is left
+    out whole; this keeps the most messages that any cut into a head within ``head_size`` and a tail within
+    ``tail_size`` keeps, since a history longer than both bounds leaves the head and the tail nothing to
+    trade (tests/test_context.py checks it against every such cut of small histories). The newest unit is
+    always in the window, even when it alone is larger than ``tail_size``; only then does the tail exceed
+    its bound. The leading system messages and the placeholder are on top of both bounds, so the window
+    holds at most ``head_size + tail_size + 1`` messages after the leading system messages, except in that
+    case. When head and tail leave nothing out, the window is the whole history.
     Otherwise one placeholder message goes between them, made by ``placeholder(count)`` where ``count`` is
     the number of history messages left out (between the head and the tail, whole units only): by default
     ``skipped_messages_note(count)``, a ``UserMessage``, which keeps the window valid (it sits between two
@@ -388,8 +394,8 @@ class HeadAndTailContext(ChatCompletionContext):
     def get_messages(self) -> list[Message]:
         """The leading system messages, the head, a placeholder for what is left out, and the tail."""
         self._suffix.sync(self.tail_size)
-        if not self._starts:
-            return list(self._history)
+        if not self._starts or len(self._history) - self._lead <= self.head_size + self.tail_size:
+            return list(self._history)  # it fits: the whole history, as AutoGen gives it
         head = self._head_units()
         tail = max(self._suffix.first, head)
         if tail == head:  # nothing left out

@@ -32,22 +32,46 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
                                                  saved thread replaced by one of the other kind
         UnstorableMessageError (ValueError)      a message whose dump cannot be stored (text that is not
                                                  valid Unicode): message index and field
+        StoreClosedError                         the store was closed before this operation
+        BackendError                             the database, its file or the connection to it failed the
+                                                 operation; names the operation and the thread, and chains
+                                                 the driver's error (``raise ... from``); one of:
+          NotWrittenError                          nothing of the operation is in the store: a read, or a
+                                                   write that failed before its commit (no connection,
+                                                   a disk full or a file size limit reached while
+                                                   writing, a statement the database refused); safe to
+                                                   retry as it is
+          MaybeWrittenError                        a write whose commit may or may not have happened: the
+                                                   connection was lost after the statement was sent (the
+                                                   commit, if it came, was not acknowledged), or the
+                                                   commit itself failed in a way that may have left it
+                                                   on disk; read back before retrying
+
+A store that raised a ``BackendError`` works again without being reopened: SQLite goes on with the same
+file; PostgreSQL replaces a lost connection on the next call. Every ``BackendError`` says which of the two
+it is, so a bot can retry a ``NotWrittenError`` as it is, and reconcile after a ``MaybeWrittenError``
+(``store.messages(thread_id, -n)`` shows whether the ``n`` messages it appended are there, whole: an append
+is all or nothing).
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "BackendError",
     "ContextStateError",
     "ConversationError",
     "CorruptDataError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
     "InvalidThreadIdError",
+    "MaybeWrittenError",
     "MessageTypeError",
     "MessagesError",
+    "NotWrittenError",
     "OrphanToolResultError",
     "ProfileError",
     "ReplyError",
+    "StoreClosedError",
     "StoreError",
     "ThreadExistsError",
     "ThreadKindError",
@@ -212,6 +236,46 @@ class UnstorableMessageError(StoreError, ValueError):
         """Position of the message in the batch given to ``append``."""
         self.field = field
         """Where the text sits in the message's dump."""
+
+
+class StoreClosedError(StoreError):
+    """An operation on a store after its ``close()``: open a new store to go on."""
+
+    def __init__(self, message: str, *, operation: str, thread_id: str | None) -> None:
+        super().__init__(message)
+        self.operation = operation
+        """The store method that was called (``"append"``, ``"messages"``, ...)."""
+        self.thread_id = thread_id
+        """The thread it was called on, or ``None`` for a method that takes none (``threads``)."""
+
+
+class BackendError(StoreError):
+    """The database behind a store, its file, or the connection to it failed an operation.
+
+    The driver's error is chained as ``__cause__``. Never raised itself: it is a ``NotWrittenError`` or a
+    ``MaybeWrittenError``, which tell whether the operation's writes may be in the store.
+    """
+
+    def __init__(self, message: str, *, operation: str, thread_id: str | None) -> None:
+        super().__init__(message)
+        self.operation = operation
+        """The store method that failed (``"append"``, ``"messages"``, ``"save_thread"``, ..., and
+        ``"open"`` for the store's constructor)."""
+        self.thread_id = thread_id
+        """The thread it was called on, or ``None`` for a method that takes none (``threads``, ``open``)."""
+
+
+class NotWrittenError(BackendError):
+    """An operation that failed with nothing of it in the store: a read, or a write that failed before it
+    was committed (no connection to the server, a write error or a full disk before the commit record, a
+    statement the database refused). Retrying it as it is neither loses nor doubles anything."""
+
+
+class MaybeWrittenError(BackendError):
+    """A write that may have been committed although it raised: the connection was lost after the
+    statement was sent (the commit, if it happened, was never acknowledged), or the commit itself failed in
+    a way that may have left it on disk. An append is all or nothing, so its messages are in the thread
+    whole or not at all: read the thread's end back before appending them again."""
 
 
 class UnsupportedContentError(MessagesError, ValueError):

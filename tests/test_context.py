@@ -90,6 +90,8 @@ def expected_window(context: ChatCompletionContext, history: Sequence[Message]) 
             fixed -= 3
         return lead + flat(newest_fitting(units, lambda u: sum(map(weight, u)), context.token_limit - fixed))
     assert isinstance(context, HeadAndTailContext)
+    if len(flat(units)) <= context.head_size + context.tail_size:
+        return list(history)  # it fits: the whole history
     head: list[list[Message]] = []
     for unit in units:
         if len(flat([*head, unit])) > context.head_size:
@@ -174,6 +176,8 @@ def check_window(context: ChatCompletionContext, history: list[Message], window:
         assert count(window) <= context.token_limit or newest_alone
     elif isinstance(context, HeadAndTailContext):
         assert len(notes) <= 1
+        if len(history) - len(lead) <= context.head_size + context.tail_size:
+            assert window == history, "a history that fits is the window, whole, with no placeholder"
         if not notes:
             assert window == history
         else:
@@ -240,6 +244,138 @@ def test_state_through_json_reproduces_the_window_exactly(context, history):
     context.add_message(UserMessage(content="again"))
     context.load_state(state)
     assert context.get_messages() == window
+
+
+# -- head and tail: the whole history when it fits, else the most that any cut keeps ------------------------
+
+SMALL_HISTORIES = ms.conversations(max_turns=6, max_parallel_calls=3, extensions=False)
+SMALL_BROKEN_HISTORIES = ms.broken_conversations(max_turns=6, max_parallel_calls=3, extensions=False)
+
+
+def leading_system(history: Sequence[Message]) -> int:
+    lead = 0
+    while lead < len(history) and isinstance(history[lead], SystemMessage):
+        lead += 1
+    return lead
+
+
+def most_kept_by_any_cut(history: list[Message], head_size: int, tail_size: int) -> int:
+    """The most history messages a head-and-tail window of ``history`` can keep, by trying every cut.
+
+    A cut keeps ``rest[:i]`` (the head) and ``rest[j:]`` (the tail) of the messages after the leading system
+    messages, with a placeholder between them when ``i < j``. It is a valid choice when the head holds at
+    most ``head_size`` messages, the tail at most ``tail_size`` or only the newest unit (the last message
+    that is not a tool result, and the results after it), and it splits no exchange; or when it keeps
+    everything and the history fits in ``head_size + tail_size``. Whether a cut splits an exchange is judged
+    by ``validate_conversation`` itself when the history passes it (so this shares nothing with the units of
+    messages.context), and by the module's rule otherwise (a part may start with a tool result only where
+    the history does).
+    """
+    lead = leading_system(history)
+    rest = history[lead:]
+    n = len(rest)
+    if n == 0:
+        return 0
+    newest = max(p for p in range(n) if p == 0 or not isinstance(rest[p], ToolMessage))
+    judged_by_protocol = reference_valid(history)
+
+    def splits_nothing(i: int, j: int) -> bool:
+        if judged_by_protocol:
+            note = [skipped_messages_note(j - i)] if i < j else []
+            try:
+                validate_conversation([*history[:lead], *rest[:i], *note, *rest[j:]])
+            except MessagesError:
+                return False
+            return True
+        return all(p in (0, n) or not isinstance(rest[p], ToolMessage) for p in (i, j))
+
+    best = 0
+    for i in range(n + 1):
+        for j in range(i, newest + 1):
+            within = i <= head_size and (n - j <= tail_size or j == newest)
+            fits = i == j and n <= head_size + tail_size
+            if (within or fits) and i + n - j > best and splits_nothing(i, j):
+                best = i + n - j
+    return best
+
+
+def kept(window: list[Message], history: list[Message]) -> int:
+    """How many history messages ``window`` holds (the placeholder is not one of them)."""
+    return sum(any(m is h for h in history) for m in window)
+
+
+def sizes_near_a_boundary(data: st.DataObject, history: list[Message]) -> tuple[int, int]:
+    """``head_size`` and ``tail_size`` that put the boundary between head and tail inside an exchange most
+    of the time (at a tool result, when the history has one), each give or take one message, so that head
+    plus tail is often exactly the history's length, one short or one more; now and then any sizes."""
+    rest = history[leading_system(history) :]
+    results = [p for p, m in enumerate(rest) if isinstance(m, ToolMessage)]
+    if not results or data.draw(st.integers(0, 3), label="any sizes") == 0:
+        head_size = data.draw(st.integers(0, len(rest) + 1), label="head_size")
+        return head_size, data.draw(st.integers(1, len(rest) + 1), label="tail_size")
+    boundary = data.draw(st.sampled_from(results), label="boundary")
+    head_size = max(0, boundary + data.draw(st.integers(-1, 1), label="head give or take"))
+    tail_size = max(1, len(rest) - boundary + data.draw(st.integers(-1, 1), label="tail give or take"))
+    return head_size, tail_size
+
+
+@given(history=st.one_of(HISTORIES, BROKEN_HISTORIES), data=st.data())
+def test_head_and_tail_window_is_the_whole_history_whenever_it_fits(history, data):
+    head_size, tail_size = sizes_near_a_boundary(data, history)
+    context = HeadAndTailContext(head_size, tail_size, history)
+    window = context.get_messages()
+    if len(history) - leading_system(history) <= head_size + tail_size:
+        assert window == history
+    check_window(context, history, window)
+    # The same through save_state / load_state (JSON on the way), and message by message.
+    loaded = HeadAndTailContext(head_size, tail_size)
+    loaded.load_state(json.loads(json.dumps(context.save_state())))
+    grown = HeadAndTailContext(head_size, tail_size)
+    for message in history:
+        grown.add_message(message)
+        grown.get_messages()
+    assert loaded.get_messages() == grown.get_messages() == window
+
+
+@given(history=st.one_of(SMALL_HISTORIES, SMALL_BROKEN_HISTORIES), data=st.data())
+def test_head_and_tail_window_keeps_the_most_that_any_valid_cut_keeps(history, data):
+    head_size, tail_size = sizes_near_a_boundary(data, history)
+    context = HeadAndTailContext(head_size, tail_size, history)
+    window = context.get_messages()
+    check_window(context, history, window)  # valid, within its bounds, counting what it left out
+    best = most_kept_by_any_cut(history, head_size, tail_size)
+    assert kept(window, history) - leading_system(history) == best
+
+
+def test_head_and_tail_issue_15_a_history_that_fits_is_not_cut_around_its_exchange():
+    """Issue 15: five messages in a window of 2 + 3 came back as three, the exchange replaced by a note.
+
+    The head could not end inside the exchange and the tail could not start inside it, so both rounded
+    away from it; AutoGen's ``HeadAndTailChatCompletionContext`` gives back the whole history whenever it
+    fits in ``head_size + tail_size`` messages, and so does this window now.
+    """
+    c, d = ToolCall(id="a", name="f", arguments={}), ToolCall(id="b", name="f", arguments={})
+    history = [
+        UserMessage(content="q"),
+        AIMessage(tool_calls=[c, d]),
+        ToolMessage.for_call(c, "1"),
+        ToolMessage.for_call(d, "2"),
+        UserMessage(content="next"),
+    ]
+    assert HeadAndTailContext(head_size=2, tail_size=3, initial_messages=history).get_messages() == history
+    assert HeadAndTailContext(2, 3, [SYSTEM, *history]).get_messages() == [SYSTEM, *history]
+    # One message more than fits: the exchange goes to neither side (3 messages: more than a head of 2
+    # after 'q', and more than a tail of 3 with 'next'), and the placeholder counts exactly it.
+    longer = [*history, AIMessage(content="done")]
+    window = HeadAndTailContext(2, 3, longer).get_messages()
+    assert window == [history[0], skipped_messages_note(3), history[-1], longer[-1]]
+    # A side that can hold it whole gets it: a head of 4 (with 'q'), or a tail of 5 (with what follows).
+    assert HeadAndTailContext(4, 1, longer).get_messages() == [
+        *longer[:4],
+        skipped_messages_note(1),
+        longer[-1],
+    ]
+    assert HeadAndTailContext(0, 5, longer).get_messages() == [skipped_messages_note(1), *longer[1:]]
 
 
 # -- named cases ------------------------------------------------------------------------------------------

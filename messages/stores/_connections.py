@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from messages.errors import StoreError
+from messages.stores._failures import ClosedError
 
 __all__ = ["PerThread"]
 
@@ -31,12 +31,10 @@ class PerThread(Generic[C]):
         close: Callable[[C], None],
         *,
         usable: Callable[[C], bool] = lambda _: True,
-        name: str = "store",
     ) -> None:
         self._open = open
         self._close = close
         self._usable = usable
-        self._name = name
         self._lock = threading.Lock()
         # By thread id: the thread (weakly: a finished one may be collected) and its connection. The thread
         # itself is kept to notice a new thread that was given a finished one's id.
@@ -45,13 +43,14 @@ class PerThread(Generic[C]):
         self._closed = False
 
     def get(self) -> C:
-        """This thread's connection (opening it if needed)."""
+        """This thread's connection (opening it if needed, or again if it is no longer ``usable``);
+        ``ClosedError`` after ``close_all``."""
         thread = threading.current_thread()  # also registers a thread that threading did not start
         ident = thread.ident
         assert ident is not None
         with self._lock:
             if self._closed:
-                raise StoreError(f"{self._name} is closed")
+                raise ClosedError
             if self._pid != os.getpid():
                 self._by_thread = {}  # a forked child: the parent's connections are not ours to use
                 self._pid = os.getpid()
@@ -69,13 +68,22 @@ class PerThread(Generic[C]):
             self._by_thread[ident] = (weakref.ref(thread), conn)
         return conn
 
+    def peek(self) -> C | None:
+        """This thread's connection as it is (broken or not), or ``None``: never opens one."""
+        thread = threading.current_thread()
+        with self._lock:
+            if self._pid != os.getpid():
+                return None
+            entry = self._by_thread.get(thread.ident or 0)
+            return entry[1] if entry is not None and entry[0]() is thread else None
+
     def _finished_threads(self) -> list[C]:
         alive = {thread.ident for thread in threading.enumerate()}
         gone = [ident for ident in self._by_thread if ident not in alive]
         return [self._by_thread.pop(ident)[1] for ident in gone]
 
     def close_all(self) -> None:
-        """Close every connection this process opened; later use raises ``StoreError``."""
+        """Close every connection this process opened; later use raises ``ClosedError``."""
         with self._lock:
             self._closed = True
             opened = [conn for _, conn in self._by_thread.values()] if self._pid == os.getpid() else []

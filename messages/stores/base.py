@@ -24,6 +24,12 @@ The contract (tests/stores/ runs one suite, unchanged, against every backend):
 * Stored data that no longer reads (invalid JSON, a dump that no longer validates as a ``Message``, a
   missing position) raises ``CorruptDataError`` naming the thread and the position; the thread's other
   positions and every other thread still read.
+* A failure of the database, its file or the connection to it raises a ``BackendError`` naming the
+  operation and the thread, with the driver's error chained: a ``NotWrittenError`` when nothing of the
+  operation can be in the store, a ``MaybeWrittenError`` when its write may have been committed (the
+  connection was lost while the statement was out). No driver exception leaves a store. The store works
+  again without being reopened: the next call replaces a lost connection. After ``close()``, every method
+  raises ``StoreClosedError``.
 
 Messages are stored as their lossless dump (``model_dump_json()``, the OpenAI Chat Completions shape) and
 read back as equal, fresh values. Ids, positions and timestamps are the store's envelope, not message
@@ -50,11 +56,14 @@ from messages._wire import json_strings
 from messages.errors import (
     CorruptDataError,
     InvalidThreadIdError,
+    MessagesError,
+    StoreClosedError,
     ThreadKindError,
     ThreadNotFoundError,
     UnstorableMessageError,
 )
 from messages.models import Message
+from messages.stores._failures import BackendFailedError, ClosedError, backend_error
 from messages.threads import LocalThread, RemoteThread, as_message_list, new_thread_id, parse_thread
 
 __all__ = [
@@ -111,14 +120,19 @@ class ThreadStore(ABC):
     """Where threads and their messages live: the contract of every backend (see the module docstring).
 
     The public methods check ids, encode what is written and decode what is read, here, once for every
-    backend; a backend implements ``threads`` and the underscored methods, which take a checked id and the
-    stored text.
+    backend, and run the backend's work inside ``_operation``, which turns its failures into the store's
+    errors; a backend implements the underscored methods, which take a checked id and the stored text.
     """
+
+    _driver_errors: tuple[type[Exception], ...] = ()
+    """The exceptions of the backend's driver, which ``_operation`` turns into ``BackendError``s."""
 
     def create_thread(self, thread_id: str | None = None) -> str:
         """Create an empty ``LocalThread`` and return its id (a random one unless ``thread_id`` is given)."""
         thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
-        self._insert_thread(thread_id, encode_thread(LocalThread(id=thread_id)))
+        state = encode_thread(LocalThread(id=thread_id))
+        with self._operation("create_thread", thread_id, writes=True):
+            self._insert_thread(thread_id, state)
         return thread_id
 
     def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
@@ -127,7 +141,8 @@ class ThreadStore(ABC):
         ``ThreadKindError`` if the thread is a remote one (the service keeps its messages)."""
         thread_id = check_thread_id(thread_id)
         encoded = encode_messages(messages)
-        first = self._append_rows(thread_id, encoded)
+        with self._operation("append", thread_id, writes=bool(encoded)):  # appending none writes nothing
+            first = self._append_rows(thread_id, encoded)
         return range(first, first + len(encoded))
 
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
@@ -136,35 +151,96 @@ class ThreadStore(ABC):
         ``ThreadKindError`` if the thread is a remote one (the service keeps its messages)."""
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop)
-        first, rows = self._read_rows(thread_id, start, stop)
+        with self._operation("messages", thread_id, writes=False):
+            first, rows = self._read_rows(thread_id, start, stop)
         return decode_messages(thread_id, first, rows)
 
-    @abstractmethod
     def threads(self) -> list[str]:
         """Every thread id, oldest first."""
+        with self._operation("threads", None, writes=False):
+            return self._thread_ids()
 
     def delete_thread(self, thread_id: str) -> None:
         """Remove the thread and its messages."""
-        self._delete_thread(check_thread_id(thread_id))
+        thread_id = check_thread_id(thread_id)
+        with self._operation("delete_thread", thread_id, writes=True):
+            self._delete_thread(thread_id)
 
     def save_thread(self, thread: LocalThread | RemoteThread) -> None:
         """Store the thread value under ``thread.id`` (creating the thread if needed); messages stay.
 
         ``ThreadKindError`` if the id holds a thread of the other kind: delete it first to replace it."""
         state = encode_thread(thread)
-        self._write_state(thread.id, state, thread.kind)
+        with self._operation("save_thread", thread.id, writes=True):
+            self._write_state(thread.id, state, thread.kind)
 
     def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
         """The thread value saved under ``thread_id``: a ``LocalThread`` or a ``RemoteThread``."""
         thread_id = check_thread_id(thread_id)
-        return decode_thread(thread_id, self._read_thread(thread_id).state)
+        with self._operation("load_thread", thread_id, writes=False):
+            stored = self._read_thread(thread_id)
+        return decode_thread(thread_id, stored.state)
 
     def thread_info(self, thread_id: str) -> ThreadInfo:
         """The thread's envelope: kind, length and timestamps."""
         thread_id = check_thread_id(thread_id)
-        stored = self._read_thread(thread_id)
+        with self._operation("thread_info", thread_id, writes=False):
+            stored = self._read_thread(thread_id)
         kind = decode_thread(thread_id, stored.state).kind
         return ThreadInfo(thread_id, kind, stored.length, stored.created_at, stored.updated_at)
+
+    def close(self) -> None:
+        """Release connections; the store cannot be used afterwards (``StoreClosedError``)."""
+        with self._operation("close", None, writes=False):
+            self._close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- failures -----------------------------------------------------------------------------------------
+
+    def _operation(self, operation: str, thread_id: str | None, *, writes: bool) -> _Operation:
+        """A block running the backend's part of ``operation`` on ``thread_id``; its failures become
+        ``BackendError``s (a ``MaybeWrittenError`` only for an operation that ``writes``) or
+        ``StoreClosedError``."""
+        return _Operation(self, operation, thread_id, writes)
+
+    def _failure(
+        self, error: BaseException, operation: str, thread_id: str | None, *, writes: bool
+    ) -> BaseException | None:
+        """The store's error for ``error``, raised in ``operation``'s block, chained to the driver's error;
+        ``None`` for an error to let through as it is (the store's own, or one not from the backend)."""
+        if isinstance(error, MessagesError):
+            return None
+        if isinstance(error, ClosedError):
+            target = f" on thread {thread_id!r}" if thread_id is not None else ""
+            closed = StoreClosedError(
+                f"{operation}(){target}: {self!r} is closed; open a new store to go on",
+                operation=operation,
+                thread_id=thread_id,
+            )
+            closed.__suppress_context__ = True
+            return closed
+        if isinstance(error, BackendFailedError):
+            what, maybe_written, cause = error.what, error.maybe_written, error.cause
+        elif isinstance(error, self._driver_errors):
+            (what, maybe_written), cause = self._describe(error, writes=writes), error
+        else:
+            return None
+        failed = backend_error(operation, thread_id, what, writes=writes, maybe_written=maybe_written)
+        failed.__cause__ = cause  # as `raise failed from cause` would
+        failed.__suppress_context__ = True
+        return failed
+
+    def _describe(self, exc: Exception, *, writes: bool) -> tuple[str, bool]:
+        """What the driver's error ``exc``, raised by a statement of an operation that ``writes`` or not,
+        means: a description for the error message, and whether the write may have been committed."""
+        return str(exc), writes
 
     # -- what a backend implements (ids already checked; ThreadNotFoundError when there is no such thread) --
 
@@ -196,16 +272,38 @@ class ThreadStore(ABC):
     def _read_thread(self, thread_id: str) -> StoredThread:
         """The thread's row."""
 
-    def close(self) -> None:  # noqa: B027 - a no-op by default; backends with connections override it
-        """Release connections; the store cannot be used afterwards."""
+    @abstractmethod
+    def _thread_ids(self) -> list[str]:
+        """Every thread id, oldest first."""
 
-    def __enter__(self) -> Self:
-        return self
+    @abstractmethod
+    def _close(self) -> None:
+        """Release what the store holds; later calls raise ``ClosedError``."""
+
+
+class _Operation:
+    """The block of ``ThreadStore._operation``: a class rather than a ``contextlib.contextmanager``
+    generator, since it wraps every call: 0.34 us against 1.34 us a block, measured side by side, where an
+    in-memory append of one message takes about 4 us."""
+
+    __slots__ = ("_operation", "_store", "_thread_id", "_writes")
+
+    def __init__(self, store: ThreadStore, operation: str, thread_id: str | None, writes: bool) -> None:
+        self._store = store
+        self._operation = operation
+        self._thread_id = thread_id
+        self._writes = writes
+
+    def __enter__(self) -> None:
+        return None
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        self.close()
+        if error is not None:
+            failure = self._store._failure(error, self._operation, self._thread_id, writes=self._writes)
+            if failure is not None:
+                raise failure
 
 
 class SQLThreadStore(ThreadStore):
@@ -269,10 +367,11 @@ class SQLThreadStore(ThreadStore):
         ``ThreadKindError`` if the thread is a remote one (the service keeps its messages)."""
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop)
-        conn = self._connection()
-        with self._snapshot(conn):
-            lo, hi = bounds(start, stop, self._local_length(conn, thread_id, "read"))
-            decoded = self._read_joined(conn, thread_id, lo, hi)
+        with self._operation("messages", thread_id, writes=False):
+            conn = self._connection()
+            with self._snapshot(conn):
+                lo, hi = bounds(start, stop, self._local_length(conn, thread_id, "read"))
+                decoded = self._read_joined(conn, thread_id, lo, hi)
         if decoded is not None:
             return decoded
         # A span did not check out: read row by row (a new snapshot), which names the damaged position.

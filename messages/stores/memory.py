@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.errors import ThreadExistsError, ThreadNotFoundError
+from messages.stores._failures import ClosedError
 from messages.stores.base import StoredThread, ThreadStore, bounds, kind_change, not_local, utc_now
 
 __all__ = ["InMemoryThreadStore"]
@@ -36,8 +37,11 @@ class InMemoryThreadStore(ThreadStore):
         self._lock = threading.Lock()
         self._closed = False
 
-    def close(self) -> None:
-        """Drop every thread; the store cannot be used afterwards."""
+    def __repr__(self) -> str:
+        return "InMemoryThreadStore()"
+
+    def _close(self) -> None:
+        # Every thread is dropped; the store cannot be used afterwards.
         with self._lock:
             self._closed = True
             self._threads.clear()
@@ -57,7 +61,7 @@ class InMemoryThreadStore(ThreadStore):
 
     def _check_open(self) -> None:
         if self._closed:
-            raise StoreError("this InMemoryThreadStore is closed")
+            raise ClosedError
 
     def _insert_thread(self, thread_id: str, state: str) -> None:
         now = utc_now()
@@ -82,7 +86,7 @@ class InMemoryThreadStore(ThreadStore):
             lo, hi = bounds(start, stop, len(rows))
             return lo, rows[lo:hi]
 
-    def threads(self) -> list[str]:
+    def _thread_ids(self) -> list[str]:
         with self._lock:
             self._check_open()
             return list(self._threads)

@@ -12,7 +12,14 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
   guarantees, with the count of its rows), the next span fetched while the last one is parsed.
 * Timestamps are ``timestamptz``, read back in UTC whatever the session's ``timezone``.
 * One connection per thread and per process (a connection never crosses a fork); a connection the server
-  dropped is replaced at next use.
+  dropped is replaced at next use, so the store works again once the server is back, without being
+  reopened.
+* Failures raise ``NotWrittenError`` or ``MaybeWrittenError`` naming the operation and the thread, with
+  psycopg's error chained. What psycopg tells apart: a connection that could not be opened sent nothing
+  (not written); an error the server reported, on a connection that is still good, rolled its statement
+  back (not written: every write here is one statement in its own transaction); a connection lost while
+  a write was out (psycopg marks it ``broken``) may have been lost after the server committed, before the
+  reply came back: ``MaybeWrittenError``.
 * The schema is built by a list of small migration steps, applied under an advisory lock (so that processes
   starting together do not race) and recorded by name in ``thread_store_migrations``; a database with a step
   this version does not know was written by a newer version, and is refused.
@@ -26,6 +33,7 @@ from typing import Any
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
 from messages.stores._connections import PerThread
+from messages.stores._failures import BackendFailedError
 from messages.stores.base import SQLThreadStore
 
 __all__ = ["MIGRATIONS", "PostgresThreadStore"]
@@ -123,20 +131,30 @@ class PostgresThreadStore(SQLThreadStore):
                 "PostgresThreadStore needs psycopg 3: pip install 'llm-messages[postgres]'"
             ) from exc
         self._psycopg = psycopg
+        self._driver_errors = (psycopg.Error,)
         self._dsn = dsn
+        self._where = "?"
         self._connect_timeout = connect_timeout
         self._connections: PerThread[Any] = PerThread(
             self._open,
             lambda conn: conn.close(),
-            usable=lambda conn: not (conn.closed or conn.broken),
-            name=repr(self),
+            # Not closed, not broken, and not left inside a transaction.
+            usable=lambda conn: conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE,
         )
-        self._connection()  # connect now: a bad DSN or a newer schema fails here, not at first use
+        with self._operation("open", None, writes=False):
+            try:
+                info = psycopg.conninfo.conninfo_to_dict(dsn)
+            except psycopg.Error as exc:
+                raise BackendFailedError(
+                    f"the DSN does not read as a PostgreSQL connection string ({_first_line(exc)})",
+                    cause=exc,
+                    maybe_written=False,
+                ) from exc
+            self._where = f"{info.get('host', 'localhost')}:{info.get('port', 5432)}/{info.get('dbname', '')}"
+            self._connection()  # connect now: an unreachable server or a newer schema fails here
 
     def __repr__(self) -> str:
-        info = self._psycopg.conninfo.conninfo_to_dict(self._dsn)
-        where = f"{info.get('host', 'localhost')}:{info.get('port', 5432)}/{info.get('dbname', '')}"
-        return f"PostgresThreadStore({where!r})"
+        return f"PostgresThreadStore({self._where!r})"
 
     # -- connections -----------------------------------------------------------------------------------
 
@@ -150,9 +168,21 @@ class PostgresThreadStore(SQLThreadStore):
                 self._dsn, autocommit=True, connect_timeout=max(1, round(self._connect_timeout))
             )
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to PostgreSQL ({exc})".strip()) from exc
+            raise BackendFailedError(
+                f"cannot connect to PostgreSQL at {self._where} ({_first_line(exc)})",
+                cause=exc,
+                maybe_written=False,
+            ) from exc
         try:
             self._migrate(conn)
+        except psycopg.Error as exc:
+            conn.close()
+            # Nothing of the operation that needed this connection was sent yet.
+            raise BackendFailedError(
+                f"cannot set up the PostgreSQL database at {self._where} ({_first_line(exc)})",
+                cause=exc,
+                maybe_written=False,
+            ) from exc
         except BaseException:
             conn.close()
             raise
@@ -188,9 +218,24 @@ class PostgresThreadStore(SQLThreadStore):
             return set()
         return {name for (name,) in conn.execute("SELECT name FROM thread_store_migrations")}
 
-    def close(self) -> None:
-        """Close every connection this store opened (in any thread of this process)."""
+    def _close(self) -> None:
+        # Every connection this store opened, in any thread of this process.
         self._connections.close_all()
+
+    def _describe(self, exc: Exception, *, writes: bool) -> tuple[str, bool]:
+        conn = self._connections.peek()
+        if conn is None or conn.closed:  # psycopg counts a broken connection as closed
+            if writes:
+                return (
+                    f"the connection to PostgreSQL at {self._where} was lost while the statement was out "
+                    f"({_first_line(exc)}), so the server may have committed it before the reply was "
+                    "lost",
+                    True,
+                )
+            return f"the connection to PostgreSQL at {self._where} was lost ({_first_line(exc)})", False
+        sqlstate = getattr(exc, "sqlstate", None)
+        code = f"SQLSTATE {sqlstate}: " if sqlstate else ""
+        return f"PostgreSQL at {self._where} refused the statement ({code}{_first_line(exc)})", False
 
     # -- the contract ------------------------------------------------------------------------------------
 
@@ -223,7 +268,7 @@ class PostgresThreadStore(SQLThreadStore):
             raise ThreadNotFoundError(thread_id)  # it was deleted, and made again, meanwhile
         return int(row[0])
 
-    def threads(self) -> list[str]:
+    def _thread_ids(self) -> list[str]:
         rows = self._connection().execute("SELECT id FROM thread_store_threads ORDER BY ordinal")
         return [thread_id for (thread_id,) in rows]
 
@@ -243,3 +288,9 @@ class PostgresThreadStore(SQLThreadStore):
         ).rowcount
         if written == 0:
             raise self._kind_conflict(conn, thread_id, kind)
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of a psycopg error (libpq adds hints and context on further lines)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

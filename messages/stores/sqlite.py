@@ -9,6 +9,14 @@
   power cut. ``synchronous="NORMAL"`` keeps them across a killed process only, and appends one at a time
   faster.
 * One connection per thread and per process, as sqlite3 requires (a connection never crosses a fork).
+* Failures (a full disk, a file size limit, a lock held past the timeout) raise ``NotWrittenError`` or
+  ``MaybeWrittenError`` naming the operation and the thread. Each write is one ``BEGIN IMMEDIATE`` ...
+  ``COMMIT`` transaction, so a failure before ``COMMIT`` wrote nothing. In WAL mode a commit is the commit
+  frame appended to the WAL, the last frame written (no padding after it: the unix VFS assumes powersafe
+  overwrite), so a ``COMMIT`` that failed to write (``SQLITE_IOERR_WRITE``, ``SQLITE_FULL``) or to lock
+  (``SQLITE_BUSY``) did not commit either; any other failure of ``COMMIT`` (an fsync error, say) may have
+  left a whole commit frame in the WAL, which the next recovery replays: ``MaybeWrittenError``. The same
+  connection goes on after a failure (a connection still inside a transaction is replaced).
 * The schema is built by a list of small migration steps (simonw/llm's pattern), each applied once, in a
   transaction, and recorded by name in ``thread_store_migrations``. A file whose table names a step this
   version does not know was written by a newer version, and is refused rather than misread.
@@ -21,13 +29,14 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
 from messages.stores._connections import PerThread
+from messages.stores._failures import BackendFailedError
 from messages.stores.base import SQLThreadStore, not_local, utc_now
 
 __all__ = ["MIGRATIONS", "SQLiteThreadStore"]
@@ -147,8 +156,13 @@ class SQLiteThreadStore(SQLThreadStore):
         """The database file."""
         self._timeout = timeout
         self._synchronous = synchronous
-        self._connections = PerThread(self._open, sqlite3.Connection.close, name=repr(self))
-        self._connection()  # open now: a bad path or a newer schema fails here, not at first use
+        self._driver_errors = (sqlite3.Error,)
+        # A connection left inside a transaction (its ROLLBACK failed too) is replaced at next use.
+        self._connections = PerThread(
+            self._open, sqlite3.Connection.close, usable=lambda conn: not conn.in_transaction
+        )
+        with self._operation("open", None, writes=False):
+            self._connection()  # open now: a bad path or a newer schema fails here, not at first use
 
     def __repr__(self) -> str:
         return f"SQLiteThreadStore({str(self.path)!r})"
@@ -165,12 +179,26 @@ class SQLiteThreadStore(SQLThreadStore):
                 self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the SQLite database {str(self.path)!r}: {exc}") from exc
+            raise BackendFailedError(
+                f"cannot open the SQLite database {str(self.path)!r} ({self._explain(exc)})",
+                cause=exc,
+                maybe_written=False,
+            ) from exc
         try:
             self._set_wal(conn)
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")
             self._migrate(conn)
+        except (sqlite3.Error, BackendFailedError) as exc:
+            conn.close()
+            # Nothing of the operation that needed this connection was written yet (whatever became of a
+            # schema migration: the next connection applies what is missing).
+            cause = exc.cause if isinstance(exc, BackendFailedError) else exc
+            raise BackendFailedError(
+                f"cannot set up the SQLite database {str(self.path)!r} ({self._explain(cause)})",
+                cause=cause,
+                maybe_written=False,
+            ) from cause
         except BaseException:
             conn.close()
             raise
@@ -193,7 +221,7 @@ class SQLiteThreadStore(SQLThreadStore):
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise StoreError(f"cannot open {str(self.path)!r}: {exc}") from exc
+                    raise
                 time.sleep(0.01)
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
@@ -230,9 +258,16 @@ class SQLiteThreadStore(SQLThreadStore):
             return set()
         return {name for (name,) in conn.execute("SELECT name FROM thread_store_migrations")}
 
-    def close(self) -> None:
-        """Close every connection this store opened (in any thread of this process)."""
+    def _close(self) -> None:
+        # Every connection this store opened, in any thread of this process.
         self._connections.close_all()
+
+    def _explain(self, exc: BaseException) -> str:
+        return _explain(exc, self._timeout)
+
+    def _describe(self, exc: Exception, *, writes: bool) -> tuple[str, bool]:
+        # A statement before COMMIT: its transaction rolls back (_transaction classifies COMMIT itself).
+        return f"SQLite failed on {str(self.path)!r} ({self._explain(exc)})", False
 
     # -- the contract ------------------------------------------------------------------------------------
 
@@ -250,12 +285,15 @@ class SQLiteThreadStore(SQLThreadStore):
 
     def _insert_thread(self, thread_id: str, state: str) -> None:
         now = utc_now().isoformat()
+        conn = self._connection()
         try:
-            self._connection().execute(
-                "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
-                f"VALUES (?, ?, 'local', 0, ?, ?, {_NEXT_ORDINAL})",
-                (thread_id, state, now, now),
-            )
+            with _transaction(conn, "IMMEDIATE"):
+                conn.execute(
+                    "INSERT INTO thread_store_threads "
+                    "(id, state, kind, length, created_at, updated_at, ordinal) "
+                    f"VALUES (?, ?, 'local', 0, ?, ?, {_NEXT_ORDINAL})",
+                    (thread_id, state, now, now),
+                )
         except sqlite3.IntegrityError:
             raise ThreadExistsError(thread_id) from None
 
@@ -284,7 +322,7 @@ class SQLiteThreadStore(SQLThreadStore):
             )
         return first
 
-    def threads(self) -> list[str]:
+    def _thread_ids(self) -> list[str]:
         conn = self._connection()
         return [tid for (tid,) in conn.execute("SELECT id FROM thread_store_threads ORDER BY ordinal")]
 
@@ -298,26 +336,66 @@ class SQLiteThreadStore(SQLThreadStore):
     def _write_state(self, thread_id: str, state: str, kind: str) -> None:
         now = utc_now().isoformat()
         conn = self._connection()
-        # One statement: the thread is created, or updated if it is of the same kind, or left alone.
-        written = conn.execute(
-            "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
-            f"VALUES (?, ?, ?, 0, ?, ?, {_NEXT_ORDINAL}) "
-            "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at "
-            "WHERE thread_store_threads.kind = excluded.kind",
-            (thread_id, state, kind, now, now),
-        ).rowcount
-        if written == 0:
-            raise self._kind_conflict(conn, thread_id, kind)
+        with _transaction(conn, "IMMEDIATE"):
+            # One statement: the thread is created, or updated if it is of the same kind, or left alone.
+            written = conn.execute(
+                "INSERT INTO thread_store_threads "
+                "(id, state, kind, length, created_at, updated_at, ordinal) "
+                f"VALUES (?, ?, ?, 0, ?, ?, {_NEXT_ORDINAL}) "
+                "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at "
+                "WHERE thread_store_threads.kind = excluded.kind",
+                (thread_id, state, kind, now, now),
+            ).rowcount
+            if written == 0:
+                raise self._kind_conflict(conn, thread_id, kind)
+
+
+_COMMIT_NOT_WRITTEN = frozenset({"SQLITE_IOERR_WRITE", "SQLITE_FULL", "SQLITE_BUSY"})
+"""The errors of a ``COMMIT`` that leave it uncommitted: the commit frame was not written whole (a write
+error, a full disk or a file size limit: it is the last frame written), or the lock was not had. Any other
+error of ``COMMIT`` may come after the commit frame was written (see the module docstring)."""
 
 
 @contextmanager
 def _transaction(conn: sqlite3.Connection, mode: Literal["DEFERRED", "IMMEDIATE"]) -> Iterator[None]:
-    """``BEGIN <mode>`` ... ``COMMIT``, rolled back if the block raises (or the process is interrupted)."""
+    """``BEGIN <mode>`` ... ``COMMIT``, rolled back if the block raises (or the process is interrupted).
+
+    A ``COMMIT`` that fails in a way that may have committed raises ``BackendFailedError`` saying so."""
     conn.execute(f"BEGIN {mode}")
     try:
         yield
     except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
+        _roll_back(conn)
         raise
-    conn.execute("COMMIT")
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _roll_back(conn)
+        if getattr(exc, "sqlite_errorname", None) in _COMMIT_NOT_WRITTEN:
+            raise
+        raise BackendFailedError(
+            f"SQLite's COMMIT failed ({_explain(exc)}) after it may have written the commit record",
+            cause=exc,
+            maybe_written=True,
+        ) from exc
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    """End the transaction, if SQLite has not already rolled it back; a failure here leaves the connection
+    inside it, and ``PerThread`` replaces such a connection at next use."""
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
+def _explain(exc: BaseException, timeout: float | None = None) -> str:
+    """The driver's error, with SQLite's extended error name and what it likely means."""
+    name = getattr(exc, "sqlite_errorname", None)
+    text = f"{exc}, {name}" if name else str(exc)
+    if name in ("SQLITE_IOERR_WRITE", "SQLITE_FULL"):
+        text += ": the disk is full, or the process reached its file size limit"
+    elif name and name.startswith("SQLITE_BUSY"):
+        text += ": another connection held the lock past the timeout"
+        if timeout is not None:
+            text += f" ({timeout:g} s)"
+    return text

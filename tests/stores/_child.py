@@ -6,7 +6,11 @@ preloaded, so that a child starts in milliseconds rather than re-importing every
 * ``append_loop``: appends batch after batch (see ``batch``) until killed, sending ``(batch, first
   position)`` down a pipe after each append returns;
 * ``append_n``: waits at a barrier with its siblings, then appends N single messages ``w<WORKER>:<i>``;
-* ``open_once``: waits at a barrier, then opens the store (the first opening builds its schema).
+* ``open_once``: waits at a barrier, then opens the store (the first opening builds its schema);
+* ``append_through_outages``: appends ``outage_batch``es to one thread until told to stop, reporting each
+  outcome (acknowledged at a position, or the error raised, described by ``describe_error``), while the
+  test kills the database server or caps the size of the files this process may write (``cap``: a shared
+  number of bytes, 0 for none, applied with ``RLIMIT_FSIZE`` before each append).
 
 Commands run in a fresh interpreter, ``python -m tests.stores._child COMMAND SPEC THREAD [URL]`` (SPEC is the
 JSON of a store spec, tests/stores/_backends.py), for the tests where "a new process" must share nothing:
@@ -20,12 +24,28 @@ JSON of a store spec, tests/stores/_backends.py), for the tests where "a new pro
 from __future__ import annotations
 
 import json
+import os
+import resource
+import signal
 import sys
+import time
 from multiprocessing.connection import Connection
-from multiprocessing.synchronize import Barrier
+from multiprocessing.sharedctypes import Synchronized
+from multiprocessing.synchronize import Barrier, Event
 from typing import Any
 
-from messages import AIMessage, LocalThread, Message, RemoteThread, ToolCall, ToolMessage, UserMessage
+from messages import (
+    AIMessage,
+    LocalThread,
+    MaybeWrittenError,
+    Message,
+    NotWrittenError,
+    RemoteThread,
+    StoreError,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 from tests.stores._backends import open_store
 
 SECOND_PART: list[Message] = [
@@ -69,6 +89,68 @@ def append_n(spec: dict[str, Any], thread_id: str, worker: int, count: int, barr
 def open_once(spec: dict[str, Any], barrier: Barrier) -> None:
     barrier.wait(timeout=60)
     open_store(spec).close()
+
+
+def outage_batch(worker: int, number: int) -> list[Message]:
+    """Batch ``number`` of worker ``worker`` in the outage tests: 1 to 4 messages of up to 16 KB, each
+    named by (worker, batch, index), so that every stored message says which append it came from."""
+    size = 1 + number % 4
+    payload = "p" * ((number * 7919 + worker * 104_729) % 16_384)
+    return [UserMessage(content=f"w{worker}:{number}:{index}:{payload}") for index in range(size)]
+
+
+def describe_error(exc: BaseException) -> dict[str, Any]:
+    """What the outage tests check about an error an append raised (sent to the parent: plain data)."""
+    cause = exc.__cause__
+    return {
+        "type": type(exc).__name__,
+        "store_error": isinstance(exc, StoreError),
+        "written": "no"
+        if isinstance(exc, NotWrittenError)
+        else "maybe"
+        if isinstance(exc, MaybeWrittenError)
+        else None,
+        "operation": getattr(exc, "operation", None),
+        "thread_id": getattr(exc, "thread_id", None),
+        "cause": None if cause is None else f"{type(cause).__module__}.{type(cause).__qualname__}",
+        "message": str(exc),
+    }
+
+
+def append_through_outages(
+    spec: dict[str, Any],
+    thread_id: str,
+    worker: int,
+    stop: Event,
+    cap: Synchronized,  # type: ignore[type-arg]
+    reports: Connection,
+) -> None:
+    """Append ``outage_batch(worker, 0)``, ``(worker, 1)``, ... until ``stop``; report each outcome as
+    ``("ok", number, first position, capped)`` or ``("error", number, describe_error(...), capped)``."""
+    # A write past RLIMIT_FSIZE raises SIGXFSZ, which kills the process unless ignored; ignored, the write
+    # fails with EFBIG, as a full disk fails with ENOSPC.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    applied = 0
+    store = open_store(spec)  # one store for the whole run: it must work again without being reopened
+    number = 0
+    while not stop.is_set():
+        if cap.value != applied:
+            applied = cap.value
+            resource.setrlimit(resource.RLIMIT_FSIZE, (applied or soft, hard))
+        try:
+            positions = store.append(thread_id, outage_batch(worker, number))
+        except Exception as exc:
+            reports.send(("error", number, describe_error(exc), bool(applied)))
+            time.sleep(0.02)  # as a bot would back off before its next try
+        else:
+            reports.send(("ok", number, positions.start, bool(applied)))
+        number += 1
+    reports.send(("stopped", number, None, False))
+    reports.close()
+    # Leave as a killed process would: no close(), so SQLite's WAL is not checkpointed away, and the next
+    # opening recovers the file from it.
+    os._exit(0)
 
 
 def say(line: str) -> None:

@@ -10,6 +10,8 @@ the run if a server started and any PostgreSQL test skipped all the same.
 from __future__ import annotations
 
 import itertools
+import multiprocessing
+import multiprocessing.context
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +29,7 @@ from tests.stores._backends import (
     postgres_dsn,
     postgres_schema_dsn,
 )
+from tests.stores._server import Server, ServerUnavailableError
 
 _postgres_problem: list[str] = []
 
@@ -118,3 +121,32 @@ def durable_backend(request: pytest.FixtureRequest) -> str:
 def store(backend: str, make_store: Callable[[str], ThreadStore]) -> ThreadStore:
     """A fresh, empty store of each backend in turn."""
     return make_store(backend)
+
+
+@pytest.fixture(scope="module")
+def processes() -> multiprocessing.context.ForkServerContext:
+    """Starts children from a server process that has the store code imported: real processes, each with
+    its own connections, that start in milliseconds instead of importing everything anew."""
+    context = multiprocessing.get_context("forkserver")
+    # psycopg too: the store imports it lazily, and each child would pay for the import.
+    context.set_forkserver_preload(["tests.stores._child", "psycopg"])
+    return context
+
+
+@pytest.fixture
+def crashable_postgres(postgres_server: str, tmp_path: Path) -> Iterator[Server]:
+    """A PostgreSQL server of this test's own (scripts/postgres.sh), which it may crash and start again.
+
+    It needs the configured server (postgres_server) only to skip, or fail under CI, as every PostgreSQL
+    test does; the server binaries it runs are the ones scripts/postgres.sh finds."""
+    try:
+        server = Server.start_new(tmp_path / "pg_ctl.log")
+    except ServerUnavailableError as exc:
+        message = f"scripts/postgres.sh could not start a server of the test's own ({exc})"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -17,6 +17,7 @@ from messages import (
     LocalThread,
     MessageTypeError,
     RemoteThread,
+    StoreClosedError,
     StoreError,
     SystemMessage,
     TextPart,
@@ -427,10 +428,25 @@ def test_appends_from_many_threads_of_one_process_interleave_whole(store):
         assert mine == [f"w{worker}:{n}:{k}" for n in range(per_worker) for k in range(batch)]
 
 
-def test_a_closed_store_says_so(store):
+def test_a_closed_store_says_so_naming_the_operation_and_the_thread(store):
     store.create_thread("t")
     store.close()
-    with pytest.raises(StoreError, match="closed"):
-        store.messages("t")
-    with pytest.raises(StoreError, match="closed"):
-        store.threads()
+    calls = {
+        "create_thread": lambda: store.create_thread("u"),
+        "append": lambda: store.append("t", UserMessage(content="hi")),
+        "messages": lambda: store.messages("t"),
+        "delete_thread": lambda: store.delete_thread("t"),
+        "save_thread": lambda: store.save_thread(LocalThread(id="t")),
+        "load_thread": lambda: store.load_thread("t"),
+        "thread_info": lambda: store.thread_info("t"),
+        "threads": store.threads,
+    }
+    for operation, call in calls.items():
+        with pytest.raises(
+            StoreClosedError, match=rf"^{operation}\(\).* is closed; open a new store"
+        ) as info:
+            call()
+        thread_id = {"create_thread": "u", "threads": None}.get(operation, "t")
+        assert (info.value.operation, info.value.thread_id) == (operation, thread_id)
+        assert isinstance(info.value, StoreError)
+    store.close()  # closing again is harmless

@@ -5,8 +5,6 @@ continued in another process, processes opening a new store at once. The childre
 from __future__ import annotations
 
 import json
-import multiprocessing
-import multiprocessing.context
 import os
 import random
 import signal
@@ -58,16 +56,6 @@ def finish(child: subprocess.Popen[str], timeout: float = 120) -> str:
     out, err = child.communicate(timeout=timeout)
     assert child.returncode == 0, f"child failed ({child.returncode}):\n{err}"
     return out
-
-
-@pytest.fixture(scope="module")
-def processes() -> multiprocessing.context.ForkServerContext:
-    """Starts children from a server process that has the store code imported: real processes, each with
-    its own connections, that start in milliseconds instead of importing everything anew."""
-    context = multiprocessing.get_context("forkserver")
-    # psycopg too: the store imports it lazily, and each child would pay for the import.
-    context.set_forkserver_preload(["tests.stores._child", "psycopg"])
-    return context
 
 
 def join_all(children: list, timeout: float = 120) -> None:

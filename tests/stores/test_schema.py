@@ -12,7 +12,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from messages import LocalThread, RemoteThread, StoreError, ThreadKindError, UserMessage
+from messages import (
+    LocalThread,
+    MaybeWrittenError,
+    NotWrittenError,
+    RemoteThread,
+    StoreError,
+    ThreadKindError,
+    UserMessage,
+)
 from messages.stores import postgres as postgres_module
 from messages.stores import sqlite as sqlite_module
 from tests.stores._backends import open_store, raw_rows
@@ -130,14 +138,30 @@ def test_sqlite_refuses_an_in_memory_database(path):
 
 
 def test_sqlite_says_when_the_file_cannot_be_opened(tmp_path):
-    with pytest.raises(StoreError, match="cannot open the SQLite database"):
+    with pytest.raises(
+        NotWrittenError, match="opening the store failed: cannot open the SQLite database"
+    ) as info:
         sqlite_module.SQLiteThreadStore(tmp_path / "no-such-directory" / "threads.db")
+    assert (info.value.operation, info.value.thread_id) == ("open", None)
+    assert isinstance(info.value.__cause__, sqlite3.OperationalError)
 
 
 def test_postgres_says_when_the_server_cannot_be_reached():
+    import psycopg
+
     # Port 1 on loopback: nothing listens there, so the connection is refused at once.
-    with pytest.raises(StoreError, match="cannot connect to PostgreSQL"):
+    with pytest.raises(NotWrittenError, match=r"cannot connect to PostgreSQL at 127\.0\.0\.1:1/none") as info:
         postgres_module.PostgresThreadStore("postgresql://nobody@127.0.0.1:1/none", connect_timeout=2)
+    assert (info.value.operation, info.value.thread_id) == ("open", None)
+    assert isinstance(info.value.__cause__, psycopg.OperationalError)
+
+
+def test_postgres_says_when_the_dsn_does_not_read():
+    import psycopg
+
+    with pytest.raises(NotWrittenError, match="the DSN does not read as a PostgreSQL connection") as info:
+        postgres_module.PostgresThreadStore("host=localhost port")
+    assert isinstance(info.value.__cause__, psycopg.ProgrammingError)
 
 
 def test_import_messages_imports_neither_psycopg_nor_litellm():
@@ -191,15 +215,31 @@ def is_closed(conn) -> bool:
 
 
 def test_a_postgres_connection_dropped_by_the_server_is_replaced(make_spec):
+    import psycopg
+
     spec = make_spec("postgres")
     store = open_store(spec)
     store.create_thread("t")
     pid = store._connection().info.backend_pid
     raw_rows(spec, "SELECT pg_terminate_backend(?)", (pid,))
-    import psycopg
-
-    with pytest.raises(psycopg.OperationalError):
-        store.messages("t")  # the call that finds the connection gone fails, and says so
+    # The call that finds the connection gone fails, and says so: a read wrote nothing.
+    with pytest.raises(
+        NotWrittenError, match=r"messages\(\) on thread 't' failed: the connection to"
+    ) as read:
+        store.messages("t")
+    assert (read.value.operation, read.value.thread_id) == ("messages", "t")
+    assert isinstance(read.value.__cause__, psycopg.OperationalError)
     assert store.messages("t") == []  # the next one reconnects
+    pid = store._connection().info.backend_pid
+    raw_rows(spec, "SELECT pg_terminate_backend(?)", (pid,))
+    # An append that finds it gone cannot know whether the server ran it before the connection went (here
+    # it did not, but psycopg cannot tell that from a crash after the commit): it says so.
+    with pytest.raises(
+        MaybeWrittenError, match=r"append\(\) on thread 't' may or may not have been"
+    ) as write:
+        store.append("t", UserMessage(content="hi"))
+    assert (write.value.operation, write.value.thread_id) == ("append", "t")
+    assert isinstance(write.value.__cause__, psycopg.OperationalError)
+    assert store.append("t", UserMessage(content="again")) == range(1)  # it was not written
     assert store._connection().info.backend_pid != pid
     store.close()
