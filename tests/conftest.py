@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 
 # Before anything imports litellm: no cost-map download, no tokenizer download (litellm-notes.md).
@@ -38,6 +39,30 @@ def litellm() -> ModuleType:
     module.disable_hf_tokenizer_download = True
     module.suppress_debug_info = True
     return module
+
+
+@pytest.fixture(autouse=True)
+def _finalize_abandoned_streams(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a test that called litellm, collect garbage at a safe point.
+
+    A litellm stream left unfinished (a test that expects an error mid-stream, or one that reads the first
+    chunks only) keeps its httpx response open until it is garbage-collected. If the collector happens to
+    run it while httpcore's connection pool holds its lock in the same thread, closing the response waits
+    for that lock forever (seen once: a whole-suite run hung in tests/test_streaming.py). Collected here,
+    between tests, no lock is held.
+    """
+    yield
+    if "litellm" in request.fixturenames:
+        gc.collect()
+
+
+def close_stream(stream: Any) -> None:
+    """Close what a litellm stream reads from (its provider stream and HTTP response), now rather than
+    when the garbage collector gets to it (see ``_finalize_abandoned_streams``)."""
+    inner = getattr(stream, "completion_stream", None)
+    close = getattr(inner, "close", None)
+    if callable(close):
+        close()
 
 
 @pytest.fixture

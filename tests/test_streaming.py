@@ -38,7 +38,7 @@ from messages.testing import (
 )
 from messages.testing._openai import openai_stream_chunks, reply_text, word_count
 from messages.testing._server import Reply, Responder
-from tests.conftest import send_kwargs
+from tests.conftest import close_stream, send_kwargs
 
 MODELS = {
     "openai": "openai/gpt-4o-mini",
@@ -78,7 +78,10 @@ def stream_from(litellm: Any, provider: str, reply: AIMessage | Responder) -> li
             stream_options={"include_usage": True},
             **send_kwargs(server),
         )
-        chunks = list(stream)
+        try:
+            chunks = list(stream)
+        finally:
+            close_stream(stream)
         assert server.requests[-1].route == provider
     return chunks
 
@@ -313,7 +316,11 @@ def calls_chunk(*deltas: dict[str, Any]) -> dict[str, Any]:
 def raw_stream(litellm: Any, chunks: list[dict[str, Any]]) -> list[Any]:
     with StandInServer(routes=[RawOpenAIRoute(tuple(chunks))]) as server:
         options = {"stream_options": {"include_usage": True}, **send_kwargs(server)}
-        return list(litellm.completion(model=MODELS["openai"], messages=USER, stream=True, **options))
+        stream = litellm.completion(model=MODELS["openai"], messages=USER, stream=True, **options)
+        try:
+            return list(stream)
+        finally:
+            close_stream(stream)
 
 
 def weather(call_id: str, city: str) -> ToolCall:
