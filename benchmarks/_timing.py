@@ -1,4 +1,9 @@
-"""Timing helpers: the best of several runs (the least disturbed by a noisy machine), printed as ratios."""
+"""Timing helpers: the best of several runs (the least disturbed by a noisy machine), printed as ratios.
+
+Work that runs in this process alone is timed in CPU time (``time.process_time``): on a machine shared
+with other jobs, time spent waiting for a core is not the code's. Work that waits for another process (a
+database server) is timed on the wall clock (``WALL``).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,34 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+Clock = Callable[[], float]
+CPU: Clock = time.process_time
+"""CPU time of this process: for what runs here alone (the default)."""
+WALL: Clock = time.perf_counter
+"""Wall time: for what waits on another process (a database server, a subprocess)."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured figure and its target: what the summary of several runs gives a range for."""
+
+    name: str
+    value: float
+    target: float | None = None
+    below: bool = True
+    """Whether the target is a ceiling (the figure must be at most ``target``) or a floor."""
+    unit: str = "x"
+
+    def met(self) -> bool | None:
+        if self.target is None:
+            return None
+        return self.value <= self.target if self.below else self.value >= self.target
+
+    def target_text(self) -> str:
+        if self.target is None:
+            return "(reference)"
+        return f"{'<=' if self.below else '>='} {self.target:g}{self.unit}"
 
 
 @contextmanager
@@ -23,20 +56,22 @@ def gc_off() -> Iterator[None]:
             gc.enable()
 
 
-def best_of(fn: Callable[[], Any], *, repeat: int = 7, number: int = 1) -> float:
+def best_of(fn: Callable[[], Any], *, repeat: int = 7, number: int = 1, clock: Clock = CPU) -> float:
     """The fastest of ``repeat`` runs of ``number`` calls, in seconds per call; GC off while timing."""
     fn()  # warm up: first-call imports and caches are not what is measured
     best = float("inf")
     with gc_off():
         for _ in range(repeat):
-            start = time.perf_counter()
+            start = clock()
             for _ in range(number):
                 fn()
-            best = min(best, (time.perf_counter() - start) / number)
+            best = min(best, (clock() - start) / number)
     return best
 
 
-def interleaved(fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7) -> dict[str, float]:
+def interleaved(
+    fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7, clock: Clock = CPU
+) -> dict[str, float]:
     """The best time of each function, measured in rounds that run every function once.
 
     Interleaving spreads slow spells of a noisy machine over all candidates instead of one of them, so
@@ -48,14 +83,18 @@ def interleaved(fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7) -> dic
     with gc_off():
         for _ in range(repeat):
             for name, fn in fns.items():
-                start = time.perf_counter()
+                start = clock()
                 fn()
-                best[name] = min(best[name], time.perf_counter() - start)
+                best[name] = min(best[name], clock() - start)
     return best
 
 
 def paired(
-    baseline: Callable[[], Any], fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7
+    baseline: Callable[[], Any],
+    fns: Mapping[str, Callable[[], Any]],
+    *,
+    repeat: int = 7,
+    clock: Clock = CPU,
 ) -> dict[str, tuple[float, float]]:
     """For each function: the median of its time over the baseline's time measured right beside it, and
     its best time, from ``repeat`` rounds.
@@ -75,9 +114,9 @@ def paired(
                 pair = (baseline, fn) if round_ % 2 == 0 else (fn, baseline)
                 times = []
                 for run in pair:
-                    start = time.perf_counter()
+                    start = clock()
                     run()
-                    times.append(time.perf_counter() - start)
+                    times.append(clock() - start)
                 base, own = times if round_ % 2 == 0 else times[::-1]
                 ratios[name].append(own / base)
                 best[name] = min(best[name], own)
@@ -100,6 +139,7 @@ class Table:
     rows: list[tuple[str, float]] = field(default_factory=list)
     ratios: dict[str, float] = field(default_factory=dict)
     """Ratios to the baseline measured in pairs (``measure_paired``); other rows use their times."""
+    clock: Clock = CPU
 
     def add(self, name: str, seconds: float) -> float:
         self.rows.append((name, seconds))
@@ -107,7 +147,7 @@ class Table:
 
     def measure(self, fns: Mapping[str, Callable[[], Any]], *, repeat: int = 7) -> dict[str, float]:
         """Time ``fns`` interleaved (see ``interleaved``) and add a row for each."""
-        times = interleaved(fns, repeat=repeat)
+        times = interleaved(fns, repeat=repeat, clock=self.clock)
         for name, seconds in times.items():
             self.add(name, seconds)
         return times
@@ -121,8 +161,8 @@ class Table:
         """
         base = fns[baseline]
         others = {name: fn for name, fn in fns.items() if name != baseline}
-        found = paired(base, others, repeat=repeat)
-        self.add(baseline, best_of(base, repeat=repeat))
+        found = paired(base, others, repeat=repeat, clock=self.clock)
+        self.add(baseline, best_of(base, repeat=repeat, clock=self.clock))
         self.ratios[baseline] = 1.0
         for name, (ratio, seconds) in found.items():
             self.add(name, seconds)
@@ -150,3 +190,10 @@ def verdict(label: str, ratio: float, target: float, *, below: bool = True) -> s
     ok = ratio <= target if below else ratio >= target
     sign = "<=" if below else ">="
     return f"{label}: {ratio:.2f}x (target {sign} {target}x) {'OK' if ok else 'MISSED'}"
+
+
+def judged(figure: Figure) -> str:
+    """One line for a figure: its value, its target and whether this run met it."""
+    met = figure.met()
+    said = "" if met is None else (" OK" if met else " MISSED")
+    return f"{figure.name}: {figure.value:.2f}{figure.unit} (target {figure.target_text()}){said}"

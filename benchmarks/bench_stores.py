@@ -11,7 +11,7 @@ Baselines measured in the same run:
   all (``validate_json`` of the array in the spans the SQL stores read, what ``messages()`` does after
   reading the rows): the gap between that row and ``store.messages`` is what the store itself costs.
 
-Targets (issue 6): loading within 3x of the floor; batched appends of at least 10,000 messages per second
+Targets: loading within 2x of the floor (issue 16); batched appends of at least 10,000 messages per second
 on SQLite. One-at-a-time appends commit (and fsync) once per message: they are timed in a single run each,
 as they take tens of seconds, and show the disk's sync rate more than this code.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from benchmarks._conversation import build_conversation
-from benchmarks._timing import Table, fmt_time, verdict
+from benchmarks._timing import WALL, Figure, Table, fmt_time, judged
 from messages import Message, PostgresThreadStore, SQLiteThreadStore, ThreadStore
 from messages.stores.base import SQLThreadStore, decode_joined
 
@@ -95,7 +95,7 @@ def appends(
 
             return run
 
-        table = Table(f"{name}: append {count:,} messages")
+        table = Table(f"{name}: append {count:,} messages", clock=WALL)
         table.measure(
             {
                 "encode only (model_dump_json of each)": lambda: [m.model_dump_json() for m in conversation],
@@ -145,7 +145,8 @@ def load(
 
         assert store.messages(thread_id) == conversation
         table = Table(
-            f"{name}: load a {len(conversation):,}-message thread ({len(joined) / 1e6:.1f} MB of JSON)"
+            f"{name}: load a {len(conversation):,}-message thread ({len(joined) / 1e6:.1f} MB of JSON)",
+            clock=WALL,  # the database may be another process: its time counts
         )
         floor, decode, whole = (
             "floor: json.loads of the same data (one array)",
@@ -168,7 +169,7 @@ def load(
         table.show(
             floor,
             notes=[
-                verdict("load vs json.loads floor", ratio, 3.0),
+                judged(Figure("load vs json.loads floor", ratio, LOAD_TARGET)),
                 f"of which building the messages (pydantic validation, no I/O): {ratios[decode]:.2f}x; "
                 f"the store's own share (reading, joining rows): {ratio - ratios[decode]:.2f}x",
             ],
@@ -176,7 +177,11 @@ def load(
         return ratio
 
 
-def main(quick: bool = False) -> None:
+LOAD_TARGET = 2.0
+"""Issue 16: ``messages()`` on 100,000 rows within 2x of ``json.loads`` of the same data."""
+
+
+def main(quick: bool = False) -> list[Figure]:
     n_append, n_load, repeat = (1_000, 10_000, 3) if quick else (10_000, 100_000, 5)
     to_append = build_conversation(n_append)
     to_load = build_conversation(n_load)
@@ -201,10 +206,12 @@ def main(quick: bool = False) -> None:
     if not dsn:
         print(f"\n(PostgreSQL skipped: set {DSN_VARIABLE}; `scripts/postgres.sh run CMD` starts a server)")
     print("\n== stores: verdicts")
+    figures: list[Figure] = []
     for name, (batched, ratio) in results.items():
+        short = name.split(" (")[0]
         if name.startswith("SQLite"):
-            print(
-                f"  {name}: batched appends {batched:,.0f} messages/s (target >= 10,000) "
-                f"{'OK' if batched >= 10_000 else 'MISSED'}"
-            )
-        print(f"  {name}: {verdict('load vs json.loads floor', ratio, 3.0)}")
+            figures.append(Figure(f"{short}: batched appends", batched / 1e3, 10, below=False, unit="k/s"))
+        figures.append(Figure(f"{short}: messages() vs json.loads", ratio, LOAD_TARGET))
+    for figure in figures:
+        print(f"  {judged(figure)}")
+    return figures

@@ -26,12 +26,27 @@ def quick_run(*names: str) -> str:
 def test_the_quick_benchmarks_run_and_print_their_verdicts():
     # The stores benchmark measures PostgreSQL too when the suite has a server (in a schema it drops).
     out = quick_run("core", "profiles", "stores")
-    titles = ("dump a 2,000-message", "load a 2,000-message", "import cost", "with each provider profile")
+    titles = (
+        "dump a 2,000-message",
+        "load a 2,000-message mixed",
+        "load a 2,000-message tool-heavy",
+        "import cost",
+        "with each provider profile",
+        "where the rules fire",
+    )
     assert all(title in out for title in titles), out
     verdicts = [line for line in out.splitlines() if "(target" in line]
-    assert any("dump_messages vs floor" in line for line in verdicts), out
-    assert any("profiles within 2.0x" in line for line in out.splitlines()), out
+    assert any("dump vs the hand-built floor" in line for line in verdicts), out
+    assert any("tool-heavy: load vs msgspec decode" in line for line in verdicts), out
+    assert any("profiles within 1.5x" in line for line in out.splitlines()), out
     assert any("batched appends" in line for line in verdicts), out
+    summary = out.split("== summary: first run, and the range over 1 run(s)", 1)[1]
+    for figure in (
+        "dump vs the hand-built floor",
+        "profiles, rules firing: slowest",
+        "messages() vs json.loads",
+    ):
+        assert figure in summary, summary
 
 
 def test_the_quick_context_benchmark_runs_and_prints_its_ratios():
