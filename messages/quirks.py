@@ -25,7 +25,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
-__all__ = ["QUIRKS", "ROWS", "Quirk", "get_quirk", "implementations", "quirks_for", "source_url"]
+__all__ = [
+    "QUIRKS",
+    "ROWS",
+    "Quirk",
+    "canonical_name",
+    "get_quirk",
+    "implementations",
+    "quirks_for",
+    "source_url",
+]
 
 Evidence = Literal["verified", "reported", "conflicting", "unknown", "superseded"]
 """How sure the row is: ``verified`` (an error text or a maintainer's word read in a source), ``reported``
@@ -108,17 +117,24 @@ def _cited(profile: object) -> Iterable[tuple[str, int]]:
                     yield (rule.reports[0] if rule.reports else rule.id), value
 
 
+def canonical_name(name: str) -> str:
+    """A provider or profile name as the registry spells it: lowercase, an alias replaced by its provider
+    (``"bedrock_converse:Claude"`` -> ``"bedrock:claude"``)."""
+    from messages.profiles._registry import _canonical
+
+    provider, colon, family = name.strip().lower().partition(":")
+    return f"{_canonical(provider) or provider}{colon}{family}"
+
+
 def quirks_for(name: str) -> list[Quirk]:
     """The rows about one provider or profile, in order: ``name`` is a litellm provider name
     (``"anthropic"``, an alias such as ``"bedrock_converse"``) or a profile name (``"bedrock:claude"``). A
     row is about it when it names the provider, or when a rule of its profiles (for a provider: its own and
     its families') cites it. A ``KeyError`` names the known providers if ``name`` is none of them."""
     from messages.profiles import registered_profiles
-    from messages.profiles._registry import _canonical
 
-    wanted = name.strip().lower()
+    wanted = canonical_name(name)
     provider, _, family = wanted.partition(":")
-    provider = _canonical(provider) or provider
     profiles = [
         p for p in registered_profiles() if p.provider == provider and (not family or p.name == wanted)
     ]
@@ -1335,7 +1351,7 @@ ROWS: tuple[Quirk, ...] = (
     ),
     Quirk(
         number=66,
-        providers=_CLAUDE,
+        providers=("anthropic", "bedrock", "vertex_ai"),
         title="Claude takes no audio parts",
         constraint=(
             "Claude's API has no audio input. litellm's Anthropic and Bedrock converters skip input_audio "
