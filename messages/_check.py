@@ -5,7 +5,7 @@ Three layers of problems, each with the index of the message it concerns:
 * shape: an item that ``load_messages`` rejects (a ``pydantic.ValidationError``, turned into one readable
   line per message and field), and text that cannot be sent at all: a lone surrogate (``"\\ud800"`` in
   JSON) cannot be encoded as UTF-8, so the request fails before it leaves (rule ``lone-surrogate``).
-* protocol: ``protocol_errors``, the tool-call rules every provider shares (provider-quirks.md rows 1, 2,
+* protocol: ``protocol_errors``, the tool-call rules every provider shares (quirks 1, 2,
   12, 16, 17). ``repair_conversation`` fixes all of them but an empty conversation.
 * provider: for each model asked for, ``get_profile(model).check`` on the plain dump, which is what litellm
   alone would send. ``Violation.fixable`` says whether the profile's ``apply`` fixes it.
@@ -265,7 +265,7 @@ class Problem:
     """A short rule id: a profile rule (``"tool-call-id"``), a protocol rule (``"orphan-tool-result"``)
     or a shape rule (``"missing-field"``)."""
     row: int | None
-    """The row of provider-quirks.md the rule comes from, if any."""
+    """The quirk the rule comes from (``messages.quirks``; ``messages quirks N`` prints it), if any."""
     message: str
     """What is wrong, readable."""
     fixable: bool
