@@ -13,9 +13,9 @@ registered profiles when asked (``implementations``), the profiles and rules tha
 
 Rows are numbered for good: a number is never given to another quirk, since docstrings, tests and
 users' notes cite it. Rows 1 to 61 come from the research notes the profiles were built from; 62 and
-later were added for rules that had no row. Adding a row: a ``Quirk`` at the end of ``ROWS`` with the next
-free number (``tests/test_quirks.py`` checks that the numbers run without a gap and that every number the
-package cites is here).
+later were added for rules that had no row. Adding a row: a ``Quirk`` in ``ROWS``, in number order, with
+a number never used (``tests/test_quirks.py`` checks the order, and that every number the package cites
+is here).
 """
 
 from __future__ import annotations
