@@ -25,6 +25,7 @@ BENCHMARKS = {
     "stores": "benchmarks.bench_stores",
     "profiles": "benchmarks.bench_profiles",
     "context": "benchmarks.bench_context",
+    "check": "benchmarks.bench_check",
 }
 
 

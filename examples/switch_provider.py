@@ -6,7 +6,7 @@ then on Anthropic (which rejects other providers' signatures and ids outside ``[
 sends ``dump_messages(conversation, model=model)``: the provider profile rewrites ids (the same way on the
 call and its result), keeps signed reasoning for the provider that signed it, and drops what the next
 provider rejects. For each hop the example prints what litellm alone would have sent wrong, by rule and
-provider-quirks.md row, and checks that nothing is left after the profile.
+quirk (``messages quirks N``), and checks that nothing is left after the profile.
 
     python examples/switch_provider.py      # offline: each provider's API stood in for on 127.0.0.1
 

@@ -5,14 +5,14 @@ Three layers of problems, each with the index of the message it concerns:
 * shape: an item that ``load_messages`` rejects (a ``pydantic.ValidationError``, turned into one readable
   line per message and field), and text that cannot be sent at all: a lone surrogate (``"\\ud800"`` in
   JSON) cannot be encoded as UTF-8, so the request fails before it leaves (rule ``lone-surrogate``).
-* protocol: ``protocol_errors``, the tool-call rules every provider shares (provider-quirks.md rows 1, 2,
+* protocol: ``protocol_errors``, the tool-call rules every provider shares (quirks 1, 2,
   12, 16, 17). ``repair_conversation`` fixes all of them but an empty conversation.
 * provider: for each model asked for, ``get_profile(model).check`` on the plain dump, which is what litellm
   alone would send. ``Violation.fixable`` says whether the profile's ``apply`` fixes it.
 
 When some messages cannot be read, the others are still checked, at their own indexes: the protocol
 (leaving out a problem whose tool-call id an unreadable message mentions: it may answer or make that
-call), and the provider rules that look at one message at a time (``ONE_MESSAGE_RULES``). The rules that
+call), and the provider rules that look at one message at a time (``one_message_rules``). The rules that
 look at a message's neighbours, and what each profile changes, wait until every message reads.
 Problems are listed by message index within each kind.
 
@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import ValidationError
 
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from messages.profiles import Profile, Violation
 
 __all__ = [
-    "ONE_MESSAGE_RULES",
     "Changes",
     "Entry",
     "InputError",
@@ -61,6 +60,7 @@ __all__ = [
     "check_entry",
     "compare",
     "fix_entry",
+    "one_message_rules",
     "read_entries",
 ]
 
@@ -265,7 +265,7 @@ class Problem:
     """A short rule id: a profile rule (``"tool-call-id"``), a protocol rule (``"orphan-tool-result"``)
     or a shape rule (``"missing-field"``)."""
     row: int | None
-    """The row of provider-quirks.md the rule comes from, if any."""
+    """The quirk the rule comes from (``messages.quirks``; ``messages quirks N`` prints it), if any."""
     message: str
     """What is wrong, readable."""
     fixable: bool
@@ -567,20 +567,18 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
     # Tool-call ids count as equal under the profile's renaming, so that a result moved back to its
     # call (by repair) reads as moved, not as one message dropped and another added.
     keys_before, keys_after = _keys(before, renamed), _keys(after, {})
-    exact = difflib.SequenceMatcher(None, keys_before, keys_after, autojunk=False)
+    gaps = _gaps(keys_before, keys_after)
     gone: Counter[str] = Counter()
     came: Counter[str] = Counter()
-    for op, i1, i2, j1, j2 in exact.get_opcodes():
-        if op != "equal":
-            gone.update(keys_before[i1:i2])
-            came.update(keys_after[j1:j2])
+    for i1, i2, j1, j2 in gaps:
+        gone.update(keys_before[i1:i2])
+        came.update(keys_after[j1:j2])
     moved = gone & came
-    for op, i1, i2, j1, j2 in exact.get_opcodes():
-        if op != "equal":
-            moves.gap(
-                [m for m, k in zip(before[i1:i2], keys_before[i1:i2], strict=True) if k not in moved],
-                [m for m, k in zip(after[j1:j2], keys_after[j1:j2], strict=True) if k not in moved],
-            )
+    for i1, i2, j1, j2 in gaps:
+        moves.gap(
+            [m for m, k in zip(before[i1:i2], keys_before[i1:i2], strict=True) if k not in moved],
+            [m for m, k in zip(after[j1:j2], keys_after[j1:j2], strict=True) if k not in moved],
+        )
     moves.moved = sum(moved.values())
     return Changes(
         ids_rewritten=ids_rewritten,
@@ -596,6 +594,62 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
         arguments_changed=arguments_changed,
         tool_calls_removed=tool_calls_removed,
     )
+
+
+_REACH: Final = 32
+"""How far past a difference ``_gaps`` looks for the next message the two lists share. A profile's
+changes are local (a turn merged, dropped, added or rewritten in place), so the lists meet again within a
+few messages; a longer run of changed messages is one gap, paired message by message."""
+
+_SMALL_GAP: Final = 64
+"""The largest gap (on either side) whose roles ``_Moves.gap`` aligns with difflib; larger ones (rare: a
+long run of changed messages) are aligned in one pass, to keep the comparison linear."""
+
+
+def _gaps(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int, int]]:
+    """The stretches ``(i1, i2, j1, j2)`` where ``a[i1:i2]`` and ``b[j1:j2]`` differ, between runs of equal
+    items, in order: what ``difflib.SequenceMatcher(None, a, b).get_opcodes()`` calls its non-equal
+    opcodes, found in one pass (the matcher's search for the longest block costs up to a pass per block).
+
+    Equal items are matched as they come. At a difference, the next pair of equal items is the one
+    nearest to both (the least ``di + dj`` within ``_REACH`` of each, ``a``'s side first on a tie, as the
+    matcher keeps its earliest block); with none in reach, one item of each side goes into the gap and the
+    search goes on from the next.
+    """
+    gaps: list[tuple[int, int, int, int]] = []
+    n, m = len(a), len(b)
+    i = j = 0
+    start: tuple[int, int] | None = None
+    while i < n and j < m:
+        if a[i] == b[j]:
+            if start is not None:
+                gaps.append((start[0], i, start[1], j))
+                start = None
+            i += 1
+            j += 1
+            continue
+        if start is None:
+            start = (i, j)
+        ahead: dict[str, int] = {}
+        for dj in range(min(_REACH, m - j)):
+            ahead.setdefault(b[j + dj], dj)
+        best: tuple[int, int] | None = None
+        for di in range(min(_REACH, n - i)):
+            if best is not None and di >= best[0] + best[1]:
+                break
+            found = ahead.get(a[i + di])
+            if found is not None and (best is None or di + found < best[0] + best[1]):
+                best = (di, found)
+        if best is None:
+            i += 1
+            j += 1
+        else:
+            i += best[0]
+            j += best[1]
+    if start is not None or i < n or j < m:
+        first = start if start is not None else (i, j)
+        gaps.append((first[0], n, first[1], m))
+    return gaps
 
 
 def _keys(messages: Sequence[Mapping[str, Any]], renamed: Mapping[str, str]) -> list[str]:
@@ -629,10 +683,14 @@ class _Moves:
     contents_changed: int = 0
 
     def gap(self, before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> None:
-        roles = difflib.SequenceMatcher(
-            None, [str(m.get("role")) for m in before], [str(m.get("role")) for m in after], autojunk=False
-        )
-        for op, i1, i2, j1, j2 in roles.get_opcodes():
+        roles_before = [str(m.get("role")) for m in before]
+        roles_after = [str(m.get("role")) for m in after]
+        opcodes: Sequence[tuple[str, int, int, int, int]]
+        if len(before) <= _SMALL_GAP and len(after) <= _SMALL_GAP:
+            opcodes = difflib.SequenceMatcher(None, roles_before, roles_after, autojunk=False).get_opcodes()
+        else:
+            opcodes = _opcodes(roles_before, roles_after)
+        for op, i1, i2, j1, j2 in opcodes:
             width = min(i2 - i1, j2 - j1)  # "equal" and "replace": pairs of one message changed in place
             if op == "replace":
                 self.roles_changed += width
@@ -645,6 +703,21 @@ class _Moves:
                     self.merged += 1  # a profile keeps every non-blank text: it went into a neighbour
                 else:
                     self.dropped += 1
+
+
+def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """``difflib``-style opcodes from ``_gaps``: each gap is a ``replace`` (or an ``insert`` or a
+    ``delete`` when one side is empty), the stretches between them ``equal``."""
+    opcodes: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for i1, i2, j1, j2 in [*_gaps(a, b), (len(a), len(a), len(b), len(b))]:
+        if i1 > i:
+            opcodes.append(("equal", i, i1, j, j1))
+        if i2 > i1 or j2 > j1:
+            op = "replace" if i2 > i1 and j2 > j1 else "delete" if i2 > i1 else "insert"
+            opcodes.append((op, i1, i2, j1, j2))
+        i, j = i2, j2
+    return opcodes
 
 
 def _arguments(call: Mapping[str, Any]) -> Any:
@@ -802,31 +875,27 @@ def check_entry(entry: Entry, targets: Sequence[Target]) -> Report:
     return Report(entry, _in_order(unsendable + protocol), profiles)
 
 
-ONE_MESSAGE_RULES = frozenset(
-    {
-        "tool-call-id",
-        "unknown-key",
-        "name",
-        "refusal",
-        "foreign-reasoning",
-        "empty-arguments",
-        "invalid-arguments",
-        "system-role",
-        "system-content",
-        "tool-media",
-        "tool-content",
-        "text-content",
-        "empty-text",
-        "call-turn-text",
-        "empty-tool-result",
-        "tools-unsupported",
-        "unsupported-part",
-        "image-url",
-    }
-)
-"""The profile rules (``messages.profiles._rules``) that judge a message by itself, whatever its neighbours:
-what is checked on the messages that read when some do not. A rule not listed here (the order of turns,
-alternation, the first and last turn, duplicate ids) is not, as a missing neighbour could change it."""
+def one_message_rules(profile: Profile) -> frozenset[str]:
+    """The rule ids under which ``profile`` reports what a message holds by itself, whatever its neighbours:
+    what is checked on the messages that read when some do not.
+
+    Read from the rules: one with a message-level detection that reports something (it ``screens`` shapes
+    and ``describe``s its findings), unless it also looks at the whole list and reports that under its own
+    id (a rule whose list-level findings go under other ids says so in ``Rule.reports``: the repeated ids
+    of ``tool-call-id``). The order of turns, alternation, the first and last turn and repeated ids are
+    left out: a message that cannot be read could change them.
+    """
+    from messages.profiles import Rule
+
+    found = set()
+    for rule in profile.rules:
+        kind = type(rule)
+        judges_a_message = kind.screens is not Rule.screens and kind.describe is not Rule.describe
+        judges_the_list = kind.detect_list is not Rule.detect_list and not kind.reports
+        if judges_a_message and not judges_the_list:
+            found.add(rule.id)
+    return frozenset(found)
+
 
 _MESSAGE_NUMBER = re.compile(r"\bmessage (\d+)\b")
 
@@ -869,10 +938,11 @@ def _check_readable(
     plain = _with_marks(dump_messages(loaded, validate=False), kept_marks)
     profiles: list[ProfileReport] = []
     for target in targets:
+        alone = one_message_rules(target.profile)
         problems = [
             _provider_problem(v, target)
             for v in target.profile.check(plain)
-            if v.rule in ONE_MESSAGE_RULES and (v.index, v.rule) not in said
+            if v.rule in alone and (v.index, v.rule) not in said
         ]
         unapplied = f"{which} cannot be read"
         profiles.append(ProfileReport(target, [at_own_index(p) for p in problems], None, None, unapplied))

@@ -2,8 +2,8 @@
 
 litellm's own ``Message.model_dump()`` carries keys that strict providers reject when the message is sent
 back (``provider_specific_fields: {"refusal": null}``, ``function_call: null``, a tool call's ``index``;
-litellm-notes.md TL;DR 7), so nothing here copies a dump: each field is read by name, from a litellm object,
-an OpenAI SDK object, or a plain dict alike. litellm itself is never imported.
+measured on litellm 1.106.2), so nothing here copies a dump: each field is read by name, from a litellm
+object, an OpenAI SDK object, or a plain dict alike. litellm itself is never imported.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def assistant_fields(obj: Any, *, choice: int = 0, provider: str | None = None) 
 
     content = plain(field(message, "content"))
     if calls and _empty_text(content):
-        # Anthropic and Bedrock streams rebuild to "" beside tool calls (litellm-notes.md TL;DR 5).
+        # Anthropic and Bedrock streams rebuild to "" beside tool calls (measured on litellm 1.106.2).
         content = None
 
     fields: dict[str, Any] = {"role": field(message, "role") or "assistant", "content": content}

@@ -1,4 +1,5 @@
-"""The ``messages`` command: ``messages check FILE`` explains a provider's 400 before it happens.
+"""The ``messages`` command: ``messages check FILE`` explains a provider's 400 before it happens, and
+``messages quirks`` prints the quirk catalog it cites.
 
 ::
 
@@ -7,6 +8,9 @@
     messages check --all-providers request-log.json        # every registered profile
     messages check --fix --model gemini/gemini-2.5-flash conversation.json > fixed.json
     cat requests.jsonl | messages check --format json -
+    messages quirks                                        # the quirk catalog, one line per row
+    messages quirks 30                                     # quirk 30 in full: errors, sources, rules
+    messages quirks mistral                                # the quirks of one provider (or profile)
 
 Input: a JSON list of OpenAI-shape messages; or a request log object with ``"messages"`` (and usually
 ``"model"``: a litellm or OpenAI request body, or an OpenAI Batch API line whose request is under
@@ -17,8 +21,9 @@ Without either, a request log's own ``model``; without that, only the shape and 
 are checked.
 
 For each provider it lists what litellm alone would send that the provider rejects (``Profile.check`` of
-the plain dump), each with the message index, the rule and its provider-quirks.md row; then what the
-profile changes (``dump_messages(..., model=M)``) and what would still be wrong after it.
+the plain dump), each with the message index, the rule and its quirk (``quirk 30``: ``messages quirks 30``
+prints what the provider wants, its error text and the sources); then what the profile changes
+(``dump_messages(..., model=M)``) and what would still be wrong after it.
 
 ``--fix`` writes the repaired (``repair_conversation``), profile-adjusted payload to standard output, as
 JSON (one line per conversation for JSON Lines input), keeping the other keys of a request log; the report
@@ -45,7 +50,7 @@ When some messages cannot be read, the rest are still checked at their own index
          "model": "mistral/mistral-large-latest",  # the model asked for, else null
          "index": 1,                          # message index, or null for the whole list
          "field": null,                       # the message field, for shape problems
-         "rule": "tool-call-id", "row": 30,   # rule id, and its provider-quirks.md row (or null)
+         "rule": "tool-call-id", "row": 30,   # rule id, and its quirk number (or null)
          "message": "tool-call id ... breaks mistral's id rule ...",
          "fixable": true}                     # whether --fix fixes it
       ],
@@ -92,6 +97,7 @@ from messages._check import (
 
 if TYPE_CHECKING:
     from messages.profiles import Violation
+    from messages.quirks import Quirk
 
 __all__ = ["main"]
 
@@ -116,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Check a conversation (a JSON list of messages, a request log with model and messages, or "
             "JSON Lines of those) for broken messages, tool-call protocol problems, and what each "
-            "provider would reject, citing provider-quirks.md rows."
+            "provider would reject, citing the quirk of each (messages quirks N prints quirk N)."
         ),
         epilog=(
             "Exit status: 0 no problems, 1 problems found (with --fix: the output still has some), "
@@ -147,7 +153,25 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--format", choices=("text", "json"), default="text", help="the report's format (default: text)"
     )
-    check.set_defaults(command_parser=check)
+    check.set_defaults(command_parser=check, run=_run_check)
+    quirks = commands.add_parser(
+        "quirks",
+        help="print the quirk catalog: what each provider rejects, with its error text and sources",
+        description=(
+            "Print the quirk catalog that messages check and the provider profiles cite: every row (one "
+            "line each), one row in full (messages quirks 30), or the rows of one provider or profile "
+            "(messages quirks mistral, messages quirks bedrock:claude)."
+        ),
+        epilog="Exit status: 0 printed, 2 no such quirk or provider.",
+    )
+    quirks.add_argument(
+        "what", nargs="?", metavar="N|PROVIDER", help="a quirk number, or a provider or profile name"
+    )
+    quirks.add_argument("--full", action="store_true", help="print each row listed in full")
+    quirks.add_argument(
+        "--format", choices=("text", "json"), default="text", help="the output's format (default: text)"
+    )
+    quirks.set_defaults(command_parser=quirks, run=_run_quirks)
     return parser
 
 
@@ -165,7 +189,7 @@ def _where(index: int | None) -> str:
 def _tags(rule: str, row: int | None, fixable: bool | None) -> str:
     tags = [rule]
     if row is not None:
-        tags.append(f"provider-quirks.md row {row}")
+        tags.append(f"quirk {row}")
     if fixable is not None:
         tags.append("fixable" if fixable else "not fixable")
     return f"[{', '.join(tags)}]"
@@ -252,7 +276,17 @@ def _summary(report: Report) -> str:
         parts.append(f"{total} provider problems in {len(failing)} of {len(report.profiles)} profiles")
     fixable = sum(1 for p in problems if p.fixable)
     fixed = "all fixable by --fix" if fixable == len(problems) else f"{fixable or 'none'} fixable by --fix"
-    return f"{where}: {_plural(len(problems), 'problem')} ({', '.join(parts)}); {fixed}"
+    return f"{where}: {_plural(len(problems), 'problem')} ({', '.join(parts)}); {fixed}{_quirks_hint(report)}"
+
+
+def _quirks_hint(report: Report) -> str:
+    """Where to read the quirks a report cites: ``messages quirks N``."""
+    rows = {p.row for p in report.all_problems() if p.row is not None}
+    rows.update(v.row for r in report.profiles for v in r.remaining or () if v.row is not None)
+    if not rows:
+        return ""
+    cited = ", ".join(str(row) for row in sorted(rows))
+    return f"; `messages quirks N` prints quirk N ({'quirk' if len(rows) == 1 else 'quirks'} {cited} here)"
 
 
 def render_text(report: Report) -> list[str]:
@@ -363,6 +397,115 @@ def render_json(label: str, reports: Sequence[Report], fixes: Sequence[dict[str,
         },
     }
     return json.dumps(document, ensure_ascii=False, indent=2)
+
+
+# --- quirks ------------------------------------------------------------------------------------------
+
+
+def _wrapped(text: str, indent: str, width: int = 100) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent) or [indent.rstrip()]
+
+
+def _quirk_line(quirk: Quirk, rules: Sequence[str] = ()) -> str:
+    line = f"{quirk.number:>3}  {quirk.title}  [{', '.join(quirk.providers)}]"
+    return f"{line}  rules: {', '.join(rules)}" if rules else line
+
+
+def _quirk_lines(quirk: Quirk, implemented: Sequence[tuple[str, str]]) -> list[str]:
+    """One row in full, for a terminal."""
+    from messages.quirks import source_url
+
+    lines = [f"quirk {quirk.number}: {quirk.title}"]
+    lines.append(f"  providers: {', '.join(quirk.providers)} ({quirk.evidence})")
+    lines.extend(_wrapped(quirk.constraint, "  "))
+    if quirk.errors:
+        lines.append("  the provider's error text:")
+        for error in quirk.errors:
+            lines.extend(_wrapped(error, "    "))
+    if quirk.litellm:
+        lines.extend(_wrapped(f"litellm: {quirk.litellm}", "  "))
+    if quirk.also:
+        lines.extend(_wrapped(f"also: {quirk.also}", "  "))
+    by_rule: dict[str, list[str]] = {}
+    for profile, rule in implemented:
+        by_rule.setdefault(rule, []).append(profile)
+    if by_rule:
+        lines.append("  handled by (rule: profiles):")
+        for rule, profiles in by_rule.items():
+            lines.extend(_wrapped(f"{rule}: {', '.join(profiles)}", "    "))
+    if quirk.sources:
+        lines.append("  sources:")
+        lines.extend(f"    {source_url(source)}" for source in quirk.sources)
+    return lines
+
+
+def _quirk_json(quirk: Quirk, implemented: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    from messages.quirks import source_url
+
+    return {
+        "number": quirk.number,
+        "title": quirk.title,
+        "providers": list(quirk.providers),
+        "constraint": quirk.constraint,
+        "errors": list(quirk.errors),
+        "sources": [source_url(s) for s in quirk.sources],
+        "litellm": quirk.litellm,
+        "also": quirk.also or None,
+        "evidence": quirk.evidence,
+        "rules": [{"profile": profile, "rule": rule} for profile, rule in implemented],
+    }
+
+
+def _run_quirks(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from messages.quirks import ROWS, canonical_name, get_quirk, implementations, quirks_for
+
+    what = (args.what or "").strip()
+    profile_name: str | None = None
+    if not what:
+        rows = list(ROWS)
+    elif what.isdigit():
+        try:
+            rows = [get_quirk(int(what))]
+        except KeyError as error:
+            raise InputError(error.args[0]) from None
+        args.full = True
+    else:
+        try:
+            rows = quirks_for(what)
+        except KeyError as error:
+            raise InputError(error.args[0]) from None
+        profile_name = canonical_name(what)
+    found = implementations()
+    if args.format == "json":
+        document = {
+            "version": JSON_VERSION,
+            "quirks": [_quirk_json(q, found.get(q.number, [])) for q in rows],
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+        return 0
+    lines: list[str] = []
+    if profile_name is not None:
+        lines.append(f"{_plural(len(rows), 'quirk')} about {profile_name}:")
+    for quirk in rows:
+        implemented = found.get(quirk.number, [])
+        if args.full:
+            lines.extend([*_quirk_lines(quirk, implemented), ""])
+            continue
+        own = [rule for profile, rule in implemented if _is_of(profile, profile_name)]
+        lines.append(_quirk_line(quirk, list(dict.fromkeys(own))))
+    if not args.full:
+        lines.append("`messages quirks N` prints quirk N in full: the error text, the sources, the rules.")
+    print("\n".join(lines).rstrip("\n"))
+    return 0
+
+
+def _is_of(profile: str, wanted: str | None) -> bool:
+    """Whether profile ``profile`` (``provider`` or ``provider:family``) is what ``wanted`` names."""
+    if wanted is None:
+        return False
+    return profile == wanted if ":" in wanted else profile.partition(":")[0] == wanted
 
 
 # --- running -----------------------------------------------------------------------------------------
@@ -523,7 +666,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     try:
-        return _run_check(args, args.command_parser)
+        status: int = args.run(args, args.command_parser)
+        return status
     except (InputError, _CheckFailedError) as error:
         print(f"{_PROG} {args.command}: {error}", file=sys.stderr)
         return 2

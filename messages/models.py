@@ -85,7 +85,7 @@ class FunctionCall(TypedDict):
     """The tool's name."""
     arguments: str
     """The arguments as a JSON string, byte-exact (for prompt caching, and so that invalid JSON can be
-    echoed back). ``""`` means no arguments. On the wire it must be a string (provider-quirks.md row 6);
+    echoed back). ``""`` means no arguments. On the wire it must be a string (quirk 6);
     ``ToolCall(arguments={...})`` serializes a mapping once."""
 
 

@@ -1,6 +1,6 @@
 """The tool-call protocol, checked and repaired before any provider sees a conversation.
 
-The rules every provider shares (provider-quirks.md rows 1, 2, 12, 16, 17):
+The rules every provider shares (quirks 1, 2, 12, 16, 17):
 
 * the conversation is not empty;
 * every call of an assistant turn is answered by exactly one tool result, and all the results of a turn
@@ -22,7 +22,7 @@ order of the messages. ``repair_conversation`` returns a new list that passes:
   call never ran. ``"drop"`` drops it like an orphan (its call then gets a synthesized result): the strict
   repair, which only removes tool results, adds synthesized ones and renames repeated ids (below), and
   moves nothing;
-* a repeated call id (provider-quirks.md row 17: Anthropic rejects it; OpenAI pairs results by id, so two
+* a repeated call id (quirk 17: Anthropic rejects it; OpenAI pairs results by id, so two
   calls with one id cannot both be answered unambiguously) is renamed on its later occurrence: the call's
   ``id`` becomes ``"<id>_<n>"``, with the smallest ``n >= 2`` that no call of the input and no earlier
   renaming uses, and so does the ``tool_call_id`` of the results that answer that occurrence (within one

@@ -71,7 +71,7 @@ def texts(*, min_size: int = 0, max_size: int = 200) -> st.SearchStrategy[str]:
 
 
 def participant_names() -> st.SearchStrategy[str]:
-    """``name`` values that OpenAI's strictest documented pattern accepts (provider-quirks.md row 4)."""
+    """``name`` values that OpenAI's strictest documented pattern accepts (quirk 4)."""
     return st.text(alphabet=_ALNUM + "_-", min_size=1, max_size=64)
 
 

@@ -61,3 +61,11 @@ def test_the_quick_context_benchmark_runs_and_prints_its_ratios():
     assert "chars counts" in growth, out
     assert "100 -> 1,000:" in growth, out
     assert "1,000: ours, the last window:" in out, out
+
+
+def test_the_quick_check_benchmark_runs_and_prints_its_ratio():
+    out = quick_run("check")
+    assert "== messages check --model mistral/mistral-large-latest on a request log" in out, out
+    assert "per-message cost 100 -> 1,000:" in out, out
+    assert "(target <= 1.5x" in out, out
+    assert "difflib matcher" in out, out

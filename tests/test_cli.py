@@ -1,6 +1,6 @@
 """``messages check`` run as a user runs it: a subprocess on conversation files in a temporary folder.
 
-The named cases are the failures users meet (each cites its provider-quirks.md row); the subprocesses use
+The named cases are the failures users meet (each cites its quirk); the subprocesses use
 provider-prefixed model names, so that none of them imports litellm (a bare name would, to find the
 provider, and that import costs seconds). Properties and the finer points of reading run in-process, on
 the same code paths (``messages.cli.main``, ``messages._check``).
@@ -30,9 +30,9 @@ from tests.oracles import openai_accepts
 
 SCRIPT = Path(sys.executable).parent / ("messages.exe" if os.name == "nt" else "messages")
 
-# A Gemini tool-call id as litellm hands it back: the call id, then the thought signature (row 25).
+# A Gemini tool-call id as litellm hands it back: the call id, then the thought signature (quirk 25).
 SIGNED_ID = "call_9f2c__thought__CiQBVKhc9x0aGVsbG8gd29ybGQgc2lnbmF0dXJlIGJ5dGVz"
-# One whose call id alone is longer than OpenAI's 40 characters (row 3).
+# One whose call id alone is longer than OpenAI's 40 characters (quirk 3).
 LONG_SIGNED_ID = "function-call-3b0e5a7c9d1f2468ace013579bdf2468__thought__c2lnbmF0dXJl"
 
 
@@ -64,7 +64,7 @@ MISTRAL, OPENAI, GEMINI = "mistral/mistral-large-latest", "openai/gpt-4o", "gemi
 
 # name -> (messages, models, {(section, index, rule, row)}, words the reason must contain)
 CASES: dict[str, tuple[list[dict[str, Any]], list[str], set[tuple[str, int, str, int]], list[str]]] = {
-    # A LangChain-style trim kept the tool result and dropped the call it answers (row 2).
+    # A LangChain-style trim kept the tool result and dropped the call it answers (quirk 2).
     "orphan result after a trim": (
         [
             {"role": "system", "content": "You are a weather bot."},
@@ -76,7 +76,7 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[str], set[tuple[str, int, str,
         {("protocol", 1, "orphan-tool-result", 2)},
         ["'call_trimmed'", "not after an assistant message with tool_calls"],
     ),
-    # Two parallel calls, one answered (row 1).
+    # Two parallel calls, one answered (quirk 1).
     "unanswered call": (
         [
             user("Weather and time in Paris?"),
@@ -88,42 +88,42 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[str], set[tuple[str, int, str,
         {("protocol", 1, "unanswered-tool-call", 1)},
         ["'call_time'", "no tool result answers it"],
     ),
-    # The same id minted twice (row 17: Anthropic rejects repeats).
+    # The same id minted twice (quirk 17: Anthropic rejects repeats).
     "duplicate id": (
         [*exchange("call_1"), assistant("18C."), *exchange("call_1")],
         [],
         {("protocol", 5, "duplicate-tool-call-id", 17)},
         ["'call_1'", "already used by a call in message 1"],
     ),
-    # A Gemini-signed id continued on Mistral: 9 letters or digits only (row 30), on the call and its result.
+    # A Gemini-signed id continued on Mistral: 9 letters or digits only (quirk 30), on call and result.
     "signed id to Mistral": (
         [*exchange(SIGNED_ID), assistant("18C and sunny."), user("Thanks")],
         [MISTRAL],
         {(MISTRAL, 1, "tool-call-id", 30), (MISTRAL, 2, "tool-call-id", 30)},
         ["litellm sends it as 'call_9f2c'", "exactly 9 characters"],
     ),
-    # The same on OpenAI: litellm cuts the signature, and the id left is over 40 characters (row 3).
+    # The same on OpenAI: litellm cuts the signature, and the id left is over 40 characters (quirk 3).
     "signed id to OpenAI": (
         [*exchange(LONG_SIGNED_ID), assistant("18C and sunny."), user("Thanks")],
         [OPENAI],
         {(OPENAI, 1, "tool-call-id", 3), (OPENAI, 2, "tool-call-id", 3)},
         ["'function-call-3b0e5a7c9d1f2468ace013579bdf2468'", "at most 40 characters"],
     ),
-    # Gemini rejects an empty text part (row 23).
+    # Gemini rejects an empty text part (quirk 23).
     "empty text to Gemini": (
         [{"role": "system", "content": "Be brief."}, user(""), assistant("Hello?"), user("Hi")],
         [GEMINI],
         {(GEMINI, 1, "empty-text", 23)},
         ["empty text"],
     ),
-    # Mistral answers 422 extra_forbidden to `name` on a user message (row 33).
+    # Mistral answers 422 extra_forbidden to `name` on a user message (quirk 33).
     "name for Mistral": (
         [user("Hi", name="alice"), assistant("Hello Alice."), user("Weather?")],
         [MISTRAL],
         {(MISTRAL, 0, "name", 33)},
         ["mistral rejects `name` on a user message"],
     ),
-    # Claude thinking blocks signed on Bedrock, sent to Anthropic's API (row 18).
+    # Claude thinking blocks signed on Bedrock, sent to Anthropic's API (quirk 18).
     "reasoning of another provider": (
         [
             user("Capital of France?"),
@@ -138,7 +138,7 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[str], set[tuple[str, int, str,
         {(SONNET_45, 1, "foreign-reasoning", 18)},
         ["signed by bedrock", "rejects another provider's signatures"],
     ),
-    # Claude 4.6 and later refuse assistant prefill (row 15); Claude 4.5 takes it.
+    # Claude 4.6 and later refuse assistant prefill (quirk 15); Claude 4.5 takes it.
     "prefill for Claude 4.6": (
         [user("Write a haiku about rain."), assistant("Soft rain on the roof")],
         [OPUS_46, SONNET_45],
@@ -177,7 +177,7 @@ def write(folder: Path, name: str, data: Any) -> Path:
 
 _HEADER = re.compile(r"^  (.+): \d+ problems? with litellm alone$")
 _PROBLEM = re.compile(
-    r"^    (?:message (\d+)|the conversation): (.+) \[([a-z-]+)(?:, provider-quirks\.md row (\d+))?"
+    r"^    (?:message (\d+)|the conversation): (.+) \[([a-z-]+)(?:, quirk (\d+))?"
     r"(?:, (fixable|not fixable))?\]$"
 )
 _LINE = re.compile(r"^\S.* line (\d+): ")
@@ -274,7 +274,7 @@ def test_every_provider_at_once(tmp_path):
     by_provider = {
         (p["provider"], p["index"], p["row"]) for p in document["problems"] if p["rule"] == "tool-call-id"
     }
-    # Mistral ids wherever a Mistral model is served (row 30, row 45 for Bedrock), Gemini keeps its own.
+    # Mistral ids wherever a Mistral model is served (quirk 30, quirk 45 for Bedrock), Gemini keeps its own.
     assert {("mistral", 1, 30), ("mistral", 2, 30), ("bedrock:mistral", 1, 45)} <= by_provider
     assert not any(provider.startswith("gemini") for provider, _, _ in by_provider)
     assert all(p["fixable"] for p in document["problems"])
@@ -479,7 +479,7 @@ def test_problems_beside_an_unreadable_message_are_still_reported_at_their_index
         user("next"),
         assistant(None, call("c1", "f", "{}")),  # c1 again
         tool("c1", "r"),
-        assistant(""),  # Gemini rejects an empty text (row 23)
+        assistant(""),  # Gemini rejects an empty text (quirk 23)
     ]
     path = write(tmp_path, "mix.json", mixed)
     result = run("--model", GEMINI, path.name, cwd=tmp_path)
@@ -610,14 +610,14 @@ def test_json_report_matches_the_text_report(tmp_path):
 
 
 def test_only_orphan_results_are_not_called_fixable(tmp_path):
-    # A log cut so hard that only tool results are left (provider-quirks.md rows 2 and 12): repair drops
+    # A log cut so hard that only tool results are left (quirks 2 and 12): repair drops
     # them all, so --fix must not promise a fix, and writes nothing rather than an empty request.
     path = write(tmp_path, "cut.json", [tool("call_1", "18C, sunny"), tool("call_2", "rain")])
     result = run("--fix", path.name, cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout == ""
     assert "none fixable by --fix" in result.stderr
-    assert "[empty-conversation, provider-quirks.md row 12, not fixable]" in result.stderr
+    assert "[empty-conversation, quirk 12, not fixable]" in result.stderr
     assert "cut.json: --fix wrote nothing for this conversation" in result.stderr
 
 
@@ -626,7 +626,7 @@ def test_a_model_litellm_does_not_know_gets_the_default_profile_and_clean_json(t
     # the report, or `--format json` is no longer JSON.
     path = write(tmp_path, "c.json", VALID)
     result = run("--model", "my-local-llama", "--format", "json", path.name, cwd=tmp_path)
-    assert (result.returncode, result.stderr) == (1, "")  # the default wants "" beside calls (row 53)
+    assert (result.returncode, result.stderr) == (1, "")  # the default wants "" beside calls (quirk 53)
     document = json.loads(result.stdout)
     assert {(p["index"], p["row"]) for p in document["problems"]} == {(2, 53)}
     ((conversation,),) = [c["profiles"] for c in document["conversations"]]

@@ -424,7 +424,7 @@ def test_langchain_33245_last_n_window_never_starts_with_a_tool_result():
     ``trim_messages(messages, strategy="last", token_counter=len, max_tokens=5)`` over a history whose
     second and third messages are a tool call and its result returns the last five messages, which start
     with the ``ToolMessage``: OpenAI answers 400 "messages with role 'tool' must be a response to a
-    preceding message with 'tool_calls'" (provider-quirks.md row 2). Here the window of five keeps only
+    preceding message with 'tool_calls'" (quirk 2). Here the window of five keeps only
     whole exchanges: the call and its result do not both fit, so both are left out.
     """
     history = [

@@ -44,7 +44,7 @@ def as_litellm_sends(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     * the `developer` role is sent as `system`, without its `name` (litellm-notes.md, edge-case matrix;
       the dropped name measured here);
     * a Gemini thought signature that litellm embedded in a tool-call id (`<id>__thought__<signature>`,
-      provider-quirks.md row 25) is cut off the id, on the call and on its result alike, for every
+      quirk 25) is cut off the id, on the call and on its result alike, for every
       provider but Gemini (litellm utils.py, `_remove_thought_signatures_from_messages`; measured here).
     """
     sent = []

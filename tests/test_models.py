@@ -26,7 +26,7 @@ MESSAGE = TypeAdapter(Message)
 
 
 def test_tool_call_only_turn_dumps_content_null_and_function_tool_calls():
-    # The shape OpenAI documents for an assistant turn that only calls tools (provider-quirks.md rows 5, 6).
+    # The shape OpenAI documents for an assistant turn that only calls tools (quirks 5, 6).
     message = AIMessage(tool_calls=[ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})])
     assert message.model_dump() == {
         "role": "assistant",
@@ -220,7 +220,7 @@ def test_tool_calls_null_is_not_a_list():
 
 
 def test_arguments_on_the_wire_must_be_a_string():
-    # provider-quirks.md row 6: OpenAI rejects an object ("expected a string, but got an object instead").
+    # quirk 6: OpenAI rejects an object ("expected a string, but got an object instead").
     with pytest.raises(ValidationError) as info:
         MESSAGE.validate_python(
             {

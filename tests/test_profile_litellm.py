@@ -124,7 +124,7 @@ def test_the_canonical_conversation_goes_out_right_on_every_route(litellm, model
 
 
 def test_litellm_moves_tool_images_itself_on_the_openai_route(litellm):
-    # provider-quirks.md row 7, left to litellm by the OpenAI profile: its route puts the images of a tool
+    # quirk 7, left to litellm by the OpenAI profile: its route puts the images of a tool
     # result into a user message after the results.
     plain = dump_messages(canonical())
     with StandInServer() as server:

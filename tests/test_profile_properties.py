@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from messages import dump_messages
 from messages import strategies as ms
 from messages.profiles import SIGNATURE_SEPARATOR, registered_profiles
+from messages.quirks import QUIRKS
 from tests.wire import media, missing_texts, pairing, protocol_problems, tool_results
 
 
@@ -98,7 +99,7 @@ def test_every_violation_names_a_real_row_and_a_message(conversation):
     dumped = dump_messages(conversation)
     for profile in PROFILES:
         for violation in profile.check(dumped):
-            assert violation.row is None or 1 <= violation.row <= 61, violation
+            assert violation.row in QUIRKS, violation
             assert violation.index is None or 0 <= violation.index < len(dumped)
             assert violation.message
             assert violation.rule in str(violation)
@@ -107,7 +108,7 @@ def test_every_violation_names_a_real_row_and_a_message(conversation):
 @given(ms.conversations(extensions=False))
 def test_profiles_change_nothing_openai_itself_accepts_except_what_they_must(conversation):
     # The OpenAI profile's only changes to a list without extension fields: ids over 40 characters, names
-    # outside OpenAI's pattern, refusals without text, and the system role of o1-mini (rows 3, 4, 5, 8).
+    # outside OpenAI's pattern, refusals without text, and the system role of o1-mini (quirks 3, 4, 5, 8).
     from messages.profiles import get_profile
 
     dumped = dump_messages(conversation)

@@ -1,4 +1,4 @@
-"""Provider profiles on named hard cases, each citing its row of provider-quirks.md; resolution; registry."""
+"""Provider profiles on named hard cases, each citing its quirk; resolution; registry."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from messages import (
 )
 from messages.profiles import BUILTIN_MODULES, IdRule, registered_profiles
 from messages.profiles.rules import KnownKeys, NoPrefill, ToolCallIds
+from messages.quirks import QUIRKS
 from tests.wire import missing_texts, pairing, protocol_problems, roles
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
@@ -59,7 +60,7 @@ EMPTY = [
 
 
 def test_gemini_gets_a_space_for_empty_text_and_no_text_beside_calls():
-    # provider-quirks.md row 23: litellm sends {"text": ""} for "", which Gemini rejects; row 24: dropping
+    # quirk 23: litellm sends {"text": ""} for "", which Gemini rejects; quirk 24: dropping
     # the empty user turn instead would leave the function call first.
     profile = get_profile("gemini/gemini-2.5-flash")
     plain = dump_messages(EMPTY)
@@ -74,8 +75,8 @@ def test_gemini_gets_a_space_for_empty_text_and_no_text_beside_calls():
 
 
 def test_anthropic_never_gets_litellm_placeholder_text():
-    # Row 13: litellm writes "[System: Empty message content sanitised to satisfy protocol]" for every
-    # empty or whitespace user/assistant text; row 19: the user turn dropped leaves the call first.
+    # Quirk 13: litellm writes "[System: Empty message content sanitised to satisfy protocol]" for every
+    # empty or whitespace user/assistant text; quirk 19: the user turn dropped leaves the call first.
     applied = dump_messages(
         [*EMPTY[:3], AIMessage(content=" \n"), EMPTY[4]], model="anthropic/claude-sonnet-4-5"
     )
@@ -100,7 +101,7 @@ BLANK_PARTS = [
 
 @pytest.mark.parametrize(("model", "row"), [("anthropic/claude-sonnet-4-5", 13), ("bedrock/converse/x", 43)])
 def test_blank_text_parts_leave_system_messages_and_tool_results(model, row):
-    # Rows 13 and 43: Anthropic and Bedrock reject a blank text block, in `system` and in a tool result
+    # Quirks 13 and 43: Anthropic and Bedrock reject a blank text block, in `system` and in a tool result
     # too; a system message half-way reaches Anthropic as a user turn, with litellm's placeholder text for
     # its blank part (litellm-notes.md TL;DR 5).
     profile = get_profile(model)
@@ -121,7 +122,7 @@ def test_blank_text_parts_leave_system_messages_and_tool_results(model, row):
 
 
 def test_gemini_call_turns_lose_their_empty_text_parts_only():
-    # Row 23: litellm sends {"text": ""} for an empty part beside the calls, and Gemini rejects it;
+    # Quirk 23: litellm sends {"text": ""} for an empty part beside the calls, and Gemini rejects it;
     # whitespace is text to Gemini, and stays.
     profile = get_profile("gemini/gemini-2.5-flash")
     plain = dump_messages(BLANK_PARTS)
@@ -142,8 +143,8 @@ def test_gemini_call_turns_lose_their_empty_text_parts_only():
     ("model", "row"), [("mistral/mistral-large-latest", 31), ("xai/grok-3", 40), ("bedrock/converse/x", 43)]
 )
 def test_empty_tool_results_say_so_where_they_would_be_dropped_or_rejected(model, row):
-    # Row 31: litellm's Mistral route drops a tool message whose content is "" (the call is then left
-    # unanswered); row 40: xAI rejects empty messages; row 43: Bedrock rejects blank text blocks.
+    # Quirk 31: litellm's Mistral route drops a tool message whose content is "" (the call is then left
+    # unanswered); quirk 40: xAI rejects empty messages; quirk 43: Bedrock rejects blank text blocks.
     conversation = [UserMessage(content="Go"), *EMPTY[1:3], AIMessage(content="Done")]
     profile = get_profile(model)
     violation = next(v for v in profile.check(dump_messages(conversation)) if v.rule == "empty-tool-result")
@@ -159,7 +160,7 @@ def test_openai_keeps_empty_texts_and_arguments_exactly():
 
 
 def test_xai_tool_call_turns_carry_an_empty_string():
-    # Row 40: every message needs content; litellm strips content: null, so "" is what survives.
+    # Quirk 40: every message needs content; litellm strips content: null, so "" is what survives.
     applied = dump_messages(
         [UserMessage(content="Go"), *EMPTY[1:3], UserMessage(content="ok")], model="xai/grok-3"
     )
@@ -167,7 +168,7 @@ def test_xai_tool_call_turns_carry_an_empty_string():
 
 
 def test_a_conversation_of_one_empty_message_still_says_something():
-    # Rows 12 and 13: dropping the only (blank) turn would leave nothing to send.
+    # Quirks 12 and 13: dropping the only (blank) turn would leave nothing to send.
     for model in ("mistral/mistral-small", "cohere/command-r", "xai/grok-3", "anthropic/claude-sonnet-4-5"):
         assert dump_messages([UserMessage(content="")], model=model) == [
             {"role": "user", "content": "Continue."}
@@ -175,7 +176,7 @@ def test_a_conversation_of_one_empty_message_still_says_something():
 
 
 def test_empty_arguments_become_an_empty_object_where_litellm_decodes_them():
-    # Row 58: litellm's Anthropic, Bedrock, Gemini and Ollama converters json.loads the arguments.
+    # Quirk 58: litellm's Anthropic, Bedrock, Gemini and Ollama converters json.loads the arguments.
     conversation = [
         UserMessage(content="Time?"),
         AIMessage(tool_calls=[call("call_1", "")]),
@@ -192,7 +193,7 @@ def test_empty_arguments_become_an_empty_object_where_litellm_decodes_them():
 
 
 def test_arguments_that_are_not_json_are_reported_not_rewritten():
-    # Row 58: litellm's Anthropic route replaces them with {} silently; only the caller can fix them.
+    # Quirk 58: litellm's Anthropic route replaces them with {} silently; only the caller can fix them.
     conversation = [
         UserMessage(content="Go"),
         AIMessage(tool_calls=[call("call_1", '{"city": "Par')]),
@@ -209,7 +210,7 @@ def test_arguments_that_are_not_json_are_reported_not_rewritten():
 
 
 def test_mistral_gets_nine_character_ids_on_calls_and_results_alike():
-    # Row 30: "Tool call id was call_... but must be a-z, A-Z, 0-9, with a length of 9"; parallel calls,
+    # Quirk 30: "Tool call id was call_... but must be a-z, A-Z, 0-9, with a length of 9"; parallel calls,
     # results out of order, ids minted by OpenAI, Ollama (UUID) and Kimi.
     ids = ["call_Ab12Cd34Ef56Gh78Ij90Kl", str(uuid.UUID(int=7)), "functions.get_weather:0"]
     conversation = [
@@ -264,7 +265,7 @@ def test_openai_ids_over_40_characters_are_shortened_and_signatures_never_collid
 
 
 def test_kimi_ids_on_anthropic_do_not_collide_with_what_a_sanitizer_would_make():
-    # Row 17: tool_use ids must match ^[a-zA-Z0-9_-]+$ and be unique. Replacing the invalid characters
+    # Quirk 17: tool_use ids must match ^[a-zA-Z0-9_-]+$ and be unique. Replacing the invalid characters
     # of "functions.get_weather:0" gives "functions_get_weather_0", another call's id here.
     kimi, other = "functions.get_weather:0", "functions_get_weather_0"
     conversation = [
@@ -285,7 +286,7 @@ def test_kimi_ids_on_anthropic_do_not_collide_with_what_a_sanitizer_would_make()
 
 
 def test_bedrock_ids_fit_its_pattern_and_mistral_on_bedrock_gets_nine_characters():
-    # Row 45: toolUseId [a-zA-Z0-9_-], at most 64; Mistral models on Bedrock need 9 alphanumerics.
+    # Quirk 45: toolUseId [a-zA-Z0-9_-], at most 64; Mistral models on Bedrock need 9 alphanumerics.
     long_id = "call_" + "a" * 80
     conversation = [
         UserMessage(content="Go"),
@@ -322,8 +323,8 @@ def names(messages):
 
 
 def test_names_go_where_each_provider_takes_them():
-    # Row 4: OpenAI's name pattern; row 59: no name on assistant turns; row 33: Mistral takes name only
-    # on tool results; row 55: Cohere takes none.
+    # Quirk 4: OpenAI's name pattern; quirk 59: no name on assistant turns; quirk 33: Mistral takes name only
+    # on tool results; quirk 55: Cohere takes none.
     assert names(dump_messages(NAMED, model="openai/gpt-4o")) == [
         "policy_bot",
         "Ana_María",
@@ -341,7 +342,7 @@ def test_names_go_where_each_provider_takes_them():
 
 
 def test_strict_providers_get_only_keys_they_know():
-    # Rows 33 and 37: Mistral and Groq answer 422/400 to reasoning_content, provider fields and the like.
+    # Quirks 33 and 37: Mistral and Groq answer 422/400 to reasoning_content, provider fields and the like.
     reply = AIMessage(
         content="Hmm.",
         reasoning_content="thinking",
@@ -377,8 +378,8 @@ def signed_conversation(provider: str) -> list[Any]:
 
 
 def test_signed_thinking_blocks_go_back_to_their_signer_only():
-    # Row 18: Anthropic rejects another provider's signatures ("Invalid `signature` in `thinking` block");
-    # row 48: Bedrock round-trips its own.
+    # Quirk 18: Anthropic rejects another provider's signatures ("Invalid `signature` in `thinking` block");
+    # quirk 48: Bedrock round-trips its own.
     conversation = signed_conversation("anthropic")
     assert dump_messages(conversation, model="anthropic/claude-sonnet-4-5")[1]["thinking_blocks"] == SIGNED
     for model in (
@@ -398,9 +399,9 @@ def test_signed_thinking_blocks_go_back_to_their_signer_only():
 
 
 def test_anthropic_gets_no_thinking_on_a_final_assistant_text():
-    # Row 18: "When thinking is disabled, an `assistant` message in the final position cannot contain
+    # Quirk 18: "When thinking is disabled, an `assistant` message in the final position cannot contain
     # `thinking`", and with thinking enabled Anthropic refuses a prefill altogether: the prefill keeps its
-    # text and sends no thinking. Claude 4.6 and later get a user turn last (row 15), so the thinking stays.
+    # text and sends no thinking. Claude 4.6 and later get a user turn last (quirk 15), so the thinking stays.
     conversation = [
         UserMessage(content="Write a haiku about rain."),
         AIMessage(content="Soft rain on the roof", thinking_blocks=SIGNED, provider="anthropic"),
@@ -417,7 +418,7 @@ def test_anthropic_gets_no_thinking_on_a_final_assistant_text():
 
 
 def test_anthropic_gets_an_assistant_turn_with_thinking_merged_into_the_one_before_it():
-    # Row 18: litellm merges two assistant turns in a row and the second one's thinking ends up after the
+    # Quirk 18: litellm merges two assistant turns in a row and the second one's thinking ends up after the
     # first one's text ("thinking blocks must come before the other blocks"); merged here, litellm puts
     # the thinking of both turns first.
     other = [{"type": "thinking", "thinking": "Then the street.", "signature": "c2lnbmVkIHR3bw=="}]
@@ -444,7 +445,7 @@ def test_anthropic_gets_an_assistant_turn_with_thinking_merged_into_the_one_befo
 
 
 def test_anthropic_merges_a_run_of_assistant_turns_ending_in_thinking_at_once():
-    # Row 18: once merged, the turn carries thinking, so a text-only assistant turn before it would meet
+    # Quirk 18: once merged, the turn carries thinking, so a text-only assistant turn before it would meet
     # the same fate in litellm; all three become one turn in one apply (found by the idempotence property).
     conversation = [
         UserMessage(content="Go on."),
@@ -462,7 +463,7 @@ def test_anthropic_merges_a_run_of_assistant_turns_ending_in_thinking_at_once():
 
 
 def test_gemini_thought_signatures_go_back_to_gemini_only():
-    # Row 25: signatures must be echoed to Gemini, and other providers reject them.
+    # Quirk 25: signatures must be echoed to Gemini, and other providers reject them.
     conversation = signed_conversation("gemini")
     assert dump_messages(conversation, model="gemini/gemini-2.5-flash")[1]["tool_calls"][0][
         "provider_specific_fields"
@@ -472,7 +473,7 @@ def test_gemini_thought_signatures_go_back_to_gemini_only():
 
 
 def test_deepseek_reasoner_gets_reasoning_content_on_every_assistant_turn():
-    # Row 34: "Missing `reasoning_content` field in the assistant message at message index 2"; row 20:
+    # Quirk 34: "Missing `reasoning_content` field in the assistant message at message index 2"; quirk 20:
     # the reasoner takes no consecutive turns of one role.
     conversation = [
         *signed_conversation("deepseek"),
@@ -488,8 +489,8 @@ def test_deepseek_reasoner_gets_reasoning_content_on_every_assistant_turn():
 
 @pytest.mark.parametrize("model", ["deepseek/deepseek-chat", "deepseek/deepseek-v4-flash"])
 def test_deepseek_gets_back_the_reasoning_it_wrote_and_no_other(model):
-    # Row 34: a deepseek-chat turn made in thinking mode must carry its reasoning_content back ("The
-    # `reasoning_content` in the thinking mode must be passed back to the API"); row 35, the R1-era rule
+    # Quirk 34: a deepseek-chat turn made in thinking mode must carry its reasoning_content back ("The
+    # `reasoning_content` in the thinking mode must be passed back to the API"); quirk 35, the R1-era rule
     # against it, is superseded. Reasoning another provider wrote is not DeepSeek's; reasoning of no
     # recorded origin is taken as the target's own, as signed payloads are (and as apply leaves it).
     profile = get_profile(model)
@@ -524,11 +525,11 @@ IMAGE_RESULT = [
 
 
 def test_deepseek_gets_tool_images_moved_and_reports_the_images_it_cannot_see():
-    # Row 7: images in tool results; row 36: litellm's DeepSeek route flattens content to text and drops
+    # Quirk 7: images in tool results; quirk 36: litellm's DeepSeek route flattens content to text and drops
     # images silently, which only a vision model avoids.
     applied = dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat")
     assert roles(applied) == ["user", "assistant", "tool", "user", "assistant"]
-    # Row 36: a string, as DeepSeek takes content.
+    # Quirk 36: a string, as DeepSeek takes content.
     assert applied[2]["content"] == "captured\n[1 attachment of this result moved to the next user message]"
     assert applied[3]["content"][1] == {"type": "image_url", "image_url": {"url": PNG}}
     # The model is told what it is not shown, where the images were.
@@ -546,7 +547,7 @@ def test_deepseek_gets_tool_images_moved_and_reports_the_images_it_cannot_see():
 
 
 def test_deepseek_gets_content_as_a_string_even_with_no_text_in_it():
-    # Row 36: litellm's DeepSeek route joins text parts only when they have text, and keeps any other
+    # Quirk 36: litellm's DeepSeek route joins text parts only when they have text, and keeps any other
     # list, which DeepSeek rejects ("invalid type: sequence, expected a string"): a result of empty text
     # parts, a turn that is one image, a turn of no parts. Text parts it joins with nothing between them.
     conversation = [
@@ -581,13 +582,13 @@ def test_deepseek_gets_content_as_a_string_even_with_no_text_in_it():
 
 
 def test_openai_leaves_tool_images_to_litellm():
-    # Row 7: litellm's OpenAI route itself moves images out of tool results (tests/test_profile_litellm.py
+    # Quirk 7: litellm's OpenAI route itself moves images out of tool results (tests/test_profile_litellm.py
     # shows the request it sends).
     assert dump_messages(IMAGE_RESULT, model="openai/gpt-4o") == dump_messages(IMAGE_RESULT)
 
 
 def test_ollama_reports_images_by_url():
-    # Row 51: Ollama wants base64; litellm sends an http URL as it is.
+    # Quirk 51: Ollama wants base64; litellm sends an http URL as it is.
     conversation = [UserMessage(content=[ImagePart(url="https://example.com/cat.png")])]
     (violation,) = get_profile("ollama_chat/llava").check(
         dump_messages(conversation, model="ollama_chat/llava")
@@ -609,7 +610,7 @@ ORDER = [
 
 
 def test_consecutive_turns_are_merged_where_turns_must_alternate():
-    # Row 20 (Perplexity), row 53 (chat templates of self-hosted servers), row 57 (system messages only
+    # Quirk 20 (Perplexity), quirk 53 (chat templates of self-hosted servers), quirk 57 (system messages only
     # before the first turn on Perplexity).
     perplexity = dump_messages(ORDER, model="perplexity/sonar")
     assert perplexity == [
@@ -618,7 +619,7 @@ def test_consecutive_turns_are_merged_where_turns_must_alternate():
         {"role": "assistant", "content": "Three."},
         {"role": "user", "content": "Now answer in French.\n\nFour?"},
         {"role": "assistant", "content": "Cinq."},
-        {"role": "user", "content": "Continue."},  # row 61: Perplexity wants a user turn last
+        {"role": "user", "content": "Continue."},  # quirk 61: Perplexity wants a user turn last
     ]
     assert roles(dump_messages(ORDER, model="hosted_vllm/Qwen/Qwen3-8B")) == [
         "system", "user", "assistant", "system", "user", "assistant"
@@ -627,7 +628,7 @@ def test_consecutive_turns_are_merged_where_turns_must_alternate():
 
 
 def test_models_without_a_system_role_get_it_as_user_turns():
-    # Row 8: o1-mini rejects system and developer; row 27: Gemma has no system instruction.
+    # Quirk 8: o1-mini rejects system and developer; quirk 27: Gemma has no system instruction.
     for model in (
         "openai/o1-mini",
         "azure/o1-mini",
@@ -639,7 +640,7 @@ def test_models_without_a_system_role_get_it_as_user_turns():
 
 
 def test_developer_role_becomes_system_where_it_is_rejected():
-    # Row 9: "Invalid value: 'developer'" on Azure and self-hosted servers.
+    # Quirk 9: "Invalid value: 'developer'" on Azure and self-hosted servers.
     conversation = [SystemMessage(role="developer", content="Be brief."), UserMessage(content="Hi")]
     for model in ("azure/gpt-4o", "hosted_vllm/Qwen/Qwen3-8B"):
         assert dump_messages(conversation, model=model)[0]["role"] == "system"
@@ -647,7 +648,7 @@ def test_developer_role_becomes_system_where_it_is_rejected():
 
 
 def test_groq_gets_system_content_as_a_string():
-    # Row 38: "'messages.0.content' : value must be a string".
+    # Quirk 38: "'messages.0.content' : value must be a string".
     conversation = [
         SystemMessage(content=[TextPart(text="Be brief."), TextPart(text="Be kind.")]),
         UserMessage(content="Hi"),
@@ -661,17 +662,17 @@ def test_groq_gets_system_content_as_a_string():
 @pytest.mark.parametrize(
     ("model", "ends_with_user"),
     [
-        ("anthropic/claude-opus-4-6", True),  # row 15
+        ("anthropic/claude-opus-4-6", True),  # quirk 15
         ("anthropic/claude-sonnet-4-6-20260201", True),
         ("anthropic/claude-haiku-4-7", True),
         ("anthropic/claude-sonnet-4-5", False),
         ("anthropic/claude-opus-4-1", False),
         ("bedrock/converse/us.anthropic.claude-opus-4-6-v1:0", True),
         ("bedrock/converse/anthropic.claude-3-7-sonnet-20250219-v1:0", False),
-        ("bedrock/converse/meta.llama3-70b-instruct-v1:0", True),  # row 47
+        ("bedrock/converse/meta.llama3-70b-instruct-v1:0", True),  # quirk 47
         ("vertex_ai/claude-opus-4-6@20260201", True),
         ("openrouter/anthropic/claude-opus-4.6", True),
-        ("perplexity/sonar", True),  # row 61
+        ("perplexity/sonar", True),  # quirk 61
         ("openai/gpt-4o", False),
     ],
 )
@@ -683,7 +684,7 @@ def test_a_conversation_ending_on_the_assistant(model, ends_with_user):
 
 
 def test_mistral_marks_a_final_assistant_text_as_a_prefix_and_only_that():
-    # Row 31: "Expected last role User or Tool (or Assistant with prefix True)".
+    # Quirk 31: "Expected last role User or Tool (or Assistant with prefix True)".
     conversation = [UserMessage(content="Write a haiku."), AIMessage(content="Autumn moonlight")]
     applied = dump_messages(conversation, model="mistral/mistral-large-latest")
     assert applied[-1] == {"role": "assistant", "content": "Autumn moonlight", "prefix": True}
@@ -692,7 +693,7 @@ def test_mistral_marks_a_final_assistant_text_as_a_prefix_and_only_that():
 
 
 def test_mistral_gets_a_user_turn_after_a_final_system_message():
-    # Row 31: "Expected last role User or Tool (or Assistant with prefix True) for serving but got
+    # Quirk 31: "Expected last role User or Tool (or Assistant with prefix True) for serving but got
     # system"; the instruction keeps its role and place, and a user turn follows it.
     conversation = [
         UserMessage(content="Hello."),
@@ -710,7 +711,7 @@ def test_mistral_gets_a_user_turn_after_a_final_system_message():
 
 
 def test_tool_results_followed_by_a_user_get_an_assistant_turn_between_on_mistral_and_bedrock():
-    # Row 31: "Unexpected role 'user' after role 'tool'"; row 44: "Conversation blocks and tool result
+    # Quirk 31: "Unexpected role 'user' after role 'tool'"; quirk 44: "Conversation blocks and tool result
     # blocks cannot be provided in the same turn".
     conversation = [
         UserMessage(content="Go"),
@@ -726,13 +727,13 @@ def test_tool_results_followed_by_a_user_get_an_assistant_turn_between_on_mistra
 
 
 def test_a_conversation_of_system_messages_only_gets_a_user_turn_on_anthropic():
-    # Row 19: after hoisting the system prompt the message list would be empty.
+    # Quirk 19: after hoisting the system prompt the message list would be empty.
     applied = dump_messages([SystemMessage(content="Be brief.")], model="anthropic/claude-sonnet-4-5")
     assert applied == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Continue."}]
 
 
 def test_bedrock_and_gemini_start_with_a_user_turn():
-    # Row 41: "A conversation must start with a user message"; row 24: a function call must follow a
+    # Quirk 41: "A conversation must start with a user message"; quirk 24: a function call must follow a
     # user turn.
     conversation = [
         SystemMessage(content="s"),
@@ -744,7 +745,7 @@ def test_bedrock_and_gemini_start_with_a_user_turn():
 
 
 def test_perplexity_gets_tool_exchanges_as_text_and_loses_nothing():
-    # Row 61: no tool role and no tool calls on Perplexity's chat API.
+    # Quirk 61: no tool role and no tool calls on Perplexity's chat API.
     conversation = [
         UserMessage(content="Weather in Paris and Oslo?"),
         AIMessage(content="Checking.", tool_calls=[call("call_1"), call("call_2", '{"city":"Oslo"}')]),
@@ -778,7 +779,7 @@ def test_perplexity_gets_tool_exchanges_as_text_and_loses_nothing():
 
 
 def test_refusals_reach_the_model_as_text():
-    # Row 5: OpenAI allows content null only beside tool calls; other providers do not know `refusal`.
+    # Quirk 5: OpenAI allows content null only beside tool calls; other providers do not know `refusal`.
     conversation = [
         UserMessage(content="Do it."),
         AIMessage(refusal="I can't help with that."),
@@ -971,12 +972,14 @@ def test_dump_messages_applies_the_profile_of_the_model_or_the_one_given():
 
 def test_violations_read_as_sentences():
     violation = Violation(3, "tool-call-id", 30, "tool-call id 'call_1' breaks mistral's id rule")
-    assert (
-        str(violation) == "message 3: tool-call id 'call_1' breaks mistral's id rule [tool-call-id, quirk 30]"
+    assert str(violation) == (
+        "message 3: tool-call id 'call_1' breaks mistral's id rule "
+        "[tool-call-id, quirk 30: messages quirks 30]"
     )
     assert str(Violation(None, "empty-conversation", 12, "empty", fixable=False)) == (
-        "the conversation: empty [empty-conversation, quirk 12]"
+        "the conversation: empty [empty-conversation, quirk 12: messages quirks 12]"
     )
+    assert str(Violation(None, "x", None, "y")) == "the conversation: y [x]"
 
 
 def _profile_modules() -> list[str]:
@@ -997,8 +1000,8 @@ def test_every_profile_module_is_registered():
         assert module.PROFILE.family is None
 
 
-QUIRK_ROWS = frozenset(range(1, 62))
-"""The rows of provider-quirks.md (the summary table's 1 to 60, and 61, added after it)."""
+QUIRK_ROWS = frozenset(QUIRKS)
+"""The rows of the quirk catalog the package ships (``messages.quirks``)."""
 
 
 def _row_numbers(text: str) -> list[int]:
@@ -1113,14 +1116,14 @@ print(before, "messages.profiles" in sys.modules, get_profile("mistral").provide
     assert out.split() == ["False", "True", "mistral"]
 
 
-# --- Gemini: identical parallel calls (row 24) ---------------------------------------------------------
+# --- Gemini: identical parallel calls (quirk 24) ---------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "model", ["gemini/gemini-2.5-flash", "gemini/gemma-3-27b-it", "vertex_ai/gemini-2.5-pro"]
 )
 def test_gemini_gets_identical_parallel_calls_one_per_turn(model):
-    # Row 24: litellm sends two calls of one tool with equal arguments as one functionCall part but both
+    # Quirk 24: litellm sends two calls of one tool with equal arguments as one functionCall part but both
     # functionResponse parts, which Gemini rejects. Each repeat gets its own turn after the results
     # before it; ids, arguments, results and their pairing are kept. Equal arguments means equal once
     # decoded, as litellm compares them.
@@ -1169,7 +1172,7 @@ def test_only_gemini_routes_split_identical_calls():
         assert len(dump_messages(conversation, model=model)) == 4, model
 
 
-# --- an assistant turn with neither text nor calls (rows 5, 53) ----------------------------------------
+# --- an assistant turn with neither text nor calls (quirks 5, 53) ----------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -1177,7 +1180,7 @@ def test_only_gemini_routes_split_identical_calls():
     [("openai/gpt-4o", 5), ("azure/gpt-4o", 5), ("openai/o1-mini", 5), ("hosted_vllm/Qwen/Qwen3-8B", 53)],
 )
 def test_an_assistant_turn_saying_nothing_is_sent_as_empty_text_where_null_is_rejected(model, row):
-    # Row 5: OpenAI allows content null only beside tool calls ("expected a string, got null"); row 53:
+    # Quirk 5: OpenAI allows content null only beside tool calls ("expected a string, got null"); quirk 53:
     # template servers need a string. A typed AIMessage(content=None) with no calls (after a
     # reasoning-only reply) dumps as null; the turn is kept, with "".
     conversation = [
@@ -1196,7 +1199,7 @@ def test_an_assistant_turn_saying_nothing_is_sent_as_empty_text_where_null_is_re
 
 
 def test_a_turn_beside_calls_keeps_content_null_on_openai():
-    # Row 5 allows null beside tool calls: nothing to change there.
+    # Quirk 5 allows null beside tool calls: nothing to change there.
     conversation = [
         UserMessage(content="hi"),
         AIMessage(content=None, tool_calls=[call("call_1")]),
@@ -1207,7 +1210,7 @@ def test_a_turn_beside_calls_keeps_content_null_on_openai():
 
 @pytest.mark.parametrize("model", ["gemini/gemini-2.5-flash", "vertex_ai/gemini-2.5-pro"])
 def test_gemini_sends_a_space_for_a_user_turn_of_no_parts(model):
-    # Rows 23 and 24: litellm drops a user turn whose content is [] (no parts), and the function-call
+    # Quirks 23 and 24: litellm drops a user turn whose content is [] (no parts), and the function-call
     # turn after it then comes first ("function call turn comes immediately after a user turn").
     conversation = [
         UserMessage(content=[]),
@@ -1225,7 +1228,7 @@ def test_gemini_sends_a_space_for_a_user_turn_of_no_parts(model):
 
 
 def test_no_parts_count_as_no_text_where_blank_turns_are_dropped():
-    # Rows 13, 43: Anthropic and Bedrock drop a blank turn; [] is one.
+    # Quirks 13, 43: Anthropic and Bedrock drop a blank turn; [] is one.
     conversation = [UserMessage(content=[]), AIMessage(content="Hello."), UserMessage(content="Hi")]
     for model in ("anthropic/claude-sonnet-4-5", "bedrock/converse/meta.llama3-70b-instruct-v1:0"):
         applied = dump_messages(conversation, model=model)
@@ -1249,18 +1252,18 @@ def test_no_parts_count_as_no_text_where_blank_turns_are_dropped():
     ],
 )
 def test_a_family_key_ends_where_a_name_part_ends(model, family):
-    # Row 15: the prefill rule is for Claude 4.6 and later; a longer version number is another model.
+    # Quirk 15: the prefill rule is for Claude 4.6 and later; a longer version number is another model.
     assert get_profile(model).family == family
 
 
 @pytest.mark.parametrize(
     ("model", "expected"),
     [
-        # Row 8: o1-mini takes no system role, however it is reached.
+        # Quirk 8: o1-mini takes no system role, however it is reached.
         ("openrouter/openai/o1-mini", "openrouter:o1-mini"),
         ("azure_ai/o1-mini", "azure:o1-mini"),
         ("azure_ai/gpt-4o", "azure"),
-        # Row 30: Mistral's models on Vertex AI take Mistral's 9-character ids, not Gemini's any id.
+        # Quirk 30: Mistral's models on Vertex AI take Mistral's 9-character ids, not Gemini's any id.
         ("vertex_ai/mistral-large-2411", "vertex_ai:mistral"),
         ("vertex_ai/codestral-2501", "vertex_ai:codestral"),
     ],

@@ -1,4 +1,4 @@
-"""Named cases for the tool-call protocol check and its repair (provider-quirks.md rows 1, 2, 12, 16, 17)."""
+"""Named cases for the tool-call protocol check and its repair (quirks 1, 2, 12, 16, 17)."""
 
 from __future__ import annotations
 
@@ -45,13 +45,13 @@ def test_valid_parallel_exchange_in_any_result_order_passes():
 
 
 def test_empty_conversation_is_rejected():
-    # provider-quirks.md row 12: "Invalid 'messages': empty array".
+    # quirk 12: "Invalid 'messages': empty array".
     with pytest.raises(EmptyConversationError, match="empty"):
         validate_conversation([])
 
 
 def test_orphan_result_after_a_user_message():
-    # provider-quirks.md row 2: "messages with role 'tool' must be a response to a preceding message with
+    # quirk 2: "messages with role 'tool' must be a response to a preceding message with
     # 'tool_calls'" (LangChain #33245: a last-n trim that starts with a tool message).
     with pytest.raises(OrphanToolResultError) as info:
         validate_conversation([USER, result("x")])
@@ -73,7 +73,7 @@ def test_result_for_a_call_of_another_turn_is_an_orphan():
 
 
 def test_unanswered_call_before_a_user_message():
-    # provider-quirks.md row 1: "An assistant message with 'tool_calls' must be followed by tool messages
+    # quirk 1: "An assistant message with 'tool_calls' must be followed by tool messages
     # responding to each 'tool_call_id'".
     with pytest.raises(UnansweredToolCallError) as info:
         validate_conversation([USER, calls("a", "b"), result("a"), USER])
@@ -93,7 +93,7 @@ def test_unanswered_calls_at_the_end():
 
 
 def test_duplicate_call_ids_within_and_across_turns():
-    # provider-quirks.md row 17: "`tool_use` ids must be unique".
+    # quirk 17: "`tool_use` ids must be unique".
     with pytest.raises(DuplicateToolCallIdError, match="earlier in the same message"):
         validate_conversation([USER, calls("a", "a"), result("a"), result("a")])
     with pytest.raises(DuplicateToolCallIdError, match="already used by a call in message 1"):
@@ -305,7 +305,7 @@ def test_repair_drops_a_result_that_comes_before_its_call():
 
 
 def test_repair_of_only_orphan_results_is_an_error_not_an_empty_list():
-    # An empty list would not validate (provider-quirks.md row 12); say so instead of returning it.
+    # An empty list would not validate (quirk 12); say so instead of returning it.
     with pytest.raises(EmptyConversationError, match=r"2 tool result\(s\) that answer no call"):
         repair_conversation([result("x"), result("y")])
 

@@ -1,7 +1,7 @@
 """Properties of the protocol check and its repair over generated conversations, valid and broken.
 
 The reference predicate and the reference pairing of results with calls below are written from the rules
-(provider-quirks.md rows 1, 2, 12, 16, 17), segment by segment, not from the implementation's state machine.
+(quirks 1, 2, 12, 16, 17), segment by segment, not from the implementation's state machine.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Tool-call id rules and the collision-free, deterministic rewriting of ids that break them.
 
-Providers disagree on what a tool-call id may look like (provider-quirks.md rows 3, 17, 30, 45): OpenAI
+Providers disagree on what a tool-call id may look like (quirks 3, 17, 30, 45): OpenAI
 takes at most 40 characters, Anthropic ``[a-zA-Z0-9_-]``, Bedrock the same in at most 64, Mistral exactly 9
 letters or digits, and Gemini ignores ids. litellm hides Gemini thought signatures inside ids
-(``<id>__thought__<signature>``, row 25) and cuts them off again for every other provider, so two ids that
+(``<id>__thought__<signature>``, quirk 25) and cuts them off again for every other provider, so two ids that
 differ only in their signatures reach that provider as one id.
 
 ``IdRule`` says what one provider accepts; ``tool_call_id_map`` maps every id that breaks the rule (or

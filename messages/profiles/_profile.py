@@ -42,10 +42,12 @@ class NotEmpty(Rule):
 @dataclass(frozen=True, kw_only=True)
 class OwnKeys(Rule):
     """``provider``, which an ``AIMessage`` dump carries to say who signed its reasoning payloads, is this
-    package's own bookkeeping: no provider knows it, so it is never sent. Silent."""
+    package's own bookkeeping: no provider knows it, so it is never sent (quirk 65). Silent."""
 
     id = "own-keys"
     stage = 34  # after the rules that read it (foreign payloads)
+
+    row: int | None = 65
 
     def screens(self, shape: Shape) -> bool:
         return shape.odd

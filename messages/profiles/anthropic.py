@@ -18,7 +18,7 @@ Implements (quirks, ``messages quirks N``):
   no thinking blocks;
 * 19: a conversation with no user turn first gets one;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not a JSON object are reported;
-* audio parts are reported: Claude takes none, and litellm's converter skips them silently.
+* 66: audio parts are reported: Claude takes none, and litellm's converter skips them silently.
 
 Left to litellm: 14 (trailing whitespace of a final assistant text), 16 (tool results merged into one
 user turn, first), 19 (system hoisting), 20 (merging consecutive turns), 21 (image media types from data
@@ -58,7 +58,7 @@ CLAUDE_RULES = (
     DropBlank(whitespace=True, row=13),
     CallTurnContent(value="null", whitespace=True, row=13),
     BlankToolResults(whitespace=True, row=13),
-    UnsupportedParts(accepts=frozenset({"text", "image_url", "file"})),  # litellm skips input_audio
+    UnsupportedParts(accepts=frozenset({"text", "image_url", "file"}), row=66),  # litellm skips input_audio
     ThinkingOrder(row=18),
     UserFirst(row=19),
     FinalThinking(row=18),

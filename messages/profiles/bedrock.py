@@ -18,7 +18,8 @@ Implements (quirks, ``messages quirks N``):
 * 48: signed thinking blocks go back to Bedrock only (litellm turns them into ``reasoningContent``);
 * 18 (Claude's thinking rules, shared with Anthropic): a turn with thinking after another assistant turn
   is merged into it with the thinking first, and a final assistant text sends no thinking;
-* 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported.
+* 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported;
+* 66: audio parts are reported (Claude takes none; litellm's converter skips them).
 
 Left to litellm: 42 (it merges consecutive turns), 46 (document names), 48 (the block translation),
 7 (images in tool results become image blocks of the ``toolResult``), ids (it also sanitizes them, with a

@@ -5,7 +5,7 @@ Implements (quirks, ``messages quirks N``):
 * 9, 53, 54 and 7: the OpenAI-compatible default's rules (``messages.profiles.default``), with the Mistral
   (quirk 30) and Gemma (quirk 27) families;
 * 60: only known keys, and no ``name``;
-* ``file`` parts are reported (not fixable): litellm refuses them for Fireworks before sending ("convert
+* 69: ``file`` parts are reported (not fixable): litellm refuses them for Fireworks before sending ("convert
   pages to images").
 
 Left to litellm: 25 (signatures cut off ids).
@@ -21,7 +21,7 @@ __all__ = ["FAMILIES", "PROFILE"]
 
 PROFILE = Profile(
     "fireworks_ai",
-    (*template_rules(60), UnsupportedParts(accepts=frozenset({"text", "image_url", "input_audio"}))),
+    (*template_rules(60), UnsupportedParts(accepts=frozenset({"text", "image_url", "input_audio"}), row=69)),
 )
 
 FAMILIES = template_families(PROFILE)

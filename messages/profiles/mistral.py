@@ -14,10 +14,9 @@ Implements (quirks, ``messages quirks N``):
   role User or Tool"); images in tool results are moved to a user message, before the bridge is placed
   (quirk 7: litellm would put that user message right after the results);
 * 32: no empty assistant turn, and no text beside tool calls that is empty;
-* 33: only known keys, and ``name`` only on tool results ("Extra inputs are not permitted").
-
-Audio parts are reported (not fixable): litellm's route flattens the content of a conversation without
-images or files to text, and drops them.
+* 33: only known keys, and ``name`` only on tool results ("Extra inputs are not permitted");
+* 67: audio parts are reported (not fixable): litellm's route flattens the content of a conversation
+  without images or files to text, and drops them.
 
 Left to litellm: flattening text-only content lists, rebuilding tool calls without their provider fields.
 """
@@ -59,7 +58,7 @@ MISTRAL_RULES = (
     CallTurnContent(value="null", row=32),
     BlankToolResults(row=31),
     # litellm's route flattens a conversation without images or files to text, dropping audio parts
-    UnsupportedParts(accepts=frozenset({"text", "image_url", "file"})),
+    UnsupportedParts(accepts=frozenset({"text", "image_url", "file"}), row=67),
     ToolMedia(row=7),
     BridgeToolResults(row=31),
     TurnAfterSystem(row=31),

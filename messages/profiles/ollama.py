@@ -4,7 +4,8 @@ Implements (quirks, ``messages quirks N``):
 
 * 49: arguments ``""`` sent as ``"{}"``, and arguments that are not a JSON object reported (litellm
   decodes them into the prompt);
-* parts other than text and images are reported: litellm keeps the text and the images, nothing else.
+* 68: parts other than text and images are reported: litellm keeps the text and the images, nothing
+  else.
 
 Left to litellm: everything else; the prompt has no place for names or keys.
 """
@@ -31,7 +32,7 @@ OLLAMA_RULES = (
     EmptyArguments(row=49),
     InvalidArguments(row=49),
     ToolCallIds(),
-    UnsupportedParts(accepts=frozenset({"text", "image_url"})),  # litellm keeps the text and the images
+    UnsupportedParts(accepts=frozenset({"text", "image_url"}), row=68),  # litellm keeps text and images
 )
 """The rules of both Ollama routes."""
 

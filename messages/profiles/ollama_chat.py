@@ -6,7 +6,8 @@ Implements (quirks, ``messages quirks N``):
   decodes them into objects, as Ollama wants);
 * 51: images by URL are reported (Ollama takes base64 only; not fixable here);
 * 7: images in tool results are moved to a user message (Ollama's templates render a user turn's images);
-* parts other than text and images are reported: litellm keeps the text and the images, nothing else.
+* 68: parts other than text and images are reported: litellm keeps the text and the images, nothing
+  else.
 
 Left to litellm: 51 (the ``data:`` prefix cut off inline images). Not fixable by any list: 52 (litellm
 sends no ``tool_name`` on tool results).

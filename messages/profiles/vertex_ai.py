@@ -2,8 +2,8 @@
 
 Implements (quirks, ``messages quirks N``): the Gemini rules (23, 24, 25, 27 for Gemma, 58) for the
 provider and its ``gemini`` family, with one difference for models that are not Gemini: ids carry no
-thought signature (litellm cuts it off for them); the Claude rules (13, 15, 17, 18, 19, 58) for the
-``claude`` families; Mistral's (30, 31, 32, 33, 7) for ``mistral``, ``codestral`` and ``ministral``.
+thought signature (litellm cuts it off for them); the Claude rules (13, 15, 17, 18, 19, 58, 66) for the
+``claude`` families; Mistral's (30, 31, 32, 33, 7, 67) for ``mistral``, ``codestral`` and ``ministral``.
 
 Left to litellm: as for each model's own provider.
 """

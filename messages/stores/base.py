@@ -33,7 +33,7 @@ The contract (tests/stores/ runs one suite, unchanged, against every backend):
 
 Messages are stored as their lossless dump (``model_dump_json()``, the OpenAI Chat Completions shape) and
 read back as equal, fresh values. Ids, positions and timestamps are the store's envelope, not message
-fields (DESIGN.md section 7).
+fields.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The Cohere v2 chat route, ``POST /v2/chat`` (litellm's default for ``cohere/`` models; its
-``api_base`` must be the full URL, ``<server>/v2/chat``, litellm-notes.md section 2)."""
+``api_base`` must be the full URL, ``<server>/v2/chat``)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ token endpoint that Vertex service-account credentials call first.
 
 A reply is a ``GenerateContentResponse`` with one candidate whose parts are the reasoning
 (``{"text": ..., "thought": true}``), the text, then one ``{"functionCall": {"name", "args"}}`` per call,
-with the call's ``thoughtSignature`` (a thinking reply signs its first call, provider-quirks.md row 25).
+with the call's ``thoughtSignature`` (a thinking reply signs its first call, quirk 25).
 Gemini has no call ids (litellm makes them up). Anthropic's signed ``thinking_blocks`` have no Gemini form:
 only their text is sent, as reasoning.
 

@@ -1,4 +1,4 @@
-"""How to point ``litellm.completion`` at a stand-in server for a given model (litellm-notes.md section 2)."""
+"""How to point ``litellm.completion`` at a stand-in server for a given model."""
 
 from __future__ import annotations
 

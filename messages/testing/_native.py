@@ -76,7 +76,7 @@ def take_apart(body: dict[str, Any], reply: AIMessage, signer: str, *, prompt: A
     else:
         thinking = []
     if reasoning and calls and calls[0].thought_signature is None:
-        # Thinking models sign their first call (provider-quirks.md row 25); the stand-in does too.
+        # Thinking models sign their first call (quirk 25); the stand-in does too.
         first = calls[0]
         signature = signature_for(reasoning, signer)
         calls[0] = NativeCall(first.id, first.name, first.arguments, first.raw_arguments, signature)

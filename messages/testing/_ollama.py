@@ -22,7 +22,7 @@ def _message(native: NativeReply, text: str, *, calls: bool = True, thinking: bo
     if thinking and native.reasoning:
         message["thinking"] = native.reasoning
     if calls and native.calls:
-        # Ollama sends no call ids and decoded arguments (provider-quirks.md rows 49, 52).
+        # Ollama sends no call ids and decoded arguments (quirks 49, 52).
         message["tool_calls"] = [
             {"function": {"name": call.name, "arguments": call.arguments}} for call in native.calls
         ]

@@ -58,7 +58,7 @@ def openai_completion(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
         "created": int(time.time()),
         "model": body.get("model", "stand-in"),
         "system_fingerprint": "fp_standin",
-        "service_tier": "default",  # Groq's parser needs it (litellm-notes.md section 2)
+        "service_tier": "default",  # litellm's Groq parser needs it
         "choices": [
             {"index": 0, "message": message, "logprobs": None, "finish_reason": _finish_reason(reply)}
         ],

@@ -114,6 +114,9 @@ class ToolCallIds(Rule):
     stage = 90
     keeps_shape = True
 
+    row: int | None = 25
+    """Default: quirk 25, for a provider with no id rule of its own (ids carrying litellm's thought
+    signatures get new ones, which litellm would otherwise cut into one)."""
     ids: IdRule = field(default_factory=IdRule)
     """The ids the provider accepts."""
     unique: bool = False

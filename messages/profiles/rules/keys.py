@@ -51,8 +51,8 @@ def _calls(m: Message) -> list[Any]:
 
 @dataclass(frozen=True, kw_only=True)
 class ForeignPayloads(Rule):
-    """Signed reasoning payloads go back to the provider that signed them, and nowhere else (quirks 18,
-    25, 34, 48, 56).
+    """Signed reasoning payloads go back to the provider that signed them, and nowhere else (quirk 63; the
+    provider-specific forms: 18, 25, 34, 48, 56).
 
     ``thinking_blocks`` (Anthropic, Bedrock) and ``provider_specific_fields`` (Gemini thought signatures,
     on the turn and on each tool call) are kept when the profile sends that kind back and the turn's
@@ -64,6 +64,8 @@ class ForeignPayloads(Rule):
 
     id = "foreign-reasoning"
     stage = 30
+
+    row: int | None = 63
 
     thinking_blocks: bool = False
     """Whether the provider takes its own signed ``thinking_blocks`` back."""
@@ -297,7 +299,7 @@ _HANDLED = frozenset({"name", "refusal"})  # reported by their own rules
 @dataclass(frozen=True, kw_only=True)
 class KnownKeys(Rule):
     """Only the keys the provider knows, where litellm sends the dicts as they are to a provider that
-    rejects the rest (quirks 33, 37, 55, 60; OpenAI rejects additional properties too).
+    rejects the rest (quirk 62: OpenAI and the APIs modelled on it; 33, 37, 55, 60 for the strictest).
 
     A role keeps its OpenAI core keys, the keys the profile's other rules send (``Rule.sends_keys``: a
     name where it is taken, a refusal, reasoning...), and ``extra``; a tool call keeps ``id``, ``type``,
@@ -306,6 +308,8 @@ class KnownKeys(Rule):
 
     id = "unknown-key"
     stage = 33
+
+    row: int | None = 62
 
     extra: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
     """Keys beyond the core that the provider takes, by role (OpenAI's assistant ``audio``)."""
@@ -383,13 +387,16 @@ class KnownKeys(Rule):
 @dataclass(frozen=True, kw_only=True)
 class ExtensionKeys(Rule):
     """Reasoning payloads the profile does not send are left out, on a route that builds the provider's
-    request from known keys (Anthropic, Bedrock, Gemini, Ollama), where litellm might read them as its own.
+    request from known keys (Anthropic, Bedrock, Gemini, Ollama), where litellm might read them as its own
+    (quirk 64).
 
     Silent: the provider would not reject them, so ``check`` reports nothing.
     """
 
     id = "extension-keys"
     stage = 33
+
+    row: int | None = 64
 
     dropped: frozenset[str] = field(default=EXTENSION_PAYLOADS, repr=False)
 

@@ -1,0 +1,259 @@
+"""The quirk catalog the package ships (``messages.quirks``), the citations of it, and ``messages quirks``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import messages
+from messages.cli import main
+from messages.profiles import Profile, registered_profiles
+from messages.quirks import (
+    QUIRKS,
+    ROWS,
+    canonical_name,
+    get_quirk,
+    implementations,
+    quirks_for,
+    source_url,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(messages.__file__).resolve().parent
+
+_QUIRK_WORDS = re.compile(r"\b[Qq]uirks? (\d{1,3}(?:(?:,? and |, | or |, or )\d{1,3})*)")
+_ROW_VALUES = re.compile(r"\b(?:\w*_)?row(?::\s*int \| None)?\s*=\s*(\d{1,3})\b")
+_PROBLEM_ROWS = re.compile(r'"[a-z]+(?:-[a-z]+)+", (\d{1,3})\b')  # messages._check: rule, row = "x-y", 6
+
+
+def _numbers(group: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", group)]
+
+
+def cited_numbers(text: str) -> set[int]:
+    """The quirk numbers a text cites: "quirk 30", "quirks 1, 2 and 12", ``row=30``, ``duplicate_row = 17``,
+    and the (rule, row) pairs of ``messages._check``."""
+    found = {n for m in _QUIRK_WORDS.finditer(text) for n in _numbers(m.group(1))}
+    found.update(int(m.group(1)) for m in _ROW_VALUES.finditer(text))
+    found.update(int(m.group(1)) for m in _PROBLEM_ROWS.finditer(text))
+    return found
+
+
+def _sources() -> dict[str, str]:
+    files = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
+    files["README.md"] = (ROOT / "README.md").read_text(encoding="utf-8")
+    return files
+
+
+def test_the_citation_reader_reads_citations():
+    text = """
+    Implements quirk 30; quirks 1, 2, 12, 16, 17 and quirks 20 and 31 (not 400 or "gemma-4").
+        row: int | None = 62
+        duplicate_row: int | None = 17
+    ToolCallIds(ids=MISTRAL_IDS, row=45), rule, row = "arguments-not-string", 6
+    """
+    assert cited_numbers(text) == {30, 1, 2, 12, 16, 17, 20, 31, 62, 45, 6}
+
+
+def test_rows_are_numbered_in_order_and_complete():
+    # Numbers are given for good, in blocks per contributor: gaps between blocks are fine, repeats are not.
+    numbers = [q.number for q in ROWS]
+    assert numbers == sorted(set(numbers))
+    assert numbers[:69] == list(range(1, 70))
+    assert set(QUIRKS) == {q.number for q in ROWS}
+    providers = {p.provider for p in registered_profiles()}
+    for q in ROWS:
+        assert q.title, q.number
+        assert q.constraint, q.number
+        assert q.providers, q.number
+        assert set(q.providers) <= providers | {"*"}, (q.number, set(q.providers) - providers)
+        assert "\n" not in q.title, q.number
+        for source in q.sources:
+            url = source_url(source)
+            assert re.fullmatch(r"https://\S+", url), (q.number, source)
+        # A row that the catalog says was verified has an error text or a source to show for it.
+        if q.evidence == "verified":
+            assert q.errors or q.sources, q.number
+
+
+def test_source_urls():
+    assert source_url("BerriAI/litellm#20334") == "https://github.com/BerriAI/litellm/issues/20334"
+    assert source_url("https://api-docs.deepseek.com/x") == "https://api-docs.deepseek.com/x"
+
+
+def test_every_quirk_cited_in_the_package_and_the_readme_is_in_the_catalog():
+    cited: dict[int, list[str]] = {}
+    for name, text in _sources().items():
+        for n in cited_numbers(text):
+            cited.setdefault(n, []).append(name)
+    missing = {n: where for n, where in cited.items() if n not in QUIRKS}
+    assert not missing, missing
+    # The citations the catalog is there for are all found (the reader above is not reading nothing).
+    assert {1, 2, 12, 17, 30, 62, 65} <= cited.keys()
+
+
+def test_every_rule_of_every_registered_profile_cites_a_row_of_the_catalog():
+    for profile in registered_profiles():
+        for rule in profile._plan.rules:
+            assert rule.row is not None, (profile.name, rule.id)
+            assert rule.row in QUIRKS, (profile.name, rule.id, rule.row)
+        assert set(profile.rows.values()) <= set(QUIRKS), profile.name
+
+
+def test_implementations_are_read_from_the_profiles():
+    found = implementations()
+    assert ("mistral", "tool-call-id") in found[30]
+    assert ("anthropic", "duplicate-tool-call-id") in found[17]  # cited as ToolCallIds.duplicate_row
+    assert ("openai", "unknown-key") in found[62]
+    assert implementations(30) == {30: found[30]}
+    pairs = {(profile, rule) for rows in found.values() for profile, rule in rows}
+    for profile in registered_profiles():
+        for rule in profile._plan.rules:
+            assert (profile.name, rule.id) in pairs
+
+
+def test_no_module_cites_a_file_the_project_does_not_have():
+    # Research notes and design documents are not part of the package: a user reading "row 30 of
+    # provider-quirks.md" has nowhere to look. Files of the repository (README.md, tests/...) are fine.
+    for name, text in _sources().items():
+        if name == "README.md":
+            continue
+        for cited in re.findall(r"[\w./-]*[\w-]\.md\b", text):
+            assert (ROOT / cited).is_file(), (name, cited)
+        for cited in re.findall(r"\b(?:tests|benchmarks|examples|scripts)/[\w/]+\.py\b", text):
+            assert (ROOT / cited).is_file(), (name, cited)
+        assert "provider-quirks" not in text, name
+
+
+def test_get_quirk_names_what_there_is():
+    assert get_quirk(30).number == 30
+    with pytest.raises(KeyError, match=rf"there is no quirk 999; the catalog has rows 1 to {max(QUIRKS)}"):
+        get_quirk(999)
+
+
+def test_quirks_for_a_provider_are_its_rules_rows_and_the_rows_naming_it():
+    for profile in registered_profiles():
+        if profile.family is not None:
+            continue
+        numbers = {q.number for q in quirks_for(profile.provider)}
+        same_provider = [p for p in registered_profiles() if p.provider == profile.provider]
+        assert set().union(*(p.rows.values() for p in same_provider)) <= numbers, profile.provider
+        assert {q.number for q in ROWS if profile.provider in q.providers} <= numbers
+    # A profile name: the rows naming its provider and those its own rules cite (not its siblings').
+    assert 30 in {q.number for q in quirks_for("openrouter:mistral")}
+    assert 27 in {q.number for q in quirks_for("together_ai:gemma")}
+    assert 27 not in {q.number for q in quirks_for("openai")}
+    assert canonical_name("Bedrock_Converse:Claude") == "bedrock:claude"
+    assert quirks_for("bedrock_converse") == quirks_for("bedrock")
+    with pytest.raises(KeyError, match="no profile or quirk is about 'nosuch'; known providers: anthropic"):
+        quirks_for("nosuch")
+
+
+# --- the command --------------------------------------------------------------------------------------
+
+
+def test_messages_quirks_n_prints_every_quirk_cited(capsys):
+    cited = set().union(*(cited_numbers(text) for text in _sources().values()))
+    for profile in registered_profiles():
+        cited.update(profile.rows.values())
+    for n in sorted(cited):
+        assert main(["quirks", str(n)]) == 0
+        out = capsys.readouterr().out
+        quirk = QUIRKS[n]
+        assert out.startswith(f"quirk {n}: {quirk.title}\n"), n
+        for error in quirk.errors:
+            assert " ".join(error.split()) in " ".join(out.split()), (n, error)
+        for source in quirk.sources:
+            assert source_url(source) in out, (n, source)
+
+
+def test_messages_quirks_n_names_the_rules_that_handle_it(capsys):
+    assert main(["quirks", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "  handled by (rule: profiles):\n    tool-call-id: " in out
+    assert "mistral," in out
+    assert "openrouter:mistral" in out
+    assert (
+        "    Tool call id was call_PTLP8xhu3uwZk4l3nlnrrJha but must be a-z, A-Z, 0-9, with a length of 9."
+        in out
+    )
+
+
+def test_messages_quirks_lists_every_row(capsys):
+    assert main(["quirks"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(ROWS) + 1
+    for line, quirk in zip(lines, ROWS, strict=False):
+        assert re.match(rf" *{quirk.number}  {re.escape(quirk.title)}  \[", line)
+    assert lines[-1].startswith("`messages quirks N` prints quirk N in full")
+
+
+def test_messages_quirks_provider_lists_its_rows_with_its_rules(capsys):
+    assert main(["quirks", "mistral"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{len(quirks_for('mistral'))} quirks about mistral:"
+    by_number = {int(line.split()[0]): line for line in lines[1:-1]}
+    assert set(by_number) == {q.number for q in quirks_for("mistral")}
+    assert by_number[30].endswith("rules: tool-call-id")
+    assert by_number[67].endswith("rules: unsupported-part")
+
+
+def test_messages_quirks_json(capsys):
+    assert main(["quirks", "--format", "json", "anthropic"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["version"] == 1
+    rows = {q["number"]: q for q in document["quirks"]}
+    assert set(rows) == {q.number for q in quirks_for("anthropic")}
+    assert {"profile": "anthropic", "rule": "unsupported-part"} in rows[66]["rules"]
+    assert rows[17]["sources"][0].startswith("https://github.com/")
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["quirks", "999"], "messages quirks: there is no quirk 999; the catalog has rows 1 to"),
+        (["quirks", "nosuch"], "messages quirks: no profile or quirk is about 'nosuch'; known providers:"),
+    ],
+)
+def test_messages_quirks_unknown(capsys, argv, error):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(error)
+
+
+def test_the_catalog_is_plain_data_in_the_package():
+    # It ships in the wheel as a module of the package (pyproject: packages = ["messages"]) and reading it
+    # imports neither the profiles nor litellm.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, messages.quirks as q; "
+        "print(len(q.ROWS), 'messages.profiles' in sys.modules, 'litellm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == [str(len(ROWS)), "False", "False"]
+    assert isinstance(registered_profiles()[0], Profile)
+
+
+def test_messages_check_says_where_to_read_the_quirks_it_cites(tmp_path, capsys):
+    # The README's example: a call answered after a user turn, a name Mistral rejects, an OpenAI id.
+    call = {"id": "call_abc123DEF456ghi789", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    conversation = [
+        {"role": "system", "content": "You are a weather bot."},
+        {"role": "user", "content": "Weather in Paris?", "name": "ada"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "user", "content": "And tomorrow?"},
+        {"role": "tool", "tool_call_id": call["id"], "content": "18 C, sunny"},
+    ]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(conversation), encoding="utf-8")
+    assert main(["check", "--model", "mistral/mistral-large-latest", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    tags = {int(n) for line in lines[:-1] for n in re.findall(r", quirk (\d+), (?:not )?fixable\]$", line)}
+    assert tags == {1, 2, 30, 33}
+    assert lines[-1].endswith("; `messages quirks N` prints quirk N (quirks 1, 2, 30, 33 here)")
