@@ -129,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" break; handoffs: conversations produced on {', '.join(HANDOFF_SOURCES)} that pass when continued"
         " here; rule ids: provider-quirks.md rows (r13 = row 13), ph (litellm's placeholder text), lost"
         " (a text or tool result missing), foreign (another provider's reasoning payload), sdk (the"
-        " provider SDK's request type refuses the body), raised (litellm raised instead of sending)"
+        " provider SDK's request type refuses the body), mc (mistral-common, Mistral's own validator and"
+        " tokenizer, refuses the body), raised (litellm raised instead of sending)"
     )
     from tests.conformance.known import KNOWN
 
