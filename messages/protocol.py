@@ -6,7 +6,11 @@ The rules every provider shares (quirks 1, 2, 12, 16, 17):
 * every call of an assistant turn is answered by exactly one tool result, and all the results of a turn
   come right after it: before the next message that is not a tool result (or the end);
 * a tool result answers a call of the assistant turn it follows, with only tool results in between;
-* a tool-call id is used by one call only, across the whole conversation.
+* a tool-call id is used by one call only within an assistant turn. Ids are scoped to their turn: a later
+  turn may use an id again (Kimi K2 mints ``functions.NAME:0`` in every turn, local servers ``call_0``),
+  as OpenAI allows, since a result answers the nearest call before it with its id: the call of the turn
+  it follows. Providers that want every id once in a request (Anthropic, Bedrock: quirk 17) get new ids
+  from their profile (``messages.profiles``), on the call and its result alike.
 
 ``validate_conversation`` raises the first problem it finds; ``protocol_errors`` lists them all, in the
 order of the messages. ``repair_conversation`` returns a new list that passes:
@@ -19,22 +23,24 @@ order of the messages. ``repair_conversation`` returns a new list that passes:
   user message injected between a call and its result, a result filed after the next turn), is handled as
   ``late_results`` says. ``"move"`` (the default) moves it back, right after its call's turn: its call
   exists, it is the tool's real output, and dropping it would lose a real result and tell the model the
-  call never ran. ``"drop"`` drops it like an orphan (its call then gets a synthesized result): the strict
-  repair, which only removes tool results, adds synthesized ones and renames repeated ids (below), and
+  call never ran; when several earlier turns have an open call with its id, it goes to the earliest.
+  ``"drop"`` drops it like an orphan (its call then gets a synthesized result): the strict repair, which
+  only removes tool results, adds synthesized ones and renames ids repeated within a turn (below), and
   moves nothing;
-* a repeated call id (quirk 17: Anthropic rejects it; OpenAI pairs results by id, so two
-  calls with one id cannot both be answered unambiguously) is renamed on its later occurrence: the call's
+* an id used twice within one assistant turn (quirk 17; OpenAI pairs results with calls by id, so two calls of one
+  turn with one id cannot both be answered unambiguously) is renamed on its later occurrence: the call's
   ``id`` becomes ``"<id>_<n>"``, with the smallest ``n >= 2`` that no call of the input and no earlier
-  renaming uses, and so does the ``tool_call_id`` of the results that answer that occurrence (within one
-  turn, results with the repeated id pair with its calls in order). Nothing else of the assistant message
-  changes (its content, the calls' names and arguments, their order); the first occurrence keeps its id.
-  No other repair keeps the protocol without losing content: leaving the id breaks the protocol, dropping
-  the later call loses the model's call and its real result, and merging the two calls loses one of them.
+  renaming uses, and so does the ``tool_call_id`` of the result that answers that occurrence (results with
+  the repeated id pair with its calls in order). Nothing else of the assistant message changes (its
+  content, the calls' names and arguments, their order); the first occurrence keeps its id. No other
+  repair keeps the protocol without losing content: leaving the id breaks the protocol, dropping the later
+  call loses the model's call and its real result, and merging the two calls loses one of them. An id that
+  a later turn uses again is valid, and is left as it is.
 
 Nothing else changes: every system, user and assistant message is kept, in order, as it was (apart from
-renamed call ids), and every kept result keeps its content. A list with nothing left to send (empty, or
-only results that answer no call) raises ``EmptyConversationError``. All three are pure and deterministic,
-and ``repair_conversation`` is idempotent: a valid conversation comes back unchanged.
+call ids repeated within a turn), and every kept result keeps its content. A list with nothing left to
+send (empty, or only results that answer no call) raises ``EmptyConversationError``. All three are pure
+and deterministic, and ``repair_conversation`` is idempotent: a valid conversation comes back unchanged.
 """
 
 from __future__ import annotations
@@ -129,7 +135,6 @@ def _scan(messages: Sequence[Message]) -> Iterator[ConversationError]:
             "'messages': empty array\"): add at least one message",
         )
         return
-    first_use: dict[str, int] = {}
     turn: _Turn | None = None
     previous: Message | None = None
     for index, message in enumerate(messages):
@@ -172,19 +177,16 @@ def _scan(messages: Sequence[Message]) -> Iterator[ConversationError]:
             turn = None
         if isinstance(message, AIMessage) and message.tool_calls:
             ids: list[str] = []
-            for call in message.tool_calls:
-                if call.id in first_use:
-                    earlier = first_use[call.id]
-                    place = "earlier in the same message" if earlier == index else f"in message {earlier}"
+            for position, call in enumerate(message.tool_calls):
+                if call.id in ids:
                     yield DuplicateToolCallIdError(
-                        f"message {index} reuses tool-call id {call.id!r}, already used by a call {place}; "
-                        "ids must be unique across the conversation (Anthropic rejects repeats): give each "
-                        "call its own id, or use repair_conversation()",
+                        f"message {index} reuses tool-call id {call.id!r} in tool_calls[{position}], already "
+                        f"used by tool_calls[{ids.index(call.id)}] earlier in the same message; the calls of "
+                        "one turn need distinct ids (a result answers its call by id): give each call its "
+                        "own id, or use repair_conversation()",
                         index=index,
                         tool_call_ids=(call.id,),
                     )
-                else:
-                    first_use[call.id] = index
                 ids.append(call.id)
             turn = _Turn(index=index, calls=tuple(ids))
         previous = message
@@ -227,7 +229,6 @@ def _is_valid(messages: Sequence[Any]) -> bool:
     """Whether ``messages`` passes, without building any error: the fast path of a valid conversation."""
     if not messages:
         return False
-    seen: set[str] = set()
     pending: set[str] | None = None  # the open turn's unanswered calls; None when no turn is open
     for message in messages:
         if isinstance(message, ToolMessage):
@@ -242,9 +243,8 @@ def _is_valid(messages: Sequence[Any]) -> bool:
             if message.tool_calls:
                 ids = [call.id for call in message.tool_calls]
                 pending = set(ids)
-                if len(pending) != len(ids) or not seen.isdisjoint(pending):
+                if len(pending) != len(ids):
                     return False
-                seen |= pending
         elif not isinstance(message, _MESSAGE_TYPES):
             return False
     return not pending
@@ -272,8 +272,8 @@ def repair_conversation(messages: Sequence[Message], *, late_results: LateResult
     ``late_results`` says what happens to a tool result that answers a call of an earlier assistant turn
     but comes after other messages: ``"move"`` (the default) moves it back after its call's turn, since it
     is the tool's real output; ``"drop"`` drops it, and its call gets a synthesized result instead. With
-    ``"drop"`` the repair only drops tool results, adds synthesized ones and renames repeated call ids: every
-    other message keeps its place.
+    ``"drop"`` the repair only drops tool results, adds synthesized ones and renames call ids repeated
+    within a turn: every other message keeps its place.
 
     Raises ``EmptyConversationError`` when nothing would remain: an empty list, or a list of tool results
     that answer no call. Raises ``MessageTypeError`` for an item that is not a message, and ``ValueError``
@@ -287,7 +287,6 @@ def repair_conversation(messages: Sequence[Message], *, late_results: LateResult
             "cannot repair an empty conversation: there is nothing to send; add at least one message"
         )
     taken = {call.id for message in messages if isinstance(message, AIMessage) for call in message.tool_calls}
-    seen: set[str] = set()
     # The repaired list: every message but the tool results, each tool-call turn followed by a placeholder
     # for its results, filled once every message has been read (a result may come late).
     skeleton: list[Message | _RepairTurn] = []
@@ -315,6 +314,7 @@ def repair_conversation(messages: Sequence[Message], *, late_results: LateResult
         if isinstance(message, AIMessage) and message.tool_calls:
             calls: list[ToolCall] = []
             current = _RepairTurn(calls=[])
+            seen: set[str] = set()  # ids are scoped to their turn: only a repeat within it is renamed
             for call in message.tool_calls:
                 original = call.id
                 if original in seen:

@@ -1402,6 +1402,59 @@ ROWS: tuple[Quirk, ...] = (
         ),
         litellm="Raises BadRequestError on a file part (the error above).",
     ),
+    Quirk(
+        number=80,
+        providers=("mistral",),
+        title="Mistral: no system message right after an assistant turn or a tool result",
+        constraint=(
+            "Mistral's validator allows a system message first, after a user turn or after another system "
+            "message, and refuses one that follows an assistant turn or a tool result. The Mistral profile "
+            "sends such a late instruction as a user message."
+        ),
+        errors=("Unexpected role 'system' after role 'assistant'",),
+        sources=(
+            "https://github.com/mistralai/mistral-common/blob/main/src/mistral_common/protocol/instruct/validator.py",
+        ),
+        litellm="Sends the message list as given.",
+        evidence="verified",
+    ),
+    Quirk(
+        number=81,
+        providers=("mistral",),
+        title="Mistral: the conversation must not open with an assistant turn",
+        constraint=(
+            "Mistral's validator wants a user or system message first. A lone opening assistant turn is "
+            "refused outright; one that opens with tool calls fails the count of calls against results, "
+            "because the first message's calls are never counted. The Mistral profile puts a user turn first."
+        ),
+        errors=(
+            "Conversation must start with a user message or system message",
+            "Not the same number of function calls and responses",
+        ),
+        sources=(
+            "https://github.com/mistralai/mistral-common/blob/main/src/mistral_common/protocol/instruct/validator.py",
+        ),
+        litellm="Sends the message list as given.",
+        evidence="verified",
+    ),
+    Quirk(
+        number=82,
+        providers=("mistral",),
+        title="Mistral: tool names of letters, digits, underscores and dashes, at most 64",
+        constraint=(
+            "A called tool's name must match [a-zA-Z0-9_-]{1,64}. The name links the call to the tool's "
+            "definition, so the profile cannot rename it: it is reported as not fixable."
+        ),
+        errors=(
+            "Function name was X but must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum "
+            "length of 64.",
+        ),
+        sources=(
+            "https://github.com/mistralai/mistral-common/blob/main/src/mistral_common/protocol/instruct/validator.py",
+        ),
+        litellm="Sends the names as given.",
+        evidence="verified",
+    ),
 )
 """Every row, in number order."""
 

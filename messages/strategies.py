@@ -379,9 +379,9 @@ Breakage = Literal[
   calls or part-way through the results (a bot still in its tool loop, or killed in it);
 * ``"inject_message"``: a user (sometimes system or assistant) message filed between a call and its
   results;
-* ``"duplicate_id"``: a call given the id of an earlier call, in the same turn or an earlier one, with
-  its results renamed alike (ids minted per turn as ``call_0``, or made equal when litellm cut a Gemini
-  thought signature off them);
+* ``"duplicate_id"``: a call given the id of an earlier call of the same turn, with its results renamed
+  alike (a server that numbers every call ``call_0``); a turn with one call gets a second call first. An
+  id used again in a later turn is no breakage: ids are scoped to their turn;
 * ``"answer_twice"``: a tool result filed a second time (a retried tool, a replayed event), right after the
   first or later on;
 * ``"empty"``: no messages at all.
@@ -443,13 +443,19 @@ def _break_once(draw: st.DrawFn, conversation: list[Message], kind: Breakage, *,
         )
         conversation.insert(position, injected)
     elif kind == "duplicate_id":
-        calls = [(i, c) for i in turns for c in range(len(_as_ai(conversation[i]).tool_calls))]
-        if len(calls) < 2:
-            return
-        first, second = sorted(draw(st.lists(st.sampled_from(calls), min_size=2, max_size=2, unique=True)))
-        reused = _as_ai(conversation[first[0]]).tool_calls[first[1]].id
-        turn, position = second
+        turn = draw(st.sampled_from(turns))
         message = _as_ai(conversation[turn])
+        if len(message.tool_calls) < 2:
+            extra = draw(tool_calls())
+            while extra.id == message.tool_calls[0].id:
+                extra = extra.model_copy(update={"id": extra.id + "x"})
+            message = message.model_copy(update={"tool_calls": [*message.tool_calls, extra]})
+        first, position = sorted(
+            draw(
+                st.lists(st.sampled_from(range(len(message.tool_calls))), min_size=2, max_size=2, unique=True)
+            )
+        )
+        reused = message.tool_calls[first].id
         old = message.tool_calls[position].id
         renamed = [
             call.model_copy(update={"id": reused}) if k == position else call

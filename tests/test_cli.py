@@ -88,12 +88,18 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[str], set[tuple[str, int, str,
         {("protocol", 1, "unanswered-tool-call", 1)},
         ["'call_time'", "no tool result answers it"],
     ),
-    # The same id minted twice (quirk 17: Anthropic rejects repeats).
+    # One id minted twice in one turn (a server numbering every call call_0): its results cannot say which
+    # call they answer. (An id used again in a later turn is valid: ids are scoped to their turn.)
     "duplicate id": (
-        [*exchange("call_1"), assistant("18C."), *exchange("call_1")],
+        [
+            user("Weather in Paris and Rome?"),
+            assistant(None, call("call_0"), call("call_0", arguments='{"city":"Rome"}')),
+            tool("call_0", "18C, sunny"),
+            tool("call_0", "25C, sunny"),
+        ],
         [],
-        {("protocol", 5, "duplicate-tool-call-id", 17)},
-        ["'call_1'", "already used by a call in message 1"],
+        {("protocol", 1, "duplicate-tool-call-id", 17), ("protocol", 3, "duplicate-tool-result", 16)},
+        ["'call_0'", "earlier in the same message"],
     ),
     # A Gemini-signed id continued on Mistral: 9 letters or digits only (quirk 30), on call and result.
     "signed id to Mistral": (
@@ -477,8 +483,8 @@ def test_problems_beside_an_unreadable_message_are_still_reported_at_their_index
         assistant(None, call("c1", "f", "{}")),
         tool("c2", "r"),  # answers no call of message 2; c1 is unanswered
         user("next"),
-        assistant(None, call("c1", "f", "{}")),  # c1 again
-        tool("c1", "r"),
+        assistant(None, call("c3", "f", "{}"), call("c3", "f", "{}")),  # c3 twice in one turn
+        tool("c3", "r"),
         assistant(""),  # Gemini rejects an empty text (quirk 23)
     ]
     path = write(tmp_path, "mix.json", mixed)
@@ -497,7 +503,7 @@ def test_problems_beside_an_unreadable_message_are_still_reported_at_their_index
     )
     # The reasons name the messages at their own indexes, and the lines come in index order.
     assert "(message 2) made no call with that id" in result.stdout
-    assert "already used by a call in message 2" in result.stdout
+    assert "already used by tool_calls[0] earlier in the same message" in result.stdout
     protocol = [line for line in result.stdout.splitlines() if "[unanswered" in line or "[orphan" in line]
     protocol += [line for line in result.stdout.splitlines() if "[duplicate" in line]
     assert [line.split(":")[0].strip() for line in protocol] == ["message 2", "message 3", "message 5"]

@@ -697,17 +697,37 @@ def test_mistral_gets_a_user_turn_after_a_final_system_message():
     # system"; the instruction keeps its role and place, and a user turn follows it.
     conversation = [
         UserMessage(content="Hello."),
-        AIMessage(content="Hello! How can I help?"),
         SystemMessage(content="From now on, answer in one sentence."),
     ]
     profile = get_profile("mistral/mistral-large-latest")
     assert [(v.index, v.rule, v.row) for v in profile.check(dump_messages(conversation))] == [
-        (2, "system-last", 31)
+        (1, "system-last", 31)
     ]
+    assert [m["role"] for m in profile.apply(dump_messages(conversation))] == ["user", "system", "user"]
     applied = dump_messages(conversation, model="mistral/mistral-large-latest")
     assert applied == [*dump_messages(conversation), {"role": "user", "content": "Continue."}]
     assert profile.check(applied) == []
     assert dump_messages(conversation, model="openai/gpt-4o") == dump_messages(conversation)
+
+
+def test_mistral_gets_a_system_message_after_a_reply_as_a_user_message():
+    # Row 80: "Unexpected role 'system' after role 'assistant'" (mistral-common's validator; after a tool
+    # result too). The text is kept whole, as a user message; a system message after a user keeps its role.
+    conversation = [
+        UserMessage(content="Hello."),
+        AIMessage(content="Hello! How can I help?"),
+        SystemMessage(content="From now on, answer in one sentence."),
+        SystemMessage(content="And in French."),
+        UserMessage(content="Time?"),
+    ]
+    profile = get_profile("mistral/mistral-large-latest")
+    assert [(v.index, v.rule, v.row) for v in profile.check(dump_messages(conversation))] == [
+        (2, "system-after-reply", 80)
+    ]
+    applied = profile.apply(dump_messages(conversation))
+    assert [m["role"] for m in applied] == ["user", "assistant", "user", "system", "user"]
+    assert applied[2]["content"] == "From now on, answer in one sentence."
+    assert profile.check(applied) == []
 
 
 def test_tool_results_followed_by_a_user_get_an_assistant_turn_between_on_mistral_and_bedrock():

@@ -92,12 +92,57 @@ def test_unanswered_calls_at_the_end():
         validate_conversation([USER, calls("a", "b")])
 
 
-def test_duplicate_call_ids_within_and_across_turns():
-    # quirk 17: "`tool_use` ids must be unique".
-    with pytest.raises(DuplicateToolCallIdError, match="earlier in the same message"):
-        validate_conversation([USER, calls("a", "a"), result("a"), result("a")])
-    with pytest.raises(DuplicateToolCallIdError, match="already used by a call in message 1"):
-        validate_conversation([USER, calls("a"), result("a"), calls("a"), result("a")])
+def test_an_id_repeated_within_one_turn_is_an_error():
+    # OpenAI pairs results with calls by id: two calls of one turn with one id cannot both be answered.
+    with pytest.raises(DuplicateToolCallIdError) as info:
+        validate_conversation([USER, calls("a", "b", "a"), result("a"), result("b"), result("a")])
+    assert info.value.index == 1
+    assert "reuses tool-call id 'a' in tool_calls[2], already used by tool_calls[0] earlier in the same" in (
+        str(info.value)
+    )
+
+
+def kimi_turn(*names: str) -> AIMessage:
+    """An assistant turn as Kimi K2 writes it: ids ``functions.NAME:INDEX``, minted again every turn."""
+    return AIMessage(tool_calls=[call(f"functions.{name}:{n}", name) for n, name in enumerate(names)])
+
+
+def test_ids_are_scoped_to_their_turn():
+    # Kimi K2 reuses functions.NAME:0 in every turn, local servers call_0; OpenAI accepts it, since each
+    # result answers the nearest call before it with its id.
+    kimi = [
+        USER,
+        kimi_turn("search"),
+        result("functions.search:0", "first"),
+        kimi_turn("search", "fetch"),
+        result("functions.search:0", "second"),
+        result("functions.fetch:1", "page"),
+        UserMessage(content="and again"),
+        kimi_turn("search"),
+        result("functions.search:0", "third"),
+    ]
+    local = [
+        USER,
+        calls("call_0"),
+        result("call_0"),
+        calls("call_0"),
+        result("call_0"),
+        AIMessage(content="ok"),
+    ]
+    for conversation in (kimi, local):
+        validate_conversation(conversation)
+        assert protocol_errors(conversation) == []
+        assert repair_conversation(conversation) == conversation  # valid ids are not renamed
+        assert len(dump_messages(conversation)) == len(conversation)
+
+
+def test_a_result_answers_only_the_turn_it_follows_even_when_an_earlier_turn_used_its_id():
+    # The earlier call "a" was answered; the later turn calls "b", so a result "a" after it is an orphan
+    # (not a second answer to the first turn's call).
+    conversation = [USER, calls("a"), result("a"), calls("b"), result("b"), result("a", "stray")]
+    errors = protocol_errors(conversation)
+    assert [(type(e), e.index) for e in errors] == [(OrphanToolResultError, 5)]
+    assert repair_conversation(conversation) == conversation[:5]
 
 
 def test_second_answer_to_one_call():
@@ -106,12 +151,13 @@ def test_second_answer_to_one_call():
 
 
 def test_protocol_errors_lists_every_problem_in_order():
-    conversation = [result("x"), USER, calls("a"), USER, calls("a"), result("a")]
+    conversation = [result("x"), USER, calls("a"), USER, calls("b", "b"), result("b"), result("b")]
     errors = protocol_errors(conversation)
     assert [(type(e), e.index) for e in errors] == [
         (OrphanToolResultError, 0),
         (UnansweredToolCallError, 2),
         (DuplicateToolCallIdError, 4),
+        (DuplicateToolCallIdError, 6),
     ]
 
 
@@ -139,14 +185,9 @@ def test_repair_drops_orphans_and_second_answers_only():
     assert repair_conversation(conversation) == [USER, calls("a"), result("a"), USER]
 
 
-def test_repair_renames_a_repeated_id_on_its_later_occurrence_and_its_result():
+def test_repair_keeps_an_id_a_later_turn_uses_again():
     conversation = [USER, calls("a"), result("a", "first"), USER, calls("a"), result("a", "second")]
-    repaired = repair_conversation(conversation)
-    validate_conversation(repaired)
-    assert repaired[:4] == conversation[:4]
-    assert isinstance(repaired[4], AIMessage)
-    assert repaired[4].tool_calls[0].id == "a_2"
-    assert repaired[5] == result("a_2", "second")
+    assert repair_conversation(conversation) == conversation
 
 
 def test_repair_pairs_results_with_repeated_ids_in_one_turn_by_position():
@@ -241,10 +282,10 @@ FIX_CASES = [
         "add ToolMessage.for_call(call, result) for each right after the call, or use repair_conversation()",
     ),
     (
-        [USER, calls("a"), result("a"), calls("a"), result("a")],
+        [USER, calls("a"), result("a"), calls("b", "b"), result("b"), result("b")],
         DuplicateToolCallIdError,
         3,
-        ("a",),
+        ("b",),
         "give each call its own id, or use repair_conversation()",
     ),
     (
@@ -279,8 +320,8 @@ def test_empty_conversation_errors_name_the_fix():
 
 
 def test_repair_gives_a_late_result_to_the_earliest_open_call_with_its_id():
-    # Two turns reuse the id "a" and neither was answered in place; the later turn's call is renamed, and
-    # the late results pair with the calls in the order they were made.
+    # Two turns use the id "a" and neither was answered in place: the late results pair with the calls in
+    # the order they were made, and both turns keep the id (it is scoped to its turn).
     conversation = [USER, calls("a"), USER, calls("a"), USER, result("a", "one"), result("a", "two")]
     repaired = repair_conversation(conversation)
     validate_conversation(repaired)
@@ -289,8 +330,8 @@ def test_repair_gives_a_late_result_to_the_earliest_open_call_with_its_id():
         calls("a"),
         result("a", "one"),
         USER,
-        calls("a_2"),
-        result("a_2", "two"),
+        calls("a"),
+        result("a", "two"),
         USER,
     ]
 

@@ -49,18 +49,19 @@ def segments(conversation: Sequence[Message]) -> list[list[Message]]:
 
 def reference_valid(conversation: Sequence[Message]) -> bool:
     """The protocol, said once: not empty; every segment's tool results answer exactly the calls of the
-    message it starts with (none for a message without calls), each once; no id used by two calls."""
+    message it starts with (none for a message without calls), each once; no id used by two calls of one
+    turn (ids are scoped to their turn: a later turn may use one again)."""
     if not conversation:
         return False
-    call_ids: list[str] = []
     for head, *results in segments(conversation):
         if isinstance(head, ToolMessage):
             return False
         calls = [c.id for c in head.tool_calls] if isinstance(head, AIMessage) else []
-        call_ids += calls
+        if len(set(calls)) != len(calls):
+            return False
         if sorted(r.tool_call_id for r in results if isinstance(r, ToolMessage)) != sorted(calls):
             return False
-    return len(call_ids) == len(set(call_ids))
+    return True
 
 
 def answering_results(conversation: Sequence[Message]) -> list[ToolMessage]:
@@ -94,11 +95,11 @@ def in_place_results(conversation: Sequence[Message]) -> set[int]:
 
 
 def reused_calls(conversation: Sequence[Message]) -> set[tuple[int, int]]:
-    """(message index, call position) of every call whose id an earlier call already used."""
-    seen: set[str] = set()
+    """(message index, call position) of every call whose id an earlier call of the same turn used."""
     reused = set()
     for index, message in enumerate(conversation):
         if isinstance(message, AIMessage):
+            seen: set[str] = set()
             for position, call in enumerate(message.tool_calls):
                 if call.id in seen:
                     reused.add((index, position))
@@ -202,7 +203,8 @@ def _with_ids(message: AIMessage, ids: list[str]) -> AIMessage:
 @given(conversation=ANY)
 def test_repair_keeps_every_other_message_changing_only_the_ids_of_reused_calls(late, conversation):
     # The one exception to "every non-tool message is kept unchanged", in either mode: a call whose id an
-    # earlier call already used is renamed to "<id>_<n>", and nothing else about its message changes.
+    # earlier call of its turn already used is renamed to "<id>_<n>", and nothing else about its message
+    # changes. An id used again in a later turn is kept.
     if all(isinstance(m, ToolMessage) for m in conversation):
         return
     repaired = repair_conversation(conversation, late_results=late)

@@ -4,8 +4,8 @@ Implements (quirks, ``messages quirks N``):
 
 * 55: no ``name`` on any message, only known keys (the compatibility API answers 422 to what it does not
   know); no empty turn ("message must be at least 1 token long or tool results must be specified"): a user
-  or assistant turn with no text is dropped, a tool-call turn sends no text, and an empty tool result
-  says so.
+  or assistant turn with no text (whitespace only counts as none: litellm sends it as it is) is dropped, a
+  tool-call turn sends no blank text, and an empty tool result says so.
 
 Left to litellm: 7 (images in tool results moved by its OpenAI-shaped route), 25 (signatures cut off
 ids). Not covered: the v1 route (``cohere_chat/...``), which sends only the last user message: it gets
@@ -38,8 +38,9 @@ PROFILE = Profile(
         KnownKeys(row=55),
         EmptyArguments(),
         ToolCallIds(),
-        DropBlank(row=55),
-        CallTurnContent(value="null", row=55),
+        # Whitespace says nothing either: litellm sends it as it is (issue 13).
+        DropBlank(whitespace=True, row=55),
+        CallTurnContent(value="null", whitespace=True, row=55),
         BlankToolResults(row=55),
     ),
 )

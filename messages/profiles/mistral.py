@@ -15,6 +15,14 @@ Implements (quirks, ``messages quirks N``):
   (quirk 7: litellm would put that user message right after the results);
 * 32: no empty assistant turn, and no text beside tool calls that is empty;
 * 33: only known keys, and ``name`` only on tool results ("Extra inputs are not permitted");
+* 80: a system message right after an assistant turn or a tool result is sent as a user message
+  ("Unexpected role 'system' after role 'assistant'");
+* 81: a conversation whose first message is an assistant turn gets a user turn first ("Conversation must
+  start with a user message or system message"; its calls are not counted otherwise: "Not the same number
+  of function calls and responses");
+* 82: a tool name outside ``[a-zA-Z0-9_-]{1,64}`` is reported, not fixable (the name links the call to its
+  tool's definition in ``tools=``).
+
 * 67: audio parts are reported (not fixable): litellm's route flattens the content of a conversation
   without images or files to text, and drops them.
 
@@ -36,10 +44,13 @@ from messages.profiles.rules import (
     Names,
     Prefix,
     Refusal,
+    SystemAfterReply,
     ToolCallIds,
     ToolMedia,
+    ToolNames,
     TurnAfterSystem,
     UnsupportedParts,
+    UserBeforeReply,
 )
 
 __all__ = ["MISTRAL_IDS", "MISTRAL_RULES", "PROFILE"]
@@ -54,13 +65,16 @@ MISTRAL_RULES = (
     KnownKeys(row=33),
     EmptyArguments(),
     ToolCallIds(ids=MISTRAL_IDS, row=30),
+    ToolNames(row=82),
     DropBlank(row=32),
     CallTurnContent(value="null", row=32),
     BlankToolResults(row=31),
     # litellm's route flattens a conversation without images or files to text, dropping audio parts
     UnsupportedParts(accepts=frozenset({"text", "image_url", "file"}), row=67),
     ToolMedia(row=7),
+    SystemAfterReply(row=80),
     BridgeToolResults(row=31),
+    UserBeforeReply(row=81),
     TurnAfterSystem(row=31),
     Prefix(row=31),
 )

@@ -33,12 +33,15 @@ from messages.profiles.rules import (
     ToolCallIds,
 )
 
-__all__ = ["FAMILIES", "OPENAI_RULES", "PROFILE", "o1_families"]
+__all__ = ["FAMILIES", "OPENAI_NAME_CHARACTER", "OPENAI_RULES", "PROFILE", "o1_families"]
+
+OPENAI_NAME_CHARACTER = r"[^\s<|\\/>]"
+"""One character of a ``name`` OpenAI accepts (quirk 4: no whitespace and none of ``<|\\/>``)."""
 
 OPENAI_RULES = (
     ForeignPayloads(),
     Refusal(keep_key=True),
-    Names(pattern=r"[^\s<|\\/>]", row=4),
+    Names(pattern=OPENAI_NAME_CHARACTER, row=4),
     KnownKeys(extra={"assistant": frozenset({"audio", "function_call"})}),
     ToolCallIds(ids=IdRule(max_length=40), row=3),
     NullTurn(row=5),

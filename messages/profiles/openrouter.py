@@ -12,6 +12,8 @@ Implements (quirks, ``messages quirks N``):
   models;
 * 17, family ``claude``: ids unique in the request ("tool_use ids must be unique");
 * 15, families ``claude-{opus,sonnet,haiku}-4-6`` and later: a user turn after a final assistant text;
+* 4, family ``openai`` (``openai/gpt-4o``...): a ``name`` outside OpenAI's pattern (spaces, ``<|\\/>``) gets
+  ``_`` for each such character, as on OpenAI itself;
 * 8, families ``o1-mini`` and ``o1-preview`` (``openai/o1-mini``): system and developer messages are sent
   as user messages;
 * only known keys are sent.
@@ -26,7 +28,7 @@ from messages.profiles._ids import IdRule
 from messages.profiles._profile import Profile
 from messages.profiles.anthropic import no_prefill_families
 from messages.profiles.mistral import MISTRAL_IDS
-from messages.profiles.openai import o1_families
+from messages.profiles.openai import OPENAI_NAME_CHARACTER, o1_families
 from messages.profiles.rules import (
     EmptyArguments,
     ForeignPayloads,
@@ -54,10 +56,14 @@ PROFILE = Profile(
 
 _CLAUDE = PROFILE.with_family("claude", ToolCallIds(ids=_IDS, unique=True, row=17))
 
+# OpenRouter passes `name` on to OpenAI, which rejects one outside its pattern (quirk 4): "openai/..." models.
+_OPENAI = PROFILE.with_family("openai", Names(pattern=OPENAI_NAME_CHARACTER, row=4))
+
 FAMILIES = {
     "claude": _CLAUDE,
     **no_prefill_families(_CLAUDE),
     "mistral": PROFILE.with_family("mistral", ToolCallIds(ids=MISTRAL_IDS, row=30)),
     "gemini": PROFILE.with_family("gemini", ToolCallIds(ids=IdRule(keeps_signatures=True), row=25)),
-    **o1_families(PROFILE),
+    "openai": _OPENAI,
+    **o1_families(_OPENAI),
 }

@@ -127,6 +127,22 @@ def kimi_ids() -> list[Message]:
     ]
 
 
+def per_turn_ids() -> list[Message]:
+    """Kimi's ids minted again in every turn: ``functions.get_weather:0`` called twice, each result right
+    after its own call (issue 13; rows 17, 30, 45: unique ids for Claude and Bedrock)."""
+    first = _call("functions.get_weather:0")
+    second = _call("functions.get_weather:0", arguments='{"city": "Oslo"}')
+    return [
+        UserMessage(content="Weather in Paris?"),
+        *_exchange([first], ["cloudy in Paris"]),
+        AIMessage(content="Cloudy. Shall I check Oslo?"),
+        UserMessage(content="Yes."),
+        *_exchange([second], ["snow in Oslo"]),
+        AIMessage(content="Snow in Oslo."),
+        UserMessage(content="Thanks."),
+    ]
+
+
 def uuid_ids() -> list[Message]:
     """UUIDs, as Ollama mints them (rows 30, 45)."""
     calls = [_call("5f0c6b1e-2d7a-4c8e-9b3f-1a2b3c4d5e6f")]
@@ -334,6 +350,7 @@ CASES: dict[str, Callable[[], list[Message]]] = {
     "parallel calls": parallel_calls,
     "gemini ids": gemini_ids,
     "kimi ids": kimi_ids,
+    "per-turn ids": per_turn_ids,
     "uuid ids": uuid_ids,
     "long ids": long_ids,
     "names": names,

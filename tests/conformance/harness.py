@@ -43,6 +43,7 @@ __all__ = [
     "HAVE_PROFILES",
     "Outcome",
     "evaluate",
+    "mistral_common_verdict",
     "offline_images",
     "produced_on",
     "run",
@@ -214,6 +215,17 @@ def _summary(exc: Exception, body: dict[str, Any]) -> str:
     return str(exc).strip().splitlines()[-1][:200]
 
 
+def mistral_common_verdict(body: dict[str, Any]) -> list[Violation]:
+    """What mistral-common, Mistral's own request validator and tokenizer, says of a body sent to Mistral:
+    nothing, or one ``mc`` violation with its error (``tests.oracles.mistral_common_accepts``: the body is
+    adapted only where mistral-common does not model what Mistral takes, each adaptation named there)."""
+    try:
+        oracles.mistral_common_accepts(body)
+    except Exception as exc:  # mistral-common's own exception classes, whatever they are
+        return [Violation("mc", "mistral-common", f"{type(exc).__name__}: {str(exc)[:200]}")]
+    return []
+
+
 def evaluate(provider: Provider, conversation: list[Message], body: dict[str, Any]) -> list[Violation]:
     """Every rule the native ``body`` breaks, for ``conversation`` sent to ``provider``."""
     found = _checker(provider)(body)
@@ -221,6 +233,8 @@ def evaluate(provider: Provider, conversation: list[Message], body: dict[str, An
         _oracle(provider, body)
     except Exception as exc:  # the SDK's validation error, whatever its class
         found.append(Violation("sdk", provider.family, _summary(exc, body)))
+    if provider.rules == "mistral":
+        found += mistral_common_verdict(body)
     found += lost_content(conversation, body, provider.family, tool_results=provider.has_tools)
     found += foreign_payloads(conversation, body, provider.family)
     return found

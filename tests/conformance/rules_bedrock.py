@@ -36,6 +36,7 @@ def check(body: dict[str, Any], model: str) -> list[Violation]:
     found = placeholder_violations(body)
     found += _blank_texts(body.get("system") or [], "system")
     messages = body.get("messages") or []
+    seen_ids: set[Any] = set()
     if not messages or messages[0].get("role") != "user":
         found.append(Violation("r41", "messages[0]", "a conversation must start with a user message"))
     for i, message in enumerate(messages):
@@ -64,6 +65,11 @@ def check(body: dict[str, Any], model: str) -> list[Violation]:
                         "r17", where, f"Claude tool_use id {use.get('toolUseId')!r} fails ^[a-zA-Z0-9_-]+$"
                     )
                 )
+            if claude and use.get("toolUseId") in seen_ids:
+                found.append(
+                    Violation("r17", where, f"tool_use ids must be unique: {use.get('toolUseId')!r}")
+                )
+            seen_ids.add(use.get("toolUseId"))
             if not fullmatch(r"[a-zA-Z0-9_-]{1,64}", use.get("name")):
                 found.append(
                     Violation("r45", where, f"tool name {use.get('name')!r} fails [a-zA-Z0-9_-]{{1,64}}")

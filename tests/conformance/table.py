@@ -5,6 +5,9 @@ of generated conversations (``messages.strategies.conversations``).
 
     python3 scripts/dev.py conformance        # or: make conformance
     python -m tests.conformance.table --examples 40 --provider mistral --verbose
+
+With the Mistral provider, a mistral-common column follows: Mistral's own validator and tokenizer on the
+bodies litellm sends, over the hard cases and ``--mistral-examples`` (500) generated conversations.
 """
 
 from __future__ import annotations
@@ -45,6 +48,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=4, help="seed of the generated conversations")
     parser.add_argument("--provider", action="append", help="only these providers (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="print every violation under the table")
+    parser.add_argument(
+        "--mistral-examples",
+        type=int,
+        default=500,
+        help="generated conversations for the mistral-common column (0: none)",
+    )
     args = parser.parse_args(argv)
 
     import litellm
@@ -112,13 +121,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             header = ["provider", *numbers, *(["generated"] if generated else []), "handoffs"]
             print(f"\n## {title}: {totals[0]}/{totals[1]} hard-case cells pass\n")
             _print(header, rows)
+        if "mistral" in by_key and any(p.key == "mistral" for p in providers):
+            _mistral_common_column(litellm, server, args.mistral_examples, args.seed)
     print("\ncases: " + "; ".join(f"{n} {name}" for n, name in enumerate(CASES, 1)))
     print(
         "generated: conversations from messages.strategies.conversations() that pass, and the rules others"
         f" break; handoffs: conversations produced on {', '.join(HANDOFF_SOURCES)} that pass when continued"
         " here; rule ids: provider-quirks.md rows (r13 = row 13), ph (litellm's placeholder text), lost"
         " (a text or tool result missing), foreign (another provider's reasoning payload), sdk (the"
-        " provider SDK's request type refuses the body), raised (litellm raised instead of sending)"
+        " provider SDK's request type refuses the body), mc (mistral-common, Mistral's own validator and"
+        " tokenizer, refuses the body), raised (litellm raised instead of sending)"
     )
     from tests.conformance.known import KNOWN
 
@@ -137,6 +149,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     if details:
         print("\n" + "\n".join(details))
     return 0
+
+
+def _mistral_common_column(litellm: Any, server: Any, examples: int, seed: int) -> None:
+    """mistral-common (Mistral's own validator and v7 tokenizer) on what litellm sends to Mistral: the hard
+    cases and ``examples`` generated conversations, litellm alone and with profiles, with the errors left."""
+    from collections import Counter
+
+    from messages import dump_messages, get_profile
+    from tests.conformance.cases import CASES
+    from tests.conformance.harness import run, sendable
+    from tests.conformance.providers import BY_KEY
+
+    provider = BY_KEY["mistral"]
+    generated = _generated(examples, seed) if examples else []
+    conversations = [c() for c in CASES.values()] + [sendable(c, provider) for c in generated]
+    rows = []
+    for title, profiles in (("litellm alone", False), ("with profiles", True)):
+        passed = [0, 0]
+        errors: Counter[str] = Counter()
+        unfixable = 0
+        for number, conversation in enumerate(conversations):
+            outcome = run(litellm, server, provider, conversation, profiles=profiles)
+            refused = [v.message for v in outcome.violations if v.rule == "mc"]
+            passed[number >= len(CASES)] += not refused
+            for message in refused:
+                errors[message.split(":", 1)[-1].strip()[:70]] += 1
+            if refused and profiles:
+                sent = dump_messages(conversation, model=provider.model)
+                unfixable += any(not v.fixable for v in get_profile(provider.model).check(sent))
+        left = "; ".join(f"{count}x {error}" for error, count in errors.most_common(4)) or "-"
+        if profiles:
+            left += f" (check reports {unfixable} of {sum(errors.values())} as not fixable)"
+        rows.append([title, f"{passed[0]}/{len(CASES)}", f"{passed[1]}/{len(generated)}", left])
+    print("\n## mistral-common: Mistral's own request validator and v7 tokenizer (serving mode), on the body")
+    print("litellm sends to mistral/ (tests/oracles.py names the adaptations: prefix, image, file)\n")
+    _print(["mistral", "hard cases", "generated", "errors"], rows)
 
 
 def _print(header: list[str], rows: list[list[str]]) -> None:

@@ -10,6 +10,7 @@ from messages.profiles.rules.calls import (
     IdenticalCalls,
     InvalidArguments,
     ToolCallIds,
+    ToolNames,
     ToolsAsText,
 )
 from messages.profiles.rules.content import (
@@ -45,9 +46,11 @@ from messages.profiles.rules.order import (
     LateSystem,
     NoPrefill,
     Prefix,
+    SystemAfterReply,
     ThinkingOrder,
     ToolMedia,
     TurnAfterSystem,
+    UserBeforeReply,
     UserFirst,
 )
 
@@ -78,15 +81,18 @@ __all__ = [
     "ReasoningContent",
     "Refusal",
     "SpaceEmptyText",
+    "SystemAfterReply",
     "SystemRole",
     "SystemText",
     "TextOnly",
     "ThinkingOrder",
     "ToolCallIds",
     "ToolMedia",
+    "ToolNames",
     "ToolText",
     "ToolsAsText",
     "TurnAfterSystem",
     "UnsupportedParts",
+    "UserBeforeReply",
     "UserFirst",
 ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +17,7 @@ __all__ = [
     "IdenticalCalls",
     "InvalidArguments",
     "ToolCallIds",
+    "ToolNames",
     "ToolsAsText",
     "identical_call_groups",
     "repeats_a_call",
@@ -423,6 +426,48 @@ class InvalidArguments(Rule):
                 f"litellm's route to {cx.provider} decodes them, and fails or sends {{}}",
                 fixable=False,
             )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolNames(Rule):
+    """A tool call whose tool name breaks the provider's pattern is reported (Mistral, quirk 82: "Function
+    name was get weather! but must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum
+    length of 64"). Not fixable: the name is the link to the tool's definition in ``tools=``, which the
+    caller passes and this package never sees; rename the tool there and in the history."""
+
+    id = "tool-name"
+    stage = 42
+
+    row: int | None = 82
+    pattern: str = "[a-zA-Z0-9_-]{1,64}"
+    """The names accepted, as a regular expression the whole name must match."""
+
+    def screens(self, shape: Shape) -> bool:
+        return shape.role == "assistant" and shape.calls
+
+    def detect(self, m: Message, run: Any) -> list[tuple[Any, Any]] | None:
+        bad = None
+        fullmatch = _name_pattern(self.pattern).fullmatch
+        for c in _calls(m):
+            f = c.get("function") if type(c) is dict else None
+            name = f.get("name") if type(f) is dict else None
+            if type(name) is not str or fullmatch(name) is None:
+                bad = bad or []
+                bad.append((c.get("id") if type(c) is dict else None, name))
+        return bad
+
+    def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
+        for call_id, name in finding:
+            yield Note(
+                f"tool call {call_id!r} calls {name!r}, a name {cx.provider} rejects (it takes only "
+                f"{self.pattern}): rename the tool, in tools= and in the history",
+                fixable=False,
+            )
+
+
+@functools.cache
+def _name_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 # --- repeated calls ----------------------------------------------------------------------------------

@@ -29,9 +29,11 @@ __all__ = [
     "LateSystem",
     "NoPrefill",
     "Prefix",
+    "SystemAfterReply",
     "ThinkingOrder",
     "ToolMedia",
     "TurnAfterSystem",
+    "UserBeforeReply",
     "UserFirst",
     "merge_consecutive_roles",
     "merge_two",
@@ -83,6 +85,46 @@ class LateSystem(Rule):
             return messages
         out = list(messages)
         for index, _ in late:
+            assert index is not None
+            out[index] = {**out[index], "role": "user"}
+            made.append(out[index])
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class SystemAfterReply(Rule):
+    """A system message right after an assistant turn or a tool result is sent as a user message (Mistral,
+    quirk 80: "Unexpected role 'system' after role 'assistant'"; its validator takes a system message
+    first, or after a user or another system message). Its text is kept whole; a system message after a
+    user turn keeps its role."""
+
+    id = "system-after-reply"
+    stage = 100  # before the bridge after tool results, which then sees a user message there
+    transitions = frozenset((before, after) for before in ("assistant", "tool") for after in SYSTEM_ROLES)
+
+    row: int | None = 80
+
+    def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
+        return [
+            (index, messages[index - 1].get("role"))
+            for index in range(1, len(messages))
+            if is_system(messages[index]) and messages[index - 1].get("role") in ("assistant", "tool")
+        ]
+
+    def describe_list(self, finding: Any, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
+        yield Note(
+            f'a system message right after {an(finding)} message: {cx.provider} answers "Unexpected role '
+            f"'system' after role '{finding}'\" (it is sent as a user message)"
+        )
+
+    def fix_list(
+        self, messages: list[Message], cx: Context, made: list[Message], at: Sequence[int] | None
+    ) -> list[Message]:
+        found = self.detect_list(messages, cx)
+        if not found:
+            return messages
+        out = list(messages)
+        for index, _ in found:
             assert index is not None
             out[index] = {**out[index], "role": "user"}
             made.append(out[index])
@@ -459,6 +501,40 @@ class UserFirst(Rule):
         if first is None:
             return [*messages, turn]
         return [*messages[:first], turn, *messages[first:]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserBeforeReply(Rule):
+    """A conversation whose very first message is an assistant turn gets a user turn saying ``text`` before
+    it (Mistral, quirk 81). Mistral's validator reads the first message's role only to check that a lone
+    message is a user or system one ("Conversation must start with a user message or system message"), and
+    never counts its tool calls, so a conversation that opens with a call and its results answers "Not the
+    same number of function calls and responses". A system message first is enough: it is left alone."""
+
+    id = "reply-first"
+    stage = 140
+    always = True
+
+    row: int | None = 81
+    text: str = CONTINUE_TEXT
+
+    def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
+        return [(0, True)] if messages and messages[0].get("role") == "assistant" else []
+
+    def describe_list(self, finding: Any, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
+        yield Note(
+            f"the conversation starts with an assistant turn: {cx.provider} wants a user or system message "
+            'first ("Conversation must start with a user message or system message"; its calls are not '
+            'counted, "Not the same number of function calls and responses")'
+        )
+
+    def fix_list(
+        self, messages: list[Message], cx: Context, made: list[Message], at: Sequence[int] | None
+    ) -> list[Message]:
+        if not (messages and messages[0].get("role") == "assistant"):
+            return messages
+        made.append({"role": "user", "content": self.text})
+        return [made[-1], *messages]
 
 
 @dataclass(frozen=True, kw_only=True)
