@@ -98,7 +98,9 @@ def test_every_violation_names_a_real_row_and_a_message(conversation):
     dumped = dump_messages(conversation)
     for profile in PROFILES:
         for violation in profile.check(dumped):
-            assert violation.row is None or 1 <= violation.row <= 61, violation
+            # Rows 1-61 of provider-quirks.md; 70-77 are litellm's own keys (COORDINATION.md until the
+            # shipped catalog has them).
+            assert violation.row is None or 1 <= violation.row <= 61 or 70 <= violation.row <= 77, violation
             assert violation.index is None or 0 <= violation.index < len(dumped)
             assert violation.message
             assert violation.rule in str(violation)

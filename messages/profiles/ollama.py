@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from messages.profiles._profile import Profile
 from messages.profiles.rules import (
+    AssistantMedia,
     EmptyArguments,
     ExtensionKeys,
     ForeignPayloads,
@@ -32,6 +33,7 @@ OLLAMA_RULES = (
     InvalidArguments(row=49),
     ToolCallIds(),
     UnsupportedParts(accepts=frozenset({"text", "image_url"})),  # litellm keeps the text and the images
+    AssistantMedia(accepts=frozenset({"image_url"})),  # and images in assistant turns
 )
 """The rules of both Ollama routes."""
 
