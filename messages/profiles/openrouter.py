@@ -59,7 +59,7 @@ PROFILE = Profile(
 _CLAUDE = PROFILE.with_family(
     "claude",
     ToolCallIds(ids=_IDS, unique=True, row=17),
-    CacheMarks(keep=True),
+    CacheMarks(keep=True, needs_text=True),
     CacheBreakpoints(limit=CLAUDE_CACHE_LIMIT, row=22),
 )
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from messages.profiles._rule import PARTS, Context, Message, Note, Rule, Shape, an, parts_of
+from messages.profiles._rule import EMPTY, NONE, PARTS, Context, Message, Note, Rule, Shape, an, parts_of
 
 __all__ = [
     "CLAUDE_CACHE_LIMIT",
@@ -114,6 +114,9 @@ class CacheMarks(Rule):
     """Whether the provider caches prompts at the breakpoints (Anthropic, Bedrock, Vertex AI Claude)."""
     strict: bool = False
     """Whether the route rejects unknown keys (set when compiled)."""
+    needs_text: bool = False
+    """With ``keep``: whether a message's own mark needs a text to sit on (OpenRouter: litellm moves it
+    onto a text part it makes, ``{"type": "text", "text": null}`` for a message without content)."""
 
     def bind(self, cx: Context) -> Rule:
         return replace(self, strict=cx.strict)
@@ -123,22 +126,34 @@ class CacheMarks(Rule):
 
     def screens(self, shape: Shape) -> bool:
         if self.keep:
-            return shape.role == "assistant" and shape.odd
+            return shape.odd and (
+                shape.role == "assistant" or (self.needs_text and shape.kind in (NONE, EMPTY))
+            )
         return shape.odd or shape.kind == PARTS
 
+    def _textless_mark(self, m: Message) -> bool:
+        return self.needs_text and _MARK in m and m.get("content") in (None, "")
+
     def detect(self, m: Message, run: Any) -> bool:
-        return _thinking_marks(m) if self.keep else _has_marks(m)
+        if self.keep:
+            return _thinking_marks(m) or self._textless_mark(m)
+        return _has_marks(m)
 
     def fix(self, m: Message, finding: Any, run: Any) -> Message:
         marks = cache_marks(m)
         if self.keep:
-            marks = [mark for mark in marks if mark[0] == "thinking"]
+            textless = self._textless_mark(m)
+            marks = [mark for mark in marks if mark[0] == "thinking" or (textless and mark[0] == "message")]
         return _without_marks(m, marks)
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
-        if self.keep:
+        if self._textless_mark(m):
+            yield Note(
+                f"litellm's {cx.provider} route puts this mark on a text part with text null (no content)"
+            )
+        if self.keep and _thinking_marks(m):
             yield Note(f"{cx.provider} rejects cache_control on a thinking block", row=76)
-        elif self.strict:
+        elif not self.keep and self.strict:
             yield Note(
                 f"{cx.provider} rejects cache_control on {an(m.get('role'))} message (prompt-cache "
                 "breakpoints reach Anthropic, Bedrock and Vertex AI Claude only)"
