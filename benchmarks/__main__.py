@@ -26,6 +26,7 @@ BENCHMARKS = {
     "profiles": "benchmarks.bench_profiles",
     "context": "benchmarks.bench_context",
     "check": "benchmarks.bench_check",
+    "caching": "benchmarks.bench_caching",
 }
 
 

@@ -36,8 +36,16 @@ from messages.errors import (
     UnstorableMessageError,
     UnsupportedContentError,
 )
-from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
-from messages.parts import AudioPart, FilePart, ImagePart, TextPart
+from messages.models import (
+    AIMessage,
+    AudioReference,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from messages.parts import AudioPart, CacheControl, FilePart, ImagePart, TextPart, VideoPart
 from messages.protocol import (
     MISSING_RESULT,
     is_synthesized_result,
@@ -64,7 +72,9 @@ __all__ = [
     "MISSING_RESULT",
     "AIMessage",
     "AudioPart",
+    "AudioReference",
     "BackendError",
+    "CacheControl",
     "ContextStateError",
     "ContextWindow",
     "ConversationError",
@@ -108,6 +118,7 @@ __all__ = [
     "UnstorableMessageError",
     "UnsupportedContentError",
     "UserMessage",
+    "VideoPart",
     "Violation",
     "dump_messages",
     "from_responses_output",

@@ -26,10 +26,6 @@ _UNHELD = {
         "a legacy 'function_call' (the pre-tools API): it has no id a ToolMessage could answer; pass "
         "tools= instead of functions= to get tool_calls"
     ),
-    "audio": (
-        "'audio' output, which an AIMessage cannot hold (nor send back by its id); ask for text only "
-        "(no modalities=['audio']) or read the audio from the response yourself"
-    ),
 }
 
 
@@ -169,12 +165,31 @@ def assistant_fields(obj: Any, *, choice: int = 0, provider: str | None = None) 
     extra = _non_empty_fields(message_extra, drop=_HOISTED)
     if extra is not None:
         fields["provider_specific_fields"] = extra
+    for key in ("annotations", "images"):
+        value = plain(field(message, key))
+        if value:  # litellm sets [] on replies that have none
+            fields[key] = value
+    audio = field(message, "audio")
+    if audio is not None:
+        _take_audio(fields, audio)
 
     bound = thinking or extra is not None or any("provider_specific_fields" in c for c in calls)
     origin = provider or named_provider
     if bound and origin:
         fields["provider"] = origin
     return fields
+
+
+def _take_audio(fields: dict[str, Any], audio: Any) -> None:
+    """The audio reply's id (what OpenAI needs back on the next turn), and its transcript as the text when
+    the reply has none; the audio data itself is not a message field (it expires with the id)."""
+    audio_id = field(audio, "id")
+    if not isinstance(audio_id, str) or not audio_id:
+        raise ReplyError(f"the reply's audio has no id (got {audio_id!r}); it could not be referred to later")
+    fields["audio"] = {"id": audio_id}
+    transcript = field(audio, "transcript")
+    if isinstance(transcript, str) and transcript and fields.get("content") in (None, ""):
+        fields["content"] = transcript
 
 
 def check_not_empty(fields: Mapping[str, Any], obj: Any, choice: int) -> None:
@@ -185,7 +200,8 @@ def check_not_empty(fields: Mapping[str, Any], obj: Any, choice: int) -> None:
     by the accumulator, which keeps its finish reason and usage.
     """
     if fields.get("content") is not None or any(
-        fields.get(key) for key in ("tool_calls", "refusal", "reasoning_content", "thinking_blocks")
+        fields.get(key)
+        for key in ("tool_calls", "refusal", "reasoning_content", "thinking_blocks", "images", "audio")
     ):
         return
     choices = field(obj, "choices")

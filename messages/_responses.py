@@ -35,14 +35,25 @@ from typing import Any
 
 from messages.errors import ReplyError, UnsupportedContentError
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
-from messages.parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
+from messages.parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart, VideoPart
 from messages.protocol import check_types
 
 __all__ = ["from_responses_output", "response_id", "to_responses_input"]
 
 
-def _text(content: str | list[TextPart]) -> str:
-    return content if isinstance(content, str) else "".join(part.text for part in content)
+def _text(content: str | list[Any], index: int) -> str:
+    if isinstance(content, str):
+        return content
+    for position, part in enumerate(content):
+        if not isinstance(part, TextPart):
+            raise UnsupportedContentError(
+                f"message {index}, content part {position}: an assistant turn's {part.type} part has no "
+                "Responses API input item; send this conversation through chat completions "
+                "(litellm.completion)",
+                index=index,
+                part=position,
+            )
+    return "".join(part.text for part in content)
 
 
 def _part(part: ContentPart, index: int, position: int) -> dict[str, Any]:
@@ -67,6 +78,13 @@ def _part(part: ContentPart, index: int, position: int) -> dict[str, Any]:
             index=index,
             part=position,
         )
+    if isinstance(part, VideoPart):
+        raise UnsupportedContentError(
+            f"message {index}, content part {position}: the Responses API takes no video input "
+            "(video_url); send this conversation through chat completions (litellm.completion)",
+            index=index,
+            part=position,
+        )
     raise TypeError(f"message {index}, content part {position}: unknown part {type(part).__name__}")
 
 
@@ -85,7 +103,7 @@ def _message_items(message: Message, index: int) -> list[dict[str, Any]]:
     if isinstance(message, AIMessage):
         items: list[dict[str, Any]] = []
         if message.content is not None:
-            items.append({"type": "message", "role": "assistant", "content": _text(message.content)})
+            items.append({"type": "message", "role": "assistant", "content": _text(message.content, index)})
         if message.refusal is not None:
             items.append({"type": "message", "role": "assistant", "content": message.refusal})
         items.extend(

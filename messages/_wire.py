@@ -217,15 +217,17 @@ def _value_code(tp: Any, names: dict[str, Any], v: str = "v") -> str:
         kinds = [m for m in members if m is not type(None)]
         if len(kinds) == 1:
             return _value_code(kinds[0], names, v)
-        # `str | list[parts]`: the text as is, parts by their own dumpers.
-        others = [m for m in kinds if m is not str]
-        if str in kinds and len(others) == 1 and typing.get_origin(others[0]) is list:
-            return f"{v} if {v}.__class__ is str else ({_value_code(others[0], names, v)})"
+        # `str | list[parts]`, `str | Model` (an URL or its object): the text as is, the rest by its code.
+        others = [m for m in kinds if _strip_annotated(m) is not str]
+        if len(others) == len(kinds) - 1 and len(others) == 1:
+            other = _strip_annotated(others[0])
+            if typing.get_origin(other) is list or _is_model_class(other):
+                return f"{v} if {v}.__class__ is str else ({_value_code(other, names, v)})"
         return f"_json({v})"
     if typing_extensions.is_typeddict(tp):
         return _typeddict_literal(tp, v)
     if _is_model_class(tp):
-        inline = _inline_literal(tp, v)
+        inline = _inline_literal(tp, v, names)
         if inline is not None:
             return inline
         # One known class: call its dumper by name, no dispatch.
@@ -240,19 +242,30 @@ def _value_code(tp: Any, names: dict[str, Any], v: str = "v") -> str:
     return f"_json({v})"  # dicts, lists and Any: copied, so that a dump never aliases the message
 
 
-def _inline_literal(cls: type[WireModel], v: str) -> str | None:
-    """A dict literal for a model whose keys are always present and hold plain values (``FunctionCall``,
-    ``TextPart``), so that the enclosing dumper builds it without a call; ``None`` for other models."""
+def _inline_literal(cls: type[WireModel], v: str, names: dict[str, Any]) -> str | None:
+    """A dict literal for a model whose keys hold plain values (``TextPart``), so that the enclosing dumper
+    builds it without a call; ``None`` for other models. Optional fields (``cache_control``) left unset
+    keep the literal; when one is set, the class's own dumper is called instead."""
     entries = []
+    unset: list[str] = []  # optional fields: the literal holds while each is None
     for name, info in cls.model_fields.items():
-        fixed, value = _constant(info.annotation)
+        annotation = _strip_annotated(info.annotation)
+        fixed, value = _constant(annotation)
+        members = _union_args(annotation)
         if fixed:
             entries.append(f"{name!r}: {value!r}")
-        elif _strip_annotated(info.annotation) in (str, int, float, bool):
+        elif annotation in (str, int, float, bool):
             entries.append(f"{name!r}: {v}.{name}")
+        elif members is not None and type(None) in members and info.default is None:
+            unset.append(f"{v}.{name} is None")
         else:
             return None
-    return "{" + ", ".join(entries) + "}"
+    literal = "{" + ", ".join(entries) + "}"
+    if not unset:
+        return literal
+    name = f"_dump_{cls.__name__}"
+    names[name] = DUMPERS[cls]
+    return f"({literal} if {' and '.join(unset)} else {name}({v}))"
 
 
 def _typeddict_literal(tp: Any, v: str) -> str:

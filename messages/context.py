@@ -57,7 +57,7 @@ from pydantic import ValidationError
 from messages._io import dump_messages, load_messages
 from messages.errors import ContextStateError, MessageTypeError
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
-from messages.parts import AudioPart, ImagePart
+from messages.parts import AudioPart, ImagePart, VideoPart
 
 __all__ = [
     "STATE_VERSION",
@@ -595,14 +595,13 @@ def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
 
     def count(message: Message) -> int:
         audio = 0
-        if isinstance(message, UserMessage | ToolMessage) and isinstance(message.content, list):
-            # litellm raises on input_audio parts; price each like one image, as it prices files it cannot
-            # read, and count the rest of the message as usual.
-            audio = sum(isinstance(part, AudioPart) for part in message.content)
+        if isinstance(message.content, list):
+            # litellm raises on input_audio and video_url parts; price each like one image, as it prices
+            # files it cannot read, and count the rest of the message as usual.
+            audio = sum(isinstance(part, AudioPart | VideoPart) for part in message.content)
             if audio:
-                message = message.model_copy(
-                    update={"content": [p for p in message.content if not isinstance(p, AudioPart)]}
-                )
+                kept = [p for p in message.content if not isinstance(p, AudioPart | VideoPart)]
+                message = message.model_copy(update={"content": kept})
         # litellm fetches an image by URL only to size a "high" detail image; never do that here.
         fetches = isinstance(message, UserMessage | ToolMessage) and any(
             isinstance(part, ImagePart) and part.detail == "high" and not part.url.startswith("data:")

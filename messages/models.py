@@ -9,7 +9,8 @@ shape that ``litellm.completion(messages=...)`` takes as is, and nothing else:
 * keys whose value is unset are omitted (never ``"name": null``, never ``"tool_calls": []``).
 
 The dump is lossless: ``Message`` validation of a dump gives back an equal message. Fields that not every
-provider accepts (``name``, ``reasoning_content``, ``thinking_blocks``, ``provider_specific_fields``) are
+provider accepts (``name``, ``reasoning_content``, ``thinking_blocks``, ``provider_specific_fields``,
+``cache_control``, a tool result's ``is_error``, a reply's ``annotations``, ``images`` and ``audio``) are
 dumped under the keys litellm itself uses; the provider profiles (``messages.profiles``) remove what a
 given provider rejects. Ids, timestamps and storage metadata are not message fields: a thread store keeps
 them in its envelope.
@@ -22,15 +23,25 @@ from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 import pydantic_core
-from pydantic import ConfigDict, Field, with_config
+from pydantic import ConfigDict, Field, StrictBool, ValidationError, field_validator, with_config
 from typing_extensions import TypedDict
 
 from messages._wire import WireModel, nest_flat
 from messages.errors import ToolArgumentsError
-from messages.parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
+from messages.parts import (
+    AssistantPart,
+    AudioPart,
+    CacheControl,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    TextPart,
+    VideoPart,
+)
 
 __all__ = [
     "AIMessage",
+    "AudioReference",
     "FunctionCall",
     "Message",
     "SystemMessage",
@@ -39,7 +50,7 @@ __all__ = [
     "UserMessage",
 ]
 
-_PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart)
+_PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart, VideoPart)
 
 
 def encode_arguments(arguments: Mapping[str, Any]) -> str:
@@ -181,6 +192,13 @@ class ToolCall(WireModel):
             yield "provider_specific_fields", self.provider_specific_fields
 
 
+class AudioReference(WireModel):
+    """An audio reply of the model, by its id: ``{"id": ...}`` (OpenAI keeps the audio for a while)."""
+
+    id: str = Field(min_length=1)
+    """The id OpenAI gave the audio reply."""
+
+
 class SystemMessage(WireModel):
     """Instructions for the model: ``role`` ``"system"``, or ``"developer"`` as newer OpenAI models say."""
 
@@ -190,6 +208,8 @@ class SystemMessage(WireModel):
     """The instructions, as a string or text parts."""
     name: str | None = None
     """An optional participant name."""
+    cache_control: CacheControl | None = None
+    """A prompt-cache breakpoint after this message (Anthropic through litellm; see ``messages.caching``)."""
 
 
 class UserMessage(WireModel):
@@ -198,9 +218,12 @@ class UserMessage(WireModel):
     role: Literal["user"] = "user"
     """Always ``"user"``."""
     content: str | list[ContentPart]
-    """A string, or content parts (``TextPart``, ``ImagePart``, ``AudioPart``, ``FilePart``)."""
+    """A string, or content parts (``TextPart``, ``ImagePart``, ``AudioPart``, ``FilePart``,
+    ``VideoPart``)."""
     name: str | None = None
     """An optional participant name."""
+    cache_control: CacheControl | None = None
+    """A prompt-cache breakpoint after this message (Anthropic through litellm; see ``messages.caching``)."""
 
 
 def _dump_assistant(dumped: dict[str, Any]) -> dict[str, Any]:
@@ -225,8 +248,9 @@ class AIMessage(WireModel):
 
     role: Literal["assistant"] = "assistant"
     """Always ``"assistant"``."""
-    content: str | list[TextPart] | None = None
-    """The reply text; ``None`` on a turn that only calls tools (dumped as ``null``)."""
+    content: str | list[AssistantPart] | None = None
+    """The reply text, or parts (text, and the image, audio and file parts litellm allows there); ``None``
+    on a turn that only calls tools (dumped as ``null``)."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     """The tools the model asked to call, in order; empty when it answered in text."""
     name: str | None = None
@@ -246,6 +270,34 @@ class AIMessage(WireModel):
     """The litellm provider (``"anthropic"``, ``"gemini"``, ...) that produced the provider-bound payloads of
     this message (``thinking_blocks``, provider fields); set by ``from_litellm`` only when such payloads
     exist. Profiles send those payloads back to this provider only."""
+    cache_control: CacheControl | None = None
+    """A prompt-cache breakpoint after this message (Anthropic through litellm; see ``messages.caching``)."""
+    annotations: list[dict[str, Any]] | None = None
+    """Annotations of the reply, as the provider sent them (OpenAI web search's ``url_citation``s)."""
+    images: list[dict[str, Any]] | None = None
+    """Images the model generated (Gemini image output, ``{"type": "image_url", "image_url": {...}}``)."""
+    audio: AudioReference | None = None
+    """The reference to an audio reply (OpenAI ``modalities=["audio"]``): ``{"id": ...}``, what OpenAI needs
+    back on the next turn. ``from_litellm`` keeps the id, and the transcript as ``content``."""
+
+    @field_validator("thinking_blocks")
+    @classmethod
+    def _check_block_cache_control(cls, blocks: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        for position, block in enumerate(blocks or ()):
+            marker = block.get("cache_control")
+            if marker is None:
+                continue
+            try:
+                CacheControl.model_validate(marker)
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors()
+                )
+                raise ValueError(
+                    f"thinking_blocks[{position}].cache_control must be {{'type': 'ephemeral'}} with an "
+                    f"optional ttl '5m' or '1h' ({problems})"
+                ) from None
+        return blocks
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
         """The wire dict: ``content`` is always present (``null`` on a tool-call-only turn)."""
@@ -273,8 +325,11 @@ class AIMessage(WireModel):
 
         Raises ``ReplyError`` (a ``MessagesError``) naming the choice, call or field when the reply cannot
         be read: no such choice, a stream chunk, tool-call arguments that have no JSON form, an empty reply
-        (no content, tool calls, refusal or reasoning), or a field an ``AIMessage`` cannot hold (a legacy
-        ``function_call``, ``audio`` output), which is refused rather than dropped. Fields of the wrong
+        (no content, tool calls, refusal, reasoning, images or audio), audio without an id, or a legacy
+        ``function_call`` (an ``AIMessage`` cannot hold it), which is refused rather than dropped.
+        ``annotations`` (URL citations) and generated ``images`` are kept as sent; an ``audio`` reply
+        keeps its id (``{"id": ...}``, sent back on the next turn) and its transcript as ``content`` when
+        there is no text. Fields of the wrong
         type raise pydantic's ``ValidationError``.
         """
         from messages._from_litellm import assistant_fields, check_not_empty
@@ -336,6 +391,10 @@ class ToolMessage(WireModel):
     name: str | None = None
     """The tool's name; not dumped to OpenAI (which rejects it), used by providers that match results by
     name. ``for_call`` leaves it unset: the call's name is found through ``tool_call_id``."""
+    cache_control: CacheControl | None = None
+    """A prompt-cache breakpoint after this result (Anthropic through litellm; see ``messages.caching``)."""
+    is_error: StrictBool | None = None
+    """Whether the tool failed (Anthropic's ``tool_result.is_error``); unset means not said."""
 
     @classmethod
     def for_call(cls, call: ToolCall, content: Any) -> Self:

@@ -7,7 +7,14 @@ class           wire shape
 ``ImagePart``   ``{"type": "image_url", "image_url": {"url": ..., "detail": ...}}``
 ``AudioPart``   ``{"type": "input_audio", "input_audio": {"data": <base64>, "format": ...}}``
 ``FilePart``    ``{"type": "file", "file": {"file_data": <data URL>, "file_id": ..., "filename": ...}}``
+``VideoPart``   ``{"type": "video_url", "video_url": {"url": ..., "detail": ...}}`` (or a bare URL string)
 ==============  =============================================================================
+
+litellm's own extensions of these shapes (``litellm/types/llms/openai.py``) are fields too, unset by
+default and then absent from the dump: ``cache_control`` on a text part (``CacheControl``, Anthropic prompt
+caching), ``image_url`` given as a bare string (kept a string), ``image_url.format``, ``file.format``,
+``file.detail`` and ``file.video_metadata``. OpenAI itself rejects them; the provider profiles remove or
+report them where a route cannot carry them.
 
 Each part is built with flat keywords (``ImagePart(url=..., detail="high")``) and read back from the wire
 shape with ``model_validate``. Reprs never print whole base64 payloads.
@@ -26,7 +33,10 @@ from pydantic import Field, model_validator
 from messages._wire import WireModel, flat_init, short_repr
 
 __all__ = [
+    "AssistantPart",
     "AudioPart",
+    "CacheControl",
+    "CacheTTL",
     "ContentPart",
     "FilePart",
     "FileRef",
@@ -35,10 +45,30 @@ __all__ = [
     "ImageURL",
     "InputAudio",
     "TextPart",
+    "VideoPart",
+    "VideoURL",
 ]
 
 ImageDetail = Literal["auto", "low", "high"]
 """How closely the model looks at an image (OpenAI's ``detail``)."""
+
+
+CacheTTL = Literal["5m", "1h"]
+"""How long Anthropic keeps a cache entry: ``"5m"`` (the default) or ``"1h"``."""
+
+
+class CacheControl(WireModel):
+    """A prompt-cache breakpoint, litellm's ``ChatCompletionCachedContent``: ``{"type": "ephemeral"}``,
+    with an optional ``ttl``.
+
+    Anthropic caches the request prefix up to and including the block that carries it; litellm carries it
+    to Anthropic, Bedrock and Vertex AI Claude (``messages.caching`` places breakpoints for you).
+    """
+
+    type: Literal["ephemeral"] = "ephemeral"
+    """Always ``"ephemeral"`` (the only kind Anthropic has)."""
+    ttl: CacheTTL | None = None
+    """``"5m"`` or ``"1h"``; unset means Anthropic's default, five minutes."""
 
 
 def _data_url(data: bytes, media_type: str) -> str:
@@ -57,6 +87,8 @@ class TextPart(WireModel):
     """Always ``"text"``."""
     text: str
     """The text; may be empty (provider profiles decide what an empty text becomes)."""
+    cache_control: CacheControl | None = None
+    """A prompt-cache breakpoint after this text (Anthropic through litellm); unset: none."""
 
 
 class ImageURL(WireModel):
@@ -66,11 +98,19 @@ class ImageURL(WireModel):
     """An ``https://`` URL or a ``data:image/...;base64,...`` URL."""
     detail: ImageDetail | None = None
     """``"auto"``, ``"low"`` or ``"high"``; unset means the provider's default."""
+    format: str | None = None
+    """The image's media type (``"image/png"``), for an URL that does not say it (litellm's
+    ``image_url.format``, read by its Gemini and Bedrock routes)."""
 
     def __repr_args__(self) -> Any:
         yield "url", short_repr(self.url)
         if self.detail is not None:
             yield "detail", self.detail
+        if self.format is not None:
+            yield "format", self.format
+
+
+_URL = Annotated[str, Field(min_length=1)]
 
 
 class ImagePart(WireModel):
@@ -78,8 +118,9 @@ class ImagePart(WireModel):
 
     type: Literal["image_url"] = "image_url"
     """Always ``"image_url"``."""
-    image_url: ImageURL
-    """The URL and detail level, nested as on the wire."""
+    image_url: ImageURL | _URL
+    """The URL and detail level, nested as on the wire; or the URL alone, as a string (litellm accepts
+    both, and a string given is dumped as a string)."""
 
     if TYPE_CHECKING:  # the flat keywords, for type checkers
 
@@ -88,22 +129,25 @@ class ImagePart(WireModel):
             *,
             url: str | None = None,
             detail: ImageDetail | None = None,
-            image_url: ImageURL | Mapping[str, Any] | None = None,
+            format: str | None = None,
+            image_url: ImageURL | Mapping[str, Any] | str | None = None,
             type: Literal["image_url"] = "image_url",
         ) -> None: ...
 
     else:
-        __init__ = flat_init("image_url", ("url", "detail"), "ImagePart")
+        __init__ = flat_init("image_url", ("url", "detail", "format"), "ImagePart")
 
     @property
     def url(self) -> str:
         """The image URL (``https://...`` or ``data:...``)."""
-        return self.image_url.url
+        image = self.image_url
+        return image if isinstance(image, str) else image.url
 
     @property
     def detail(self) -> ImageDetail | None:
         """The detail level, if set."""
-        return self.image_url.detail
+        image = self.image_url
+        return None if isinstance(image, str) else image.detail
 
     @classmethod
     def from_bytes(
@@ -122,6 +166,8 @@ class ImagePart(WireModel):
         yield "url", short_repr(self.url)
         if self.detail is not None:
             yield "detail", self.detail
+        if not isinstance(self.image_url, str) and self.image_url.format is not None:
+            yield "format", self.image_url.format
 
 
 class InputAudio(WireModel):
@@ -188,6 +234,14 @@ class FileRef(WireModel):
     """The id of a file uploaded to the provider beforehand."""
     filename: str | None = None
     """The file name; required with ``file_data`` (OpenAI rejects inline files without one)."""
+    format: str | None = None
+    """The file's media type (``"application/pdf"``, ``"video/mp4"``), for a ``file_id`` or URL that does
+    not say it (litellm's ``file.format``, read by its Gemini, Vertex AI and Bedrock routes)."""
+    detail: str | None = None
+    """Resolution for video and images (``"low"``, ``"medium"``, ``"high"``, ``"ultra_high"``; Gemini's
+    media resolution through litellm)."""
+    video_metadata: dict[str, Any] | None = None
+    """Video clipping and sampling (``{"fps": ..., "start_offset": ..., "end_offset": ...}``; Gemini)."""
 
     @model_validator(mode="after")
     def _check_source(self) -> Self:
@@ -206,6 +260,10 @@ class FileRef(WireModel):
             yield "file_id", self.file_id
         if self.filename is not None:
             yield "filename", self.filename
+        for name in ("format", "detail", "video_metadata"):
+            value = getattr(self, name)
+            if value is not None:
+                yield name, value
 
 
 class FilePart(WireModel):
@@ -224,12 +282,17 @@ class FilePart(WireModel):
             file_data: str | None = None,
             file_id: str | None = None,
             filename: str | None = None,
+            format: str | None = None,
+            detail: str | None = None,
+            video_metadata: Mapping[str, Any] | None = None,
             file: FileRef | Mapping[str, Any] | None = None,
             type: Literal["file"] = "file",
         ) -> None: ...
 
     else:
-        __init__ = flat_init("file", ("file_data", "file_id", "filename"), "FilePart")
+        __init__ = flat_init(
+            "file", ("file_data", "file_id", "filename", "format", "detail", "video_metadata"), "FilePart"
+        )
 
     @property
     def file_data(self) -> str | None:
@@ -263,5 +326,56 @@ class FilePart(WireModel):
         yield "file", self.file
 
 
-ContentPart = Annotated[TextPart | ImagePart | AudioPart | FilePart, Field(discriminator="type")]
+class VideoURL(WireModel):
+    """Where a video is: an URL (``https://``, ``gs://``, a YouTube link) or a base64 ``data:`` URL."""
+
+    url: str = Field(min_length=1)
+    """The video's URL."""
+    detail: str | None = None
+    """Resolution hint (litellm passes it on to Gemini); unset means the provider's default."""
+
+    def __repr_args__(self) -> Any:
+        yield "url", short_repr(self.url)
+        if self.detail is not None:
+            yield "detail", self.detail
+
+
+class VideoPart(WireModel):
+    """A video by URL (litellm's ``video_url`` part; Gemini and Vertex AI read it, most routes do not)."""
+
+    type: Literal["video_url"] = "video_url"
+    """Always ``"video_url"``."""
+    video_url: VideoURL | _URL
+    """The URL and detail, nested as on the wire; or the URL alone, as a string (kept a string)."""
+
+    if TYPE_CHECKING:  # the flat keywords, for type checkers
+
+        def __init__(
+            self,
+            *,
+            url: str | None = None,
+            detail: str | None = None,
+            video_url: VideoURL | Mapping[str, Any] | str | None = None,
+            type: Literal["video_url"] = "video_url",
+        ) -> None: ...
+
+    else:
+        __init__ = flat_init("video_url", ("url", "detail"), "VideoPart")
+
+    @property
+    def url(self) -> str:
+        """The video URL."""
+        video = self.video_url
+        return video if isinstance(video, str) else video.url
+
+    def __repr_args__(self) -> Any:
+        yield "url", short_repr(self.url)
+        if not isinstance(self.video_url, str) and self.video_url.detail is not None:
+            yield "detail", self.video_url.detail
+
+
+ContentPart = Annotated[TextPart | ImagePart | AudioPart | FilePart | VideoPart, Field(discriminator="type")]
 """Any content part, told apart by its ``type``."""
+
+AssistantPart = Annotated[TextPart | ImagePart | AudioPart | FilePart, Field(discriminator="type")]
+"""A part of an assistant turn's content (litellm allows text, image, audio and file parts there)."""

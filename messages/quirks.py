@@ -1403,6 +1403,140 @@ ROWS: tuple[Quirk, ...] = (
         litellm="Raises BadRequestError on a file part (the error above).",
     ),
     Quirk(
+        number=70,
+        providers=(
+            "openai",
+            "azure",
+            "groq",
+            "xai",
+            "together_ai",
+            "fireworks_ai",
+            "hosted_vllm",
+            "openrouter",
+        ),
+        title="cache_control reaches OpenAI-shaped routes, which reject the unknown key",
+        constraint=(
+            "A cache mark (cache_control) on a message or a text part is Anthropic's. litellm strips it "
+            "only for an openai.com host (DeepSeek and Mistral flatten it away); any other OpenAI-shaped "
+            "route gets it as is, and a strict server refuses the request. The profiles remove it there; "
+            "Claude profiles keep it."
+        ),
+        errors=("Unrecognized request argument supplied: cache_control",),
+        sources=("gethnet/litellm-connector-copilot#138", "langchain-ai/deepagents#2881"),
+        litellm="Sends it as is, except to an openai.com host.",
+        evidence="reported",
+    ),
+    Quirk(
+        number=71,
+        providers=("*",),
+        title="A tool result's is_error flag: dropped by converting routes, refused by strict ones",
+        constraint=(
+            "litellm's converting routes (Anthropic, Bedrock, Vertex AI, Gemini, Ollama, Cohere) drop "
+            "is_error without a word, so the model never learns the tool failed; OpenAI-shaped routes "
+            "send the key and strict servers refuse it. The profiles remove it on strict routes and "
+            "report it elsewhere."
+        ),
+        errors=(),
+        sources=(),
+        litellm="Drops it on converting routes (measured); sends it as is on OpenAI-shaped ones.",
+        evidence="verified",
+    ),
+    Quirk(
+        number=72,
+        providers=("*",),
+        title="video_url parts are dropped silently on converting routes",
+        constraint=(
+            "litellm reads video for Gemini only from a file part whose format is video/...; a video_url "
+            "part is dropped on every converting route, Gemini included. The Gemini and Vertex AI "
+            "profiles turn it into a file part; elsewhere it is reported."
+        ),
+        errors=(),
+        sources=(),
+        litellm="Drops the part without a word (measured through the loopback stand-ins).",
+        evidence="verified",
+    ),
+    Quirk(
+        number=73,
+        providers=(
+            "openai",
+            "azure",
+            "groq",
+            "xai",
+            "together_ai",
+            "fireworks_ai",
+            "hosted_vllm",
+            "openrouter",
+        ),
+        title="litellm's own part keys are not in OpenAI's schema",
+        constraint=(
+            "litellm's types allow image_url as a bare string, image_url.format, file.format, file.detail"
+            " and file.video_metadata; OpenAI's schema has none of them. The profiles send the OpenAI "
+            "form on OpenAI-shaped routes."
+        ),
+        errors=(),
+        sources=(),
+        litellm="Sends the keys as given.",
+        evidence="reported",
+    ),
+    Quirk(
+        number=74,
+        providers=("anthropic", "bedrock", "vertex_ai"),
+        title="A cache breakpoint on a prefix shorter than the minimum is ignored",
+        constraint=(
+            "Anthropic caches a prefix only from a minimum length: 1024 tokens (Sonnet 4.5, Sonnet 4, "
+            "Opus 4.1, Opus 4, Sonnet 3.7), 2048 (Sonnet 4.6, Haiku 3.5, Haiku 3), 4096 (Opus 4.6, Opus "
+            "4.5, Haiku 4.5). A shorter marked prefix gives no error and no cache write. "
+            "messages.caching.MIN_CACHEABLE_TOKENS holds these and place_cache_breakpoints never marks a "
+            "shorter prefix."
+        ),
+        errors=(),
+        sources=("https://docs.orq.ai/docs/proxy/prompt-caching",),
+        litellm="Passes the marks on.",
+        evidence="reported",
+    ),
+    Quirk(
+        number=75,
+        providers=("bedrock",),
+        title="Bedrock Converse: cache points only for models litellm knows to cache",
+        constraint=(
+            "litellm writes cachePoint blocks on Bedrock Converse only for models its cost map marks as "
+            "caching (claude-sonnet-4-5 yes; anthropic.claude-3-5-sonnet-20240620 no: every mark "
+            "dropped), and puts an assistant message's cachePoint after all its text blocks."
+        ),
+        errors=(),
+        sources=(),
+        litellm="Measured only (tests/test_extension_wire.py).",
+        evidence="verified",
+    ),
+    Quirk(
+        number=76,
+        providers=("anthropic", "bedrock", "vertex_ai"),
+        title="No cache_control on a thinking block",
+        constraint=(
+            "litellm's type allows a cache mark on a thinking block and copies it; Anthropic refuses it. "
+            "Claude profiles remove it."
+        ),
+        errors=("messages.13.content.0.thinking.cache_control: Extra inputs are not permitted",),
+        sources=("Wei-Shaw/sub2api#225",),
+        litellm="Copies the mark.",
+        evidence="reported",
+    ),
+    Quirk(
+        number=77,
+        providers=("anthropic", "gemini", "vertex_ai", "bedrock", "ollama"),
+        title="Media in an assistant turn are dropped by litellm",
+        constraint=(
+            "litellm's types allow image, audio and file parts in an assistant turn; OpenAI's shape "
+            "allows only text and refusal there, and litellm drops them without a word for Anthropic, "
+            "Gemini and Vertex AI (all parts) and for Bedrock and Ollama (audio and files). Reported, not"
+            " fixable."
+        ),
+        errors=(),
+        sources=(),
+        litellm="Drops them (measured).",
+        evidence="verified",
+    ),
+    Quirk(
         number=80,
         providers=("mistral",),
         title="Mistral: no system message right after an assistant turn or a tool result",
@@ -1446,7 +1580,7 @@ ROWS: tuple[Quirk, ...] = (
             "definition, so the profile cannot rename it: it is reported as not fixable."
         ),
         errors=(
-            "Function name was X but must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum "
+            "Function name was X but must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum "  # noqa: E501
             "length of 64.",
         ),
         sources=(

@@ -14,7 +14,10 @@ with parallel calls, results in any order, multimodal parts, unicode and empty s
 in the shapes real providers mint (OpenAI, Anthropic, Gemini with thought signatures, Mistral, UUIDs,
 Kimi's ``functions.name:0``, and ids that are long or odd). ``extensions=False`` keeps to what the OpenAI
 Chat Completions API itself accepts: no ``reasoning_content``, ``thinking_blocks``, provider fields, tool
-``name`` or non-text tool results.
+``name`` or non-text tool results, and none of litellm's own keys (``cache_control`` on messages, text parts
+and thinking blocks; a tool result's ``is_error``; video parts; an image URL given as a bare string;
+``image_url.format``; ``file.format``, ``file.detail`` and ``file.video_metadata``; image, audio and file
+parts in an assistant turn).
 
 ``broken_conversations()`` takes such a conversation and breaks it the ways real histories break (see
 ``BREAKAGES``), to test that a bot checks or repairs what it sends.
@@ -31,7 +34,7 @@ from typing import Any, Literal, get_args
 from hypothesis import strategies as st
 
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
-from messages.parts import AudioPart, FilePart, ImagePart, TextPart
+from messages.parts import AudioPart, CacheControl, FilePart, ImagePart, TextPart, VideoPart
 
 __all__ = [
     "BREAKAGES",
@@ -40,6 +43,7 @@ __all__ = [
     "arguments",
     "audio_parts",
     "broken_conversations",
+    "cache_controls",
     "content_parts",
     "conversations",
     "file_parts",
@@ -54,6 +58,7 @@ __all__ = [
     "tool_messages",
     "tool_names",
     "user_messages",
+    "video_parts",
 ]
 
 _ALNUM = string.ascii_letters + string.digits
@@ -158,23 +163,61 @@ def tool_calls(
     )
 
 
-def text_parts() -> st.SearchStrategy[TextPart]:
-    """A text part (possibly empty)."""
-    return st.builds(TextPart, text=texts())
+def cache_controls() -> st.SearchStrategy[CacheControl]:
+    """A prompt-cache breakpoint: ``{"type": "ephemeral"}``, with or without a ``ttl``."""
+    return st.builds(CacheControl, ttl=st.sampled_from([None, None, "5m", "1h"]))
 
 
-def image_parts() -> st.SearchStrategy[ImagePart]:
-    """An image by https URL or as a small base64 data URL, with or without ``detail``."""
+def _sometimes_cached(extensions: bool) -> st.SearchStrategy[CacheControl | None]:
+    """Mostly no breakpoint; with ``extensions``, one now and then."""
+    if not extensions:
+        return st.none()
+    return st.one_of(st.none(), st.none(), st.none(), cache_controls())
+
+
+def text_parts(*, extensions: bool = True) -> st.SearchStrategy[TextPart]:
+    """A text part (possibly empty); with ``extensions``, sometimes a cache breakpoint on it."""
+    return st.builds(TextPart, text=texts(), cache_control=_sometimes_cached(extensions))
+
+
+def _media_types(kind: str) -> st.SearchStrategy[str]:
+    return st.sampled_from([f"{kind}/png", f"{kind}/jpeg"] if kind == "image" else [f"{kind}/mp4"])
+
+
+def image_parts(*, extensions: bool = True) -> st.SearchStrategy[ImagePart]:
+    """An image by https URL or as a small base64 data URL, with or without ``detail``; with
+    ``extensions``, also an URL given as a bare string, and litellm's ``format``."""
     urls = st.one_of(
         st.text(alphabet=_ALNUM, min_size=1, max_size=20).map(lambda s: f"https://example.com/{s}.png"),
         st.tuples(
             st.sampled_from(["image/png", "image/jpeg", "image/webp", "image/gif"]), st.binary(max_size=64)
         ).map(lambda t: f"data:{t[0]};base64,{base64.b64encode(t[1]).decode('ascii')}"),
     )
-    return st.builds(
-        lambda url, detail: ImagePart(url=url, detail=detail),
+    nested = st.builds(
+        lambda url, detail, fmt: ImagePart(url=url, detail=detail, format=fmt),
         urls,
         st.one_of(st.none(), st.sampled_from(["auto", "low", "high"])),
+        st.one_of(st.none(), st.none(), _media_types("image")) if extensions else st.none(),
+    )
+    if not extensions:
+        return nested
+    return st.one_of(nested, nested, urls.map(lambda url: ImagePart(image_url=url)))
+
+
+def video_parts() -> st.SearchStrategy[VideoPart]:
+    """A video by URL (a litellm extension: only some providers read it), nested or as a bare string."""
+    urls = st.one_of(
+        st.text(alphabet=_ALNUM, min_size=1, max_size=20).map(lambda s: f"https://example.com/{s}.mp4"),
+        st.text(alphabet=_ALNUM, min_size=1, max_size=11).map(lambda s: f"https://youtu.be/{s}"),
+        st.text(alphabet=_ALNUM, min_size=1, max_size=20).map(lambda s: f"gs://bucket/{s}.mp4"),
+    )
+    return st.one_of(
+        st.builds(
+            lambda url, detail: VideoPart(url=url, detail=detail),
+            urls,
+            st.one_of(st.none(), st.sampled_from(["low", "high"])),
+        ),
+        urls.map(lambda url: VideoPart(video_url=url)),
     )
 
 
@@ -187,46 +230,84 @@ def audio_parts() -> st.SearchStrategy[AudioPart]:
     )
 
 
-def file_parts() -> st.SearchStrategy[FilePart]:
-    """A file, inline (a data URL with a filename) or by uploaded file id."""
+def file_parts(*, extensions: bool = True) -> st.SearchStrategy[FilePart]:
+    """A file, inline (a data URL with a filename) or by uploaded file id; with ``extensions``, sometimes
+    with litellm's ``format``, ``detail`` and ``video_metadata``."""
     inline = st.builds(
         lambda data, name: FilePart.from_bytes(data, filename=f"{name}.pdf"),
         st.binary(max_size=64),
         st.text(alphabet=_ALNUM + "-_", min_size=1, max_size=20),
     )
     by_id = st.text(alphabet=_ALNUM, min_size=4, max_size=24).map(lambda s: FilePart(file_id=f"file-{s}"))
-    return st.one_of(inline, by_id)
+    plain = st.one_of(inline, by_id)
+    if not extensions:
+        return plain
+    video = st.builds(
+        lambda name, fmt, detail, metadata: FilePart(
+            file_id=f"gs://bucket/{name}.mp4", format=fmt, detail=detail, video_metadata=metadata
+        ),
+        st.text(alphabet=_ALNUM, min_size=1, max_size=20),
+        st.one_of(st.none(), _media_types("video")),
+        st.one_of(st.none(), st.sampled_from(["low", "medium", "high", "ultra_high"])),
+        st.one_of(
+            st.none(),
+            st.fixed_dictionaries(
+                {"fps": st.integers(1, 30)},
+                optional={"start_offset": st.just("1s"), "end_offset": st.just("9s")},
+            ),
+        ),
+    )
+    return st.one_of(plain, plain, video)
 
 
-def content_parts() -> st.SearchStrategy[TextPart | ImagePart | AudioPart | FilePart]:
-    """Any content part, text most often."""
-    return st.one_of(text_parts(), text_parts(), image_parts(), audio_parts(), file_parts())
+def content_parts(
+    *, extensions: bool = True
+) -> st.SearchStrategy[TextPart | ImagePart | AudioPart | FilePart | VideoPart]:
+    """Any content part, text most often; with ``extensions``, video parts and litellm's keys too."""
+    parts: list[st.SearchStrategy[Any]] = [
+        text_parts(extensions=extensions),
+        text_parts(extensions=extensions),
+        image_parts(extensions=extensions),
+        audio_parts(),
+        file_parts(extensions=extensions),
+    ]
+    if extensions:
+        parts.append(video_parts())
+    return st.one_of(*parts)
 
 
-def system_messages() -> st.SearchStrategy[SystemMessage]:
-    """A system (or developer) message, as a string or text parts, sometimes named."""
+def system_messages(*, extensions: bool = True) -> st.SearchStrategy[SystemMessage]:
+    """A system (or developer) message, as a string or text parts, sometimes named; with ``extensions``,
+    sometimes a cache breakpoint on it or on its parts."""
     return st.builds(
         SystemMessage,
         role=st.sampled_from(["system", "system", "developer"]),
-        content=st.one_of(texts(), st.lists(text_parts(), min_size=1, max_size=3)),
+        content=st.one_of(texts(), st.lists(text_parts(extensions=extensions), min_size=1, max_size=3)),
         name=st.one_of(st.none(), participant_names()),
+        cache_control=_sometimes_cached(extensions),
     )
 
 
-def user_messages() -> st.SearchStrategy[UserMessage]:
-    """A user message: text, or a list of text, image, audio and file parts; sometimes named."""
+def user_messages(*, extensions: bool = True) -> st.SearchStrategy[UserMessage]:
+    """A user message: text, or a list of text, image, audio and file parts (and video, with
+    ``extensions``); sometimes named; with ``extensions``, sometimes a cache breakpoint."""
     return st.builds(
         UserMessage,
-        content=st.one_of(texts(), st.lists(content_parts(), min_size=1, max_size=4)),
+        content=st.one_of(texts(), st.lists(content_parts(extensions=extensions), min_size=1, max_size=4)),
         name=st.one_of(st.none(), participant_names()),
+        cache_control=_sometimes_cached(extensions),
     )
 
 
 def _thinking_blocks() -> st.SearchStrategy[list[dict[str, Any]]]:
     thinking = st.builds(
-        lambda text, sig: {"type": "thinking", "thinking": text, "signature": sig},
+        lambda text, sig, cached: (
+            {"type": "thinking", "thinking": text, "signature": sig}
+            | ({} if cached is None else {"cache_control": cached.model_dump()})
+        ),
         texts(min_size=1),
         _signature(),
+        _sometimes_cached(True),
     )
     redacted = _signature().map(lambda data: {"type": "redacted_thinking", "data": data})
     return st.lists(st.one_of(thinking, redacted), min_size=1, max_size=2)
@@ -257,7 +338,12 @@ def ai_messages(
     thinking blocks, message-level provider fields and the provider that produced them."""
     if calls is None:
         calls = draw(st.lists(tool_calls(extensions=extensions), max_size=3, unique_by=lambda c: c.id))
-    text = st.one_of(texts(), st.lists(text_parts(), min_size=1, max_size=2))
+    parts: st.SearchStrategy[Any] = text_parts(extensions=extensions)
+    if extensions:  # litellm allows image, audio and file parts in an assistant turn; OpenAI does not
+        parts = st.one_of(
+            parts, parts, parts, image_parts(), audio_parts(), file_parts(extensions=extensions)
+        )
+    text = st.one_of(texts(), st.lists(parts, min_size=1, max_size=2))
     content = draw(st.one_of(st.none(), st.just(""), text) if calls else st.one_of(text, st.none()))
     fields: dict[str, Any] = {"content": content, "tool_calls": calls}
     if content is None and not calls:
@@ -274,15 +360,53 @@ def ai_messages(
         bound = blocks is not None or extra is not None or any(c.provider_specific_fields for c in calls)
         if bound:
             fields["provider"] = draw(st.sampled_from(["anthropic", "gemini", "vertex_ai", "bedrock"]))
+        fields["cache_control"] = draw(_sometimes_cached(extensions))
+        reply = draw(st.sampled_from(["plain", "plain", "plain", "annotations", "images", "audio"]))
+        if reply == "annotations":
+            fields["annotations"] = draw(st.lists(_url_citations(), min_size=1, max_size=2))
+        elif reply == "images":
+            fields["images"] = draw(st.lists(_generated_images(), min_size=1, max_size=2))
+        elif reply == "audio":
+            fields["audio"] = {"id": draw(_chars(_ALNUM, 16).map(lambda s: f"audio_{s}"))}
     return AIMessage(**fields)
+
+
+def _url_citations() -> st.SearchStrategy[dict[str, Any]]:
+    """An OpenAI web-search citation, as a reply carries it."""
+    return st.builds(
+        lambda start, length, title, path: {
+            "type": "url_citation",
+            "url_citation": {
+                "start_index": start,
+                "end_index": start + length,
+                "title": title,
+                "url": f"https://example.com/{path}",
+            },
+        },
+        st.integers(0, 500),
+        st.integers(0, 80),
+        texts(max_size=30),
+        st.text(alphabet=_ALNUM, max_size=12),
+    )
+
+
+def _generated_images() -> st.SearchStrategy[dict[str, Any]]:
+    """An image a model generated (Gemini image output, as litellm reads it)."""
+    return st.binary(max_size=48).map(
+        lambda data: {
+            "type": "image_url",
+            "image_url": {"url": f"data:image/png;base64,{base64.b64encode(data).decode('ascii')}"},
+            "index": 0,
+        }
+    )
 
 
 def tool_messages(
     *, extensions: bool = True, tool_call_id: str | None = None
 ) -> st.SearchStrategy[ToolMessage]:
-    """A tool result: JSON, plain or empty text, text parts; with ``extensions`` also images and the tool's
-    ``name``."""
-    parts: st.SearchStrategy[Any] = text_parts()
+    """A tool result: JSON, plain or empty text, text parts; with ``extensions`` also images, the tool's
+    ``name``, ``is_error`` and a cache breakpoint."""
+    parts: st.SearchStrategy[Any] = text_parts(extensions=extensions)
     if extensions:
         parts = st.one_of(text_parts(), image_parts())
     content = st.one_of(
@@ -295,14 +419,16 @@ def tool_messages(
         tool_call_id=st.just(tool_call_id) if tool_call_id is not None else tool_call_ids(),
         content=content,
         name=st.one_of(st.none(), tool_names()) if extensions else st.none(),
+        cache_control=_sometimes_cached(extensions),
+        is_error=st.one_of(st.none(), st.none(), st.booleans()) if extensions else st.none(),
     )
 
 
 def messages(*, extensions: bool = True) -> st.SearchStrategy[Message]:
     """Any single message (not necessarily a valid conversation on its own)."""
     return st.one_of(
-        system_messages(),
-        user_messages(),
+        system_messages(extensions=extensions),
+        user_messages(extensions=extensions),
         ai_messages(extensions=extensions),
         tool_messages(extensions=extensions),
     )
@@ -333,7 +459,7 @@ def conversations(
     assistant text, tool exchanges (an assistant turn with up to ``max_parallel_calls`` calls, answered
     in any order), and now and then a system message mid-way or two turns of the same role in a row.
     """
-    conversation: list[Message] = list(draw(st.lists(system_messages(), max_size=2)))
+    conversation: list[Message] = list(draw(st.lists(system_messages(extensions=extensions), max_size=2)))
     kinds = draw(
         st.lists(
             st.sampled_from(["user", "user", "assistant", "tools", "tools", "system"]),
@@ -344,11 +470,11 @@ def conversations(
     used: set[str] = set()
     for kind in kinds:
         if kind == "user":
-            conversation.append(draw(user_messages()))
+            conversation.append(draw(user_messages(extensions=extensions)))
         elif kind == "assistant":
             conversation.append(draw(ai_messages(extensions=extensions, calls=[])))
         elif kind == "system":
-            conversation.append(draw(system_messages()))
+            conversation.append(draw(system_messages(extensions=extensions)))
         else:
             count = draw(st.integers(1, max_parallel_calls))
             ids = draw(
@@ -362,7 +488,7 @@ def conversations(
             used.update(ids)
             conversation.extend(draw(_exchange(ids, extensions=extensions)))
     if not conversation:
-        conversation.append(draw(user_messages()))
+        conversation.append(draw(user_messages(extensions=extensions)))
     return conversation
 
 
@@ -435,9 +561,9 @@ def _break_once(draw: st.DrawFn, conversation: list[Message], kind: Breakage, *,
         position = draw(st.integers(turn + 1, results[-1] if results else turn + 1))
         injected = draw(
             st.one_of(
-                user_messages(),
-                user_messages(),
-                system_messages(),
+                user_messages(extensions=extensions),
+                user_messages(extensions=extensions),
+                system_messages(extensions=extensions),
                 ai_messages(extensions=extensions, calls=[]),
             )
         )

@@ -48,9 +48,11 @@ copying a provider's dump. The rules, each chosen to give the reply the provider
 * With ``n > 1`` each chunk carries choices for several completions; the accumulator follows one choice,
   ``choice=0`` unless told otherwise, found by each choice's ``index`` (its position when it has none);
   ``message()`` says so when the stream never carried that choice.
-* What ``AIMessage`` has no field for (audio, images, annotations, logprobs) is not kept, as in
-  ``AIMessage.from_litellm``. Legacy ``function_call`` deltas and custom (non-function) tool calls raise
-  ``ReplyError``: an ``AIMessage`` cannot hold them, and dropping them would lose the reply.
+* Annotations (URL citations) and generated images are collected in order, as they arrive. An audio reply
+  keeps its id (the last one seen) and its transcript fragments, joined, as the text when no text delta
+  came; the audio data is not kept, as in ``AIMessage.from_litellm``. Logprobs are not kept. Legacy
+  ``function_call`` deltas and custom (non-function) tool calls raise ``ReplyError``: an ``AIMessage``
+  cannot hold them, and dropping them would lose the reply.
 
 A chunk that cannot be read raises ``ReplyError`` naming the chunk's position and the field; so does
 ``message()`` for a tool call that never received its id or name (``partial`` leaves such a call out
@@ -156,6 +158,10 @@ class StreamAccumulator:
         self._thinking_text: list[str] = []
         self._message_fields: dict[str, Any] = {}
         self._citations: list[Any] = []
+        self._annotations: list[Any] = []
+        self._images: list[Any] = []
+        self._audio_id: str | None = None
+        self._transcript: list[str] = []
         self._usage: dict[str, Any] | None = None
         self._finish_reason: str | None = None
         self._partial: AIMessage | None = None
@@ -327,6 +333,16 @@ class StreamAccumulator:
                 raise ReplyError(f"{where}: delta.thinking_blocks is a {type(blocks).__name__}, not a list")
             for number, block in enumerate(blocks):
                 self._take_thinking(block, f"{where}, thinking_blocks[{number}]")
+        for key, collected in (("annotations", self._annotations), ("images", self._images)):
+            items = field(delta, key)
+            if items is None:
+                continue
+            if not _sequence(items):
+                raise ReplyError(f"{where}: delta.{key} is a {type(items).__name__}, not a list")
+            collected.extend(plain(item) for item in items)
+        audio = field(delta, "audio")
+        if audio is not None:
+            self._take_audio(audio, where)
         extra = field(delta, "provider_specific_fields")
         if extra is not None:
             if not isinstance(extra, Mapping):
@@ -337,6 +353,18 @@ class StreamAccumulator:
         if not (text or reasoning or refusal):
             return _NO_DELTA
         return StreamDelta(text=text or "", reasoning=reasoning or "", refusal=refusal or "")
+
+    def _take_audio(self, audio: Any, where: str) -> None:
+        if not _readable(audio):
+            raise ReplyError(f"{where}: delta.audio is a {type(audio).__name__}, not an object")
+        audio_id = field(audio, "id")
+        if audio_id is not None:
+            if not isinstance(audio_id, str):
+                raise ReplyError(f"{where}: delta.audio.id is a {type(audio_id).__name__}, not text")
+            self._audio_id = audio_id
+        transcript = field(audio, "transcript")
+        if isinstance(transcript, str) and transcript:
+            self._transcript.append(transcript)
 
     def _take_message_fields(self, extra: Mapping[str, Any]) -> None:
         for key, value in extra.items():
@@ -501,6 +529,16 @@ class StreamAccumulator:
             extra["citations"] = list(self._citations)
         if extra:
             message["provider_specific_fields"] = extra
+        if self._annotations:
+            message["annotations"] = list(self._annotations)
+        if self._images:
+            message["images"] = list(self._images)
+        if self._audio_id is not None or self._transcript:
+            if not self._text_seen and self._transcript and content == "":
+                message["content"] = None  # the transcript is the text (assistant_fields puts it there)
+            message["audio"] = {"id": self._audio_id, "transcript": "".join(self._transcript)}
+            if self._audio_id is None and not strict:
+                del message["audio"]
         return AIMessage.model_validate(assistant_fields(message, provider=self._provider))
 
 

@@ -731,7 +731,7 @@ def test_shape_problems_name_the_message_and_the_field_in_plain_words():
         user(5),  # type: ignore[arg-type]
         {"role": "bogus", "content": "x"},
         {"role": "tool", "content": "r"},
-        user([{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}]),  # type: ignore[arg-type]
+        user([{"type": "text", "text": "x", "citations": {"enabled": True}}]),  # type: ignore[arg-type]
         assistant(None, {"id": "c", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}),
         "hello",
     ]
@@ -754,8 +754,8 @@ def test_shape_problems_name_the_message_and_the_field_in_plain_words():
         (
             3,
             "unknown-field",
-            "content[0].cache_control",
-            "user message: unknown key 'cache_control' in content[0] (no message field has that name)",
+            "content[0].citations",
+            "user message: unknown key 'citations' in content[0] (no message field has that name)",
         ),
         (
             4,

@@ -18,6 +18,7 @@ from messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
+    VideoPart,
     dump_messages,
     load_messages,
     protocol_errors,
@@ -42,10 +43,11 @@ pytestmark = pytest.mark.litellm
 
 
 def _counted_by_litellm_alone(conversation: list[Message]) -> bool:
-    """No audio (litellm cannot count it) and no "high" detail image by URL (litellm would fetch it)."""
+    """No audio or video (litellm cannot count them) and no "high" detail image by URL (litellm would fetch
+    it)."""
     for message in conversation:
         for part in message.content if isinstance(message.content, list) else ():
-            if isinstance(part, AudioPart):
+            if isinstance(part, AudioPart | VideoPart):
                 return False
             if isinstance(part, ImagePart) and part.detail == "high" and not part.url.startswith("data:"):
                 return False
@@ -171,3 +173,11 @@ def test_a_head_and_tail_window_with_its_placeholder_reaches_the_provider(litell
     assert [m["role"] for m in sent] == roles
     note = "[5 earlier messages of this conversation are left out here.]"
     assert sent[5] == {"role": "user", "content": note}
+
+
+def test_video_and_assistant_audio_parts_are_counted_without_litellm_raising():
+    # litellm's token_counter raises on video_url and input_audio parts: each is priced like an image.
+    context = TokenLimitedContext(100_000, model="gpt-4o-mini")
+    context.add_message(UserMessage(content=[TextPart(text="watch"), VideoPart(url="gs://b/v.mp4")]))
+    context.add_message(AIMessage(content=[TextPart(text="hear"), AudioPart(data="UklGRg==", format="wav")]))
+    assert len(context.get_messages()) == 2

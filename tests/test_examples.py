@@ -171,3 +171,14 @@ def test_switch_provider_continues_one_conversation_on_four_providers():
     assert out.count("check() finds nothing left to fix") == 4
     assert "assistant: Lima: overcast, 19 °C. Tokyo is the warmest at 22 °C." in out
     assert "signed reasoning kept in history from: ['anthropic', 'gemini']" in out
+
+
+def test_prompt_caching_moves_the_marks_forward_within_four():
+    out = run_example("prompt_caching.py", "--turns", "6")
+    turns = [line for line in out.splitlines() if line.startswith("turn ")]
+    assert len(turns) == 6
+    marks = [eval(line.split("marks on messages ")[1].split(";")[0]) for line in turns]
+    assert all(len(m) <= 4 and m[0] == 0 for m in marks)  # the system prompt, always
+    assert [m[-1] for m in marks] == [1, 3, 5, 7, 9, 11]  # the last message, turn after turn
+    assert "the 2 oldest are removed" in out
+    assert "sent with marks on: ['Question 1', 'Question 2', 'Question 3', 'Question 4']" in out

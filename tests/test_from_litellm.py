@@ -189,7 +189,6 @@ def test_empty_text_parts_without_tool_calls_are_kept():
     ("key", "value", "says"),
     [
         ("function_call", {"name": "get_weather", "arguments": "{}"}, "legacy 'function_call'"),
-        ("audio", {"id": "audio_1", "data": "UklGRg==", "expires_at": 0, "transcript": "Hi"}, "'audio'"),
     ],
 )
 def test_fields_an_ai_message_cannot_hold_are_refused_by_name(key, value, says):

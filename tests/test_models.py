@@ -81,7 +81,7 @@ def test_unset_name_is_omitted_and_set_name_is_kept():
 
 def test_explicit_exclude_none_false_shows_every_field():
     dumped = UserMessage(content="hi").model_dump(exclude_none=False)
-    assert dumped == {"role": "user", "content": "hi", "name": None}
+    assert dumped == {"role": "user", "content": "hi", "name": None, "cache_control": None}
 
 
 def test_arguments_dict_is_serialized_once_and_string_kept_byte_exact():
@@ -260,7 +260,7 @@ def test_arguments_mapping_too_deep_or_cyclic_is_refused():
 def test_constructor_rejects_both_flat_and_nested_forms():
     with pytest.raises(ValueError, match="either name=/arguments= or function="):
         ToolCall(id="1", name="f", function={"name": "f", "arguments": ""})
-    with pytest.raises(ValueError, match="either url=/detail= or image_url="):
+    with pytest.raises(ValueError, match="either url=/detail=/format= or image_url="):
         ImagePart(url="https://x", image_url={"url": "https://y"})
 
 

@@ -1110,6 +1110,7 @@ def test_rules_never_name_a_provider():
         "rules.calls",
         "rules.content",
         "rules.order",
+        "rules.extensions",
     ):
         path = Path(importlib.import_module(f"messages.profiles.{module}").__file__)
         source = ast.unparse(ast.parse(path.read_text()))

@@ -66,3 +66,28 @@ def test_the_guide_links_every_example_and_every_link_exists():
     for link in linked:
         assert f"]({link})" in section
         assert f"python {link}" in section, link
+
+
+def test_the_coverage_table_is_what_the_profiles_do():
+    from tests.coverage import table
+
+    text = README.read_text()
+    shown = text.split("<!-- coverage-table: start -->\n")[1].split("\n<!-- coverage-table: end -->")[0]
+    assert shown == table(), "regenerate it with: python -m tests.coverage"
+
+
+def test_the_coverage_table_has_a_row_for_every_key_of_litellms_message_types():
+    # Every key and content-part type litellm 1.106.2 declares for a message, read from its own types.
+    import typing
+
+    from litellm.types.llms import openai as types
+
+    from tests.coverage import ROWS
+
+    keys: set[str] = set()
+    for message_type in typing.get_args(types.AllMessageValues):
+        keys |= set(typing.get_type_hints(message_type)) - {"role", "content"}
+    parts = set(types.ValidChatCompletionMessageContentTypes)
+    described = " ".join(row.key for row in ROWS)
+    missing = sorted(k for k in keys | parts if k not in described)
+    assert missing == [], missing

@@ -25,6 +25,7 @@ from messages import (
     ToolMessage,
     UnsupportedContentError,
     UserMessage,
+    VideoPart,
     from_responses_output,
     to_responses_input,
 )
@@ -124,8 +125,13 @@ def _texts(message: Message) -> list[str]:
 
 
 def _has_audio(conversation: list[Message]) -> bool:
+    """Audio or video anywhere, or media in an assistant turn: content the Responses API cannot take."""
     return any(
-        isinstance(part, AudioPart) for m in conversation if isinstance(m.content, list) for part in m.content
+        isinstance(part, AudioPart | VideoPart)
+        or (isinstance(m, AIMessage) and not isinstance(part, TextPart))
+        for m in conversation
+        if isinstance(m.content, list)
+        for part in m.content
     )
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from messages import AIMessage, Profile, ToolCall, ToolMessage, UserMessage, dump_messages, get_profile
 from messages import strategies as ms
 from messages.profiles import SIGNATURE_SEPARATOR, IdRule, Rule, registered_profiles
+from messages.profiles._profile import UNIVERSAL_RULES
 from messages.profiles._rule import SHAPES, code_of, shape_of
 from messages.profiles.rules import BridgeToolResults, ReasoningContent, ToolCallIds
 from messages.profiles.rules.calls import plan_ids
@@ -26,7 +27,7 @@ from tests.test_profile_properties import odd_conversations
 from tests.wire import missing_texts, pairing, roles
 
 PROFILES = registered_profiles()
-RULES = sorted({r for p in PROFILES for r in p.rules}, key=repr)
+RULES = sorted({r for p in PROFILES for r in p.rules} | set(UNIVERSAL_RULES), key=repr)
 ID_RULES = sorted({p.tool_call_ids for p in PROFILES}, key=repr)
 
 # Keys a message or a call may carry beside the plain ones, as raw dicts from elsewhere have them.
@@ -38,6 +39,8 @@ _EXTRA_KEYS = st.sampled_from(
         ("thinking_blocks", [{"type": "thinking", "thinking": "t", "signature": "s"}]),
         ("provider_specific_fields", {"thought_signature": "c2ln"}),
         ("provider", "gemini"),
+        ("cache_control", {"type": "ephemeral"}),
+        ("is_error", True),
         ("reasoning_content", "why"),
         ("refusal", "no"),
         ("cache_control", {"type": "ephemeral"}),

@@ -705,7 +705,9 @@ def over_openai(reply: AIMessage) -> AIMessage:
     """What of ``reply`` the OpenAI streaming wire can carry.
 
     It has no place for a participant ``name`` in a reply, for ``thinking_blocks``, or for provider fields of
-    the message or of a call (so nothing is bound to a ``provider``), and it carries text as one string:
+    the message or of a call (so nothing is bound to a ``provider``); the stand-in streams no annotations,
+    images or audio (``tests/test_reply_fields.py`` streams those), a reply has no ``cache_control``, and
+    the wire carries text as one string:
     text parts arrive joined. ``""`` beside tool calls reads back as ``None`` (the ``from_litellm`` rule),
     and a call without argument text as ``"{}"`` (the ``StreamAccumulator`` rule, the builder's)."""
     text = reply_text(reply) if reply.content is not None else None
@@ -724,6 +726,10 @@ def over_openai(reply: AIMessage) -> AIMessage:
             "thinking_blocks": None,
             "provider_specific_fields": None,
             "provider": None,
+            "cache_control": None,
+            "annotations": None,
+            "images": None,
+            "audio": None,
             "tool_calls": calls,
             "content": None if calls and not text else text,
         }

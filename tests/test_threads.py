@@ -22,11 +22,13 @@ from messages import (
     OrphanToolResultError,
     RemoteThread,
     SystemMessage,
+    TextPart,
     ToolCall,
     ToolMessage,
     UnansweredToolCallError,
     UnsupportedContentError,
     UserMessage,
+    VideoPart,
     parse_thread,
     validate_conversation,
 )
@@ -242,13 +244,21 @@ def test_a_remote_thread_refuses_results_that_answer_no_call():
 @given(ms.conversations())
 def test_a_valid_local_history_starts_a_remote_thread(conversation):
     # Moving a local conversation to a remote thread: what passes validate_conversation passes the remote
-    # thread's own protocol check; only audio, which the Responses API cannot take, is refused.
+    # thread's own protocol check; only what the Responses API cannot take is refused.
     validate_conversation(conversation)
     thread = RemoteThread().add(conversation)
     assert thread.pending == tuple(conversation)
-    has_audio = any(isinstance(part, AudioPart) for m in conversation for part in _parts(m))
-    if has_audio:
-        with pytest.raises(UnsupportedContentError, match="takes no audio input"):
+    # Audio and video anywhere, and media in an assistant turn: the Responses API has no input item for them.
+    refused = any(
+        isinstance(part, AudioPart | VideoPart)
+        or (isinstance(m, AIMessage) and not isinstance(part, TextPart))
+        for m in conversation
+        for part in _parts(m)
+    )
+    if refused:
+        with pytest.raises(
+            UnsupportedContentError, match=r"takes no (audio|video) input|has no Responses API"
+        ):
             thread.request()
     else:
         assert thread.request()["input"]

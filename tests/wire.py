@@ -61,6 +61,8 @@ def missing_texts(before: Msgs, after: Msgs) -> list[str]:
 def media(messages: Msgs, types: Iterable[str] = ("image_url", "input_audio", "file")) -> list[str]:
     """Every image URL, audio payload and file reference (of the part ``types`` given), in order."""
     wanted = set(types) - {"text"}
+    if "file" in wanted:
+        wanted.add("video_url")  # litellm's vLLM route sends a video file as a video_url part
     found: list[str] = []
     for m in messages:
         content = m.get("content")
@@ -69,7 +71,10 @@ def media(messages: Msgs, types: Iterable[str] = ("image_url", "input_audio", "f
         for p in content:
             if not isinstance(p, Mapping) or p.get("type") not in wanted:
                 continue
-            if p["type"] == "image_url":
+            if p["type"] == "video_url":
+                video = p["video_url"]
+                found.append(video["url"] if isinstance(video, Mapping) else video)
+            elif p["type"] == "image_url":
                 image = p["image_url"]
                 found.append(image["url"] if isinstance(image, Mapping) else image)
             elif p["type"] == "input_audio":

@@ -2,9 +2,11 @@
 
 A profile is a provider name and a tuple of rules (``messages.profiles.rules``), each one quirk with its
 detection, its fix and its row of the quirk catalog. ``apply`` fixes what the rules find and ``check``
-reports it; both run the same compiled plan (``messages.profiles._plan``). Two rules every profile has
-whatever its provider (``UNIVERSAL_RULES``): an empty conversation is reported, and this package's own
-bookkeeping key (``provider`` on an assistant turn) is never sent.
+reports it; both run the same compiled plan (``messages.profiles._plan``). Rules every profile has
+whatever its provider, unless it gives its own of the same id (``UNIVERSAL_RULES``): an empty conversation
+is reported, this package's own bookkeeping key (``provider`` on an assistant turn) is never sent, and
+litellm's own keys go where the route cannot carry them (``rules.extensions``: ``cache_control``, a tool
+result's ``is_error``, video parts, litellm's part keys, media in assistant turns).
 """
 
 from __future__ import annotations
@@ -17,6 +19,13 @@ from typing import Any
 from messages.profiles._ids import IdRule
 from messages.profiles._plan import Plan
 from messages.profiles._rule import Context, Message, Note, Rule, Shape, Violation
+from messages.profiles.rules.extensions import (
+    AssistantMedia,
+    CacheMarks,
+    ErrorFlags,
+    PartKeys,
+    VideoParts,
+)
 
 __all__ = ["UNIVERSAL_RULES", "NotEmpty", "OwnKeys", "Profile"]
 
@@ -63,7 +72,15 @@ class OwnKeys(Rule):
         return m
 
 
-UNIVERSAL_RULES: tuple[Rule, ...] = (NotEmpty(), OwnKeys())
+UNIVERSAL_RULES: tuple[Rule, ...] = (
+    NotEmpty(),
+    OwnKeys(),
+    CacheMarks(),
+    ErrorFlags(),
+    VideoParts(),
+    PartKeys(),
+    AssistantMedia(),
+)
 """The rules every profile has, added when it is compiled unless it gives its own of the same id."""
 
 

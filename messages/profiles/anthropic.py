@@ -18,11 +18,16 @@ Implements (quirks, ``messages quirks N``):
   no thinking blocks;
 * 19: a conversation with no user turn first gets one;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not a JSON object are reported;
-* 66: audio parts are reported: Claude takes none, and litellm's converter skips them silently.
+* 66: audio parts are reported: Claude takes none, and litellm's converter skips them silently;
+* 22: at most 4 cache breakpoints (``cache_control``) per request, the newest kept; 76: none on a
+  thinking block;
+* 72: video parts reported (litellm drops them silently); 71: ``is_error`` on a tool result reported
+  (litellm drops it).
 
 Left to litellm: 14 (trailing whitespace of a final assistant text), 16 (tool results merged into one
 user turn, first), 19 (system hoisting), 20 (merging consecutive turns), 21 (image media types from data
-URLs), 22 (``cache_control``, kept on messages), 7 (images in tool results become image blocks).
+URLs), 22 (``cache_control`` carried onto the matching block: system text, message, text part, tool
+result), 7 (images in tool results become image blocks).
 """
 
 from __future__ import annotations
@@ -30,7 +35,10 @@ from __future__ import annotations
 from messages.profiles._ids import IdRule
 from messages.profiles._profile import Profile
 from messages.profiles.rules import (
+    CLAUDE_CACHE_LIMIT,
     BlankToolResults,
+    CacheBreakpoints,
+    CacheMarks,
     CallTurnContent,
     DropBlank,
     EmptyArguments,
@@ -49,6 +57,8 @@ from messages.profiles.rules import (
 __all__ = ["CLAUDE_RULES", "FAMILIES", "NO_PREFILL_FAMILIES", "PROFILE", "no_prefill_families"]
 
 CLAUDE_RULES = (
+    CacheMarks(keep=True),
+    CacheBreakpoints(limit=CLAUDE_CACHE_LIMIT, row=22),
     ForeignPayloads(thinking_blocks=True, row=18),
     Refusal(),
     ExtensionKeys(),

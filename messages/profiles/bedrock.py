@@ -33,6 +33,7 @@ from messages.profiles._profile import Profile
 from messages.profiles.anthropic import CLAUDE_RULES, no_prefill_families
 from messages.profiles.mistral import MISTRAL_IDS
 from messages.profiles.rules import (
+    AssistantMedia,
     BlankToolResults,
     BridgeToolResults,
     CallTurnContent,
@@ -60,6 +61,7 @@ PROFILE = Profile("bedrock", CLAUDE_RULES).with_rules(
     BridgeToolResults(row=44),
     UserFirst(row=41),
     NoPrefill(row=47),
+    AssistantMedia(accepts=frozenset({"image_url"})),
 )
 
 _CLAUDE = PROFILE.with_family("claude", without=("prefill",))

@@ -14,7 +14,8 @@ Implements (quirks, ``messages quirks N``):
 * 25: Gemini thought signatures (in ``provider_specific_fields`` and in litellm's ``__thought__`` ids) go
   back to Gemini only; ids keep them;
 * 27, family ``gemma`` (not ``gemma-4``): no system instruction, so system messages are sent as user turns;
-* 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported.
+* 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported;
+* 72: a ``video_url`` part is sent as the ``file`` part litellm reads (it drops ``video_url`` silently).
 
 Left to litellm: 19 and 26 (system-only requests), 24 (grouping the results of parallel calls), 25 (a
 dummy signature for calls made by another provider), 28 (``functionResponse`` shape, names), 20 (merging
@@ -37,11 +38,13 @@ from messages.profiles.rules import (
     SystemRole,
     ToolCallIds,
     UserFirst,
+    VideoParts,
 )
 
 __all__ = ["FAMILIES", "GEMINI_RULES", "PROFILE", "gemma_families"]
 
 GEMINI_RULES = (
+    VideoParts(as_file=True),
     ForeignPayloads(provider_fields=True, row=25),
     Refusal(),
     ExtensionKeys(),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from messages.profiles._profile import Profile
 from messages.profiles.rules import (
+    AssistantMedia,
     EmptyArguments,
     ExtensionKeys,
     ForeignPayloads,
@@ -33,6 +34,7 @@ OLLAMA_RULES = (
     InvalidArguments(row=49),
     ToolCallIds(),
     UnsupportedParts(accepts=frozenset({"text", "image_url"}), row=68),  # litellm keeps text and images
+    AssistantMedia(accepts=frozenset({"image_url"})),  # and images in assistant turns
 )
 """The rules of both Ollama routes."""
 

@@ -10,7 +10,8 @@ Implements (quirks, ``messages quirks N``):
   (quirk 30);
 * 25, family ``gemini``: ids keep litellm's thought signatures, which litellm does not cut for Gemini
   models;
-* 17, family ``claude``: ids unique in the request ("tool_use ids must be unique");
+* 17, family ``claude``: ids unique in the request ("tool_use ids must be unique"); ``cache_control``
+  kept (litellm sends it on, as text parts, and OpenRouter passes it to Anthropic), at most 4 (quirk 22);
 * 15, families ``claude-{opus,sonnet,haiku}-4-6`` and later: a user turn after a final assistant text;
 * 4, family ``openai`` (``openai/gpt-4o``...): a ``name`` outside OpenAI's pattern (spaces, ``<|\\/>``) gets
   ``_`` for each such character, as on OpenAI itself;
@@ -30,6 +31,9 @@ from messages.profiles.anthropic import no_prefill_families
 from messages.profiles.mistral import MISTRAL_IDS
 from messages.profiles.openai import OPENAI_NAME_CHARACTER, o1_families
 from messages.profiles.rules import (
+    CLAUDE_CACHE_LIMIT,
+    CacheBreakpoints,
+    CacheMarks,
     EmptyArguments,
     ForeignPayloads,
     KnownKeys,
@@ -54,7 +58,12 @@ PROFILE = Profile(
     ),
 )
 
-_CLAUDE = PROFILE.with_family("claude", ToolCallIds(ids=_IDS, unique=True, row=17))
+_CLAUDE = PROFILE.with_family(
+    "claude",
+    ToolCallIds(ids=_IDS, unique=True, row=17),
+    CacheMarks(keep=True, needs_text=True),
+    CacheBreakpoints(limit=CLAUDE_CACHE_LIMIT, row=22),
+)
 
 # OpenRouter passes `name` on to OpenAI, which rejects one outside its pattern (quirk 4): "openai/..." models.
 _OPENAI = PROFILE.with_family("openai", Names(pattern=OPENAI_NAME_CHARACTER, row=4))

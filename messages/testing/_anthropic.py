@@ -123,12 +123,20 @@ def _events(body: dict[str, Any], native: NativeReply) -> Iterator[tuple[str, di
 
 @dataclass(frozen=True)
 class AnthropicMessagesRoute:
-    """``POST .../v1/messages``, streaming (named server-sent events) or not."""
+    """``POST .../v1/messages``, streaming (named server-sent events) or not; also Claude on Vertex AI
+    (``.../publishers/anthropic/models/...:rawPredict`` and ``:streamRawPredict``) and on Bedrock's invoke
+    API (``/model/anthropic.../invoke``, not streamed), which take and give Anthropic's own bodies."""
 
     name: str = "anthropic"
 
     def matches(self, method: str, path: str) -> bool:
-        return method == "POST" and path.endswith("/v1/messages")
+        if method != "POST":
+            return False
+        if path.endswith("/v1/messages"):
+            return True
+        if "/publishers/anthropic/" in path and path.endswith(("rawPredict", "RawPredict")):
+            return True
+        return path.startswith("/model/") and "anthropic." in path and path.endswith("/invoke")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
         reply = responder(body)

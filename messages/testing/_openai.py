@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from messages.models import AIMessage
+from messages.parts import TextPart
 from messages.testing._server import Reply, Responder
 
 __all__ = ["OpenAIChatRoute", "openai_completion", "openai_stream_chunks", "reply_text", "word_count"]
@@ -29,9 +30,9 @@ def word_count(value: Any) -> int:
 
 
 def reply_text(reply: AIMessage) -> str:
-    """The reply's text as one string (text parts joined), ``""`` when it has none."""
+    """The reply's text as one string (text parts joined, other parts left out), ``""`` when it has none."""
     if isinstance(reply.content, list):
-        return "".join(part.text for part in reply.content)
+        return "".join(part.text for part in reply.content if isinstance(part, TextPart))
     return reply.content or ""
 
 

@@ -99,7 +99,7 @@ def offline_images(conversation: list[Message]) -> list[Message]:
     fetch, so what is under test is unchanged."""
 
     def fix(part: Any) -> Any:
-        if isinstance(part, ImagePart) and not part.image_url.url.startswith("data:"):
+        if isinstance(part, ImagePart) and not part.url.startswith("data:"):
             return png_part()
         return part
 
@@ -121,21 +121,27 @@ def _map_parts(
 
 
 def sendable(conversation: list[Message], provider: Provider) -> list[Message]:
-    """A generated conversation as the conformance tests send it: audio and file parts become a short
-    text (they are capabilities of some models, not a shape of the message list: no profile can make a
-    text model hear audio or read a PDF), and off the OpenAI shape images are inline (``offline_images``).
-    For ``ollama/`` (the generate route) images are PNG: litellm re-encodes other formats there with
-    Pillow, an optional dependency of litellm that this project does not install."""
-    from messages import AudioPart, FilePart, TextPart
+    """A generated conversation as the conformance tests send it: audio, file and video parts (and any
+    media in an assistant turn) become a short text (they are capabilities of some models, not a shape of
+    the message list: no profile can make a text model hear audio or read a PDF), and off the OpenAI shape
+    images are inline (``offline_images``). For ``ollama/`` (the generate route) images are PNG: litellm
+    re-encodes other formats there with Pillow, an optional dependency of litellm that this project does
+    not install."""
+    from messages import AIMessage, AudioPart, FilePart, TextPart, VideoPart
 
     def fix(part: Any) -> Any:
         if isinstance(part, AudioPart):
             return TextPart(text="[an audio clip]")
         if isinstance(part, FilePart):
             return TextPart(text=f"[a file: {part.file.filename or part.file.file_id}]")
+        if isinstance(part, VideoPart):  # reported by every profile but Gemini's (quirk 72)
+            return TextPart(text=f"[a video: {part.url}]")
         return part
 
-    fixed = _map_parts(conversation, fix, (UserMessage,))
+    def fix_reply(part: Any) -> Any:  # media in an assistant turn: reported (quirk 77)
+        return part if isinstance(part, TextPart) else TextPart(text=f"[a {part.type} part]")
+
+    fixed = _map_parts(_map_parts(conversation, fix, (UserMessage,)), fix_reply, (AIMessage,))
     if provider.family == "openai":
         return fixed
     inline = offline_images(fixed)

@@ -30,6 +30,16 @@ from messages.profiles.rules.content import (
     ToolText,
     UnsupportedParts,
 )
+from messages.profiles.rules.extensions import (
+    CLAUDE_CACHE_LIMIT,
+    AssistantMedia,
+    CacheBreakpoints,
+    CacheMarks,
+    ErrorFlags,
+    PartKeys,
+    VideoParts,
+    cache_marks,
+)
 from messages.profiles.rules.keys import (
     CORE_KEYS,
     ExtensionKeys,
@@ -57,15 +67,20 @@ from messages.profiles.rules.order import (
 __all__ = [
     "ALL_PARTS",
     "BRIDGE_TEXT",
+    "CLAUDE_CACHE_LIMIT",
     "CONTINUE_TEXT",
     "CORE_KEYS",
     "EMPTY_RESULT_TEXT",
     "Alternation",
+    "AssistantMedia",
     "BlankToolResults",
     "BridgeToolResults",
+    "CacheBreakpoints",
+    "CacheMarks",
     "CallTurnContent",
     "DropBlank",
     "EmptyArguments",
+    "ErrorFlags",
     "ExtensionKeys",
     "FinalThinking",
     "ForeignPayloads",
@@ -77,6 +92,7 @@ __all__ = [
     "Names",
     "NoPrefill",
     "NullTurn",
+    "PartKeys",
     "Prefix",
     "ReasoningContent",
     "Refusal",
@@ -95,4 +111,6 @@ __all__ = [
     "UnsupportedParts",
     "UserBeforeReply",
     "UserFirst",
+    "VideoParts",
+    "cache_marks",
 ]

@@ -543,7 +543,10 @@ class UnsupportedParts(Rule):
         return shape.kind == PARTS and self.accepts != ALL_PARTS
 
     def detect(self, m: Message, run: Any) -> list[str] | None:
-        unsupported = sorted({str(p.get("type")) for p in parts_of(m.get("content"))} - self.accepts)
+        # Video parts are the video-part rule's (quirk 72): every route but Gemini's loses them.
+        unsupported = sorted(
+            {str(p.get("type")) for p in parts_of(m.get("content"))} - self.accepts - {"video_url"}
+        )
         return unsupported or None
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:

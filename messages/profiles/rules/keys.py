@@ -293,7 +293,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
-_HANDLED = frozenset({"name", "refusal"})  # reported by their own rules
+_HANDLED = frozenset({"name", "refusal", "cache_control", "is_error"})  # reported by their own rules
 
 
 @dataclass(frozen=True, kw_only=True)
