@@ -9,11 +9,12 @@ called, never by ``import messages``.
 from typing import TYPE_CHECKING, Any
 
 from messages._io import dump_messages, load_messages
-from messages._responses import from_responses_output, to_responses_input
+from messages.convert.responses import from_responses_items, from_responses_output, to_responses_items
 from messages.errors import (
     BackendError,
     ContextStateError,
     ConversationError,
+    ConversionError,
     CorruptDataError,
     DuplicateToolCallIdError,
     EmptyConversationError,
@@ -68,6 +69,7 @@ __all__ = [
     "ContextStateError",
     "ContextWindow",
     "ConversationError",
+    "ConversionError",
     "CorruptDataError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
@@ -110,6 +112,7 @@ __all__ = [
     "UserMessage",
     "Violation",
     "dump_messages",
+    "from_responses_items",
     "from_responses_output",
     "get_profile",
     "is_synthesized_result",
@@ -118,7 +121,7 @@ __all__ = [
     "protocol_errors",
     "register_profile",
     "repair_conversation",
-    "to_responses_input",
+    "to_responses_items",
     "validate_conversation",
 ]
 
