@@ -15,11 +15,14 @@ side can hold, ``from_x(to_x(conversation)) == conversation``. The other librari
 functions that need them, never by ``import messages``.
 """
 
+from messages.convert.langchain import from_langchain, to_langchain
 from messages.convert.responses import from_responses_items, to_responses_items
 from messages.errors import ConversionError
 
 __all__ = [
     "ConversionError",
+    "from_langchain",
     "from_responses_items",
+    "to_langchain",
     "to_responses_items",
 ]
