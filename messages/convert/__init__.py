@@ -16,13 +16,16 @@ functions that need them, never by ``import messages``.
 """
 
 from messages.convert.langchain import from_langchain, to_langchain
+from messages.convert.pydantic_ai import from_pydantic_ai, to_pydantic_ai
 from messages.convert.responses import from_responses_items, to_responses_items
 from messages.errors import ConversionError
 
 __all__ = [
     "ConversionError",
     "from_langchain",
+    "from_pydantic_ai",
     "from_responses_items",
     "to_langchain",
+    "to_pydantic_ai",
     "to_responses_items",
 ]
