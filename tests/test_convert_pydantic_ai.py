@@ -6,8 +6,8 @@ histories of any shape."""
 from __future__ import annotations
 
 import asyncio
-from functools import cache
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 import pytest
