@@ -19,6 +19,7 @@ BENCHMARKS = {
     "stores": "benchmarks.bench_stores",
     "profiles": "benchmarks.bench_profiles",
     "context": "benchmarks.bench_context",
+    "convert": "benchmarks.bench_convert",
 }
 
 
