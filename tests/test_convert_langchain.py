@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from messages import (
@@ -253,6 +253,8 @@ _lc_messages = st.one_of(
 
 
 @given(st.lists(_lc_messages, max_size=5))
+@example([lc.HumanMessage(content=[{"type": "text"}])])  # found by this test: a KeyError once
+@example([lc.HumanMessage(content=[{"type": "audio", "base64": "!!", "mime_type": "audio/wav"}])])
 def test_fuzz_any_langchain_messages_read_as_messages_or_raise_a_conversion_error_naming_one(history):
     try:
         read = from_langchain(history)

@@ -37,6 +37,7 @@ LangChain is imported inside the functions, never by ``import messages``.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -181,7 +182,10 @@ def _standard_block(block: Mapping[str, Any], index: int, position: int) -> Cont
             fmt = "wav"
         if not fmt:
             raise _error(index, position, "an audio block with no mime_type, so no format")
-        base64.b64decode(block["base64"], validate=True)
+        try:
+            base64.b64decode(block["base64"], validate=True)
+        except (binascii.Error, ValueError):
+            raise _error(index, position, "an audio block whose base64 does not decode") from None
         return AudioPart(data=block["base64"], format=fmt)
     raise _error(index, position, f"a {kind!r} content block this package has no part for ({_keys(block)})")
 
@@ -195,7 +199,11 @@ def _text(block: Any, index: int, position: int) -> TextPart | None:
     if isinstance(block, str):
         return TextPart(text=block)
     kind = block.get("type") if isinstance(block, Mapping) else None
-    if kind == "text" and set(block) <= {"type", "text", "id", "annotations"}:
+    if (
+        kind == "text"
+        and isinstance(block.get("text"), str)
+        and set(block) <= {"type", "text", "id", "annotations"}
+    ):
         if block.get("annotations"):
             raise _error(index, position, "a text block with annotations (citations), which no part holds")
         return TextPart(text=block["text"])
