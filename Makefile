@@ -1,14 +1,11 @@
 # Convenience targets; each one calls scripts/dev.py, which sets up .venv itself.
-.PHONY: run test test-postgres bench snapshots conformance clean
+.PHONY: run test bench snapshots conformance clean
 
 run:  ## the example bot, offline
 	python3 scripts/dev.py run
 
-test:  ## ruff, mypy and the whole test suite
+test:  ## ruff, mypy and the whole test suite (with a throwaway PostgreSQL server when one can start)
 	python3 scripts/dev.py test
-
-test-postgres:  ## the same, with a throwaway PostgreSQL server for the PostgreSQL store tests
-	scripts/postgres.sh run python3 scripts/dev.py test
 
 bench:  ## benchmarks: ratios against baselines measured in the same run
 	python3 scripts/dev.py bench

@@ -3,9 +3,12 @@ started for them.
 
     python3 .ci/check_junit.py REPORT [--postgres-started]
 
-Exit status 1, saying why, when no test ran, or when ``--postgres-started`` is given and any PostgreSQL test
-was skipped (or none was collected): with a server up, a skip there means the suite did not test what it
-claims to, whatever the reason given.
+Exit status 1, saying why, when no test ran, or when a PostgreSQL server was up and any PostgreSQL test was
+skipped (or none was collected): with a server up, a skip there means the suite did not test what it claims
+to, whatever the reason given. Whether a server was up, the report itself says: `scripts/dev.py test`
+passes its PostgreSQL status to pytest (MESSAGES_POSTGRES_STATUS: `started` when it started one,
+`configured` when MESSAGES_TEST_POSTGRES_DSN named one), and tests/conftest.py records it as the test
+suite's `postgres_status` property. ``--postgres-started`` says so without the property.
 """
 
 from __future__ import annotations
@@ -20,9 +23,24 @@ def is_postgres(case: ET.Element) -> bool:
     return "postgres" in case.get("name", "").lower()
 
 
+SERVER_UP = ("started", "configured")
+"""The ``postgres_status`` values that mean a PostgreSQL server was there for the tests."""
+
+
+def postgres_status(root: ET.Element) -> str | None:
+    """The ``postgres_status`` property the run recorded, if any."""
+    for prop in root.iter("property"):
+        if prop.get("name") == "postgres_status":
+            return prop.get("value")
+    return None
+
+
 def check(report: str, postgres_started: bool) -> list[str]:
     """The problems with ``report``, after printing its figures."""
     root = ET.parse(report).getroot()
+    status = postgres_status(root)
+    print(f"[ci] PostgreSQL server for this run: {status or 'not recorded'}")
+    postgres_started = postgres_started or status in SERVER_UP
     cases = list(root.iter("testcase"))
     skipped = [case for case in cases if case.find("skipped") is not None]
     print(f"[ci] {len(cases)} tests collected, {len(cases) - len(skipped)} ran, {len(skipped)} skipped")

@@ -27,6 +27,7 @@ BENCHMARKS = {
     "context": "benchmarks.bench_context",
     "check": "benchmarks.bench_check",
     "caching": "benchmarks.bench_caching",
+    "convert": "benchmarks.bench_convert",
 }
 
 

@@ -9,11 +9,12 @@ called, never by ``import messages``.
 from typing import TYPE_CHECKING, Any
 
 from messages._io import dump_messages, load_messages
-from messages._responses import from_responses_output, to_responses_input
+from messages.convert.responses import from_responses_items, from_responses_output, to_responses_items
 from messages.errors import (
     BackendError,
     ContextStateError,
     ConversationError,
+    ConversionError,
     CorruptDataError,
     DuplicateToolCallIdError,
     EmptyConversationError,
@@ -78,6 +79,7 @@ __all__ = [
     "ContextStateError",
     "ContextWindow",
     "ConversationError",
+    "ConversionError",
     "CorruptDataError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
@@ -121,6 +123,7 @@ __all__ = [
     "VideoPart",
     "Violation",
     "dump_messages",
+    "from_responses_items",
     "from_responses_output",
     "get_profile",
     "is_synthesized_result",
@@ -129,7 +132,7 @@ __all__ = [
     "protocol_errors",
     "register_profile",
     "repair_conversation",
-    "to_responses_input",
+    "to_responses_items",
     "validate_conversation",
 ]
 

@@ -21,7 +21,10 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
       ContextStateError (ValueError)           a context state that cannot be loaded into this context
       ProfileError                             a provider profile cannot be resolved or applied
         UnknownProfileError (KeyError)           no profile registered under that name
-      UnsupportedContentError (ValueError)     content the target API has no form for (Responses API audio)
+      ConversionError (ValueError)             a message another library's types (LangChain, pydantic-ai,
+                                               Responses API items) cannot hold, or one of theirs ours
+                                               cannot: names the message index and the part
+        UnsupportedContentError                  content the target API has no form for (Responses API audio)
       StoreError                               a thread store failed
         ThreadNotFoundError (KeyError)           no thread with that id
         ThreadExistsError (ValueError)           create_thread with an id that is taken
@@ -60,6 +63,7 @@ __all__ = [
     "BackendError",
     "ContextStateError",
     "ConversationError",
+    "ConversionError",
     "CorruptDataError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
@@ -278,7 +282,23 @@ class MaybeWrittenError(BackendError):
     whole or not at all: read the thread's end back before appending them again."""
 
 
-class UnsupportedContentError(MessagesError, ValueError):
+class ConversionError(MessagesError, ValueError):
+    """A conversion to or from another library's messages (``messages.convert``) that would lose something.
+
+    Every converter keeps everything or raises this: ``index`` is the position of the message (or item) in
+    the list being converted, ``part`` what it cannot carry: a field name (``"name"``,
+    ``"thinking_blocks"``), or the position of a content part in that message.
+    """
+
+    def __init__(self, message: str, *, index: int | None, part: int | str | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+        """Position of the offending message or item in the list being converted (``None``: the list)."""
+        self.part = part
+        """What of it cannot be carried: a field name, or a content part's position; ``None``: all of it."""
+
+
+class UnsupportedContentError(ConversionError):
     """Content that the target API has no form for (audio in Responses API input, for example).
 
     ``index`` is the position of the message in the list being converted, ``part`` the position of the
@@ -286,8 +306,4 @@ class UnsupportedContentError(MessagesError, ValueError):
     """
 
     def __init__(self, message: str, *, index: int, part: int | None = None) -> None:
-        super().__init__(message)
-        self.index = index
-        """Position of the offending message."""
-        self.part = part
-        """Position of the offending content part in that message, or ``None``."""
+        super().__init__(message, index=index, part=part)

@@ -27,15 +27,15 @@ order of the messages. ``repair_conversation`` returns a new list that passes:
   ``"drop"`` drops it like an orphan (its call then gets a synthesized result): the strict repair, which
   only removes tool results, adds synthesized ones and renames ids repeated within a turn (below), and
   moves nothing;
-* an id used twice within one assistant turn (quirk 17; OpenAI pairs results with calls by id, so two calls of one
-  turn with one id cannot both be answered unambiguously) is renamed on its later occurrence: the call's
-  ``id`` becomes ``"<id>_<n>"``, with the smallest ``n >= 2`` that no call of the input and no earlier
-  renaming uses, and so does the ``tool_call_id`` of the result that answers that occurrence (results with
-  the repeated id pair with its calls in order). Nothing else of the assistant message changes (its
-  content, the calls' names and arguments, their order); the first occurrence keeps its id. No other
+* an id used twice within one assistant turn (quirk 17; OpenAI pairs results with calls by id, so two calls
+  of one turn with one id cannot both be answered unambiguously) is renamed on its later occurrence: the
+  call's ``id`` becomes ``"<id>_<n>"``, with the smallest ``n >= 2`` that no call of the input and no
+  earlier renaming uses, and so does the ``tool_call_id`` of the result that answers that occurrence
+  (results with the repeated id pair with its calls in order). Nothing else of the assistant message changes
+  (its content, the calls' names and arguments, their order); the first occurrence keeps its id. No other
   repair keeps the protocol without losing content: leaving the id breaks the protocol, dropping the later
-  call loses the model's call and its real result, and merging the two calls loses one of them. An id that
-  a later turn uses again is valid, and is left as it is.
+  call loses the model's call and its real result, and merging the two calls loses one of them. An id that a
+  later turn uses again is valid, and is left as it is.
 
 Nothing else changes: every system, user and assistant message is kept, in order, as it was (apart from
 call ids repeated within a turn), and every kept result keeps its content. A list with nothing left to

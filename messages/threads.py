@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, Self, TypeV
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
-from messages._responses import from_responses_output, response_id, to_responses_input
+from messages.convert.responses import from_responses_output, response_id, to_responses_items
 from messages.errors import (
     DuplicateToolCallIdError,
     EmptyConversationError,
@@ -197,9 +197,11 @@ class RemoteThread(BaseModel):
     def request(self) -> dict[str, Any]:
         """The arguments of the next Responses API call: ``input``, ``previous_response_id``, ``store``.
 
-        ``input`` holds the pending messages as input items. Raises ``EmptyConversationError`` when nothing
-        is pending, and a ``ConversationError`` when the pending messages break the tool-call protocol
-        against the last response (a call it made left unanswered, a result that answers no call).
+        ``input`` holds the pending messages as input items (``messages.convert.to_responses_items``).
+        Raises ``EmptyConversationError`` when nothing is pending, a ``ConversationError`` when the pending
+        messages break the tool-call protocol against the last response (a call it made left unanswered, a
+        result that answers no call), and a ``ConversionError`` naming the message and field for what input
+        items cannot carry (a ``name``, reasoning or provider fields, audio): refused, never dropped.
         """
         if not self.pending:
             raise EmptyConversationError(
@@ -207,7 +209,7 @@ class RemoteThread(BaseModel):
                 "user message, or the results of its function calls, first"
             )
         self._check_pending()
-        kwargs: dict[str, Any] = {"input": to_responses_input(self.pending), "store": True}
+        kwargs: dict[str, Any] = {"input": to_responses_items(self.pending), "store": True}
         if self.response_id is not None:
             kwargs["previous_response_id"] = self.response_id
         return kwargs

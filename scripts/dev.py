@@ -2,7 +2,7 @@
 """Set up the project's virtual environment and run the main job, the tests or the benchmarks.
 
     python3 scripts/dev.py run      # the example bot, offline (a loopback stand-in provider)
-    python3 scripts/dev.py test     # ruff, mypy and the whole test suite
+    python3 scripts/dev.py test     # ruff, mypy and the whole test suite (PostgreSQL tests included)
     python3 scripts/dev.py bench    # the benchmarks, printing ratios against baselines
     python3 scripts/dev.py conformance  # providers x hard cases, litellm alone and with the profiles
 
@@ -10,15 +10,26 @@ Each command creates `.venv` if it is missing and installs what it needs into it
 `constraints.txt`; a stamp file skips the install when nothing it depends on changed. Extra arguments
 after the command go to the program it runs (`dev.py test -k roundtrip`, `dev.py run --model ...`).
 Only the Python standard library is used here, so a fresh machine needs nothing but Python 3.11+.
+
+`test` starts a throwaway PostgreSQL server for the PostgreSQL store tests (scripts/postgres.sh, which
+installs the server with apt-get when it can), unless MESSAGES_TEST_POSTGRES_DSN already names one or the
+tests asked for leave out tests/stores; when none can start, it says why in one line and those tests skip,
+giving the same reason. pytest gets MESSAGES_POSTGRES_STATUS (`started`, `configured`, `unavailable` or
+`not started`), which the JUnit report records and .ci/check_junit.py reads: with a server up, no
+PostgreSQL test may skip.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,6 +88,78 @@ def run(args: list[str]) -> int:
     return _run(PYTHON, "examples/tool_loop.py", *args, env=_env())
 
 
+DSN_VARIABLE = "MESSAGES_TEST_POSTGRES_DSN"
+STATUS_VARIABLE = "MESSAGES_POSTGRES_STATUS"
+UNAVAILABLE_VARIABLE = "MESSAGES_TEST_POSTGRES_UNAVAILABLE"
+STORE_TESTS = ROOT / "tests" / "stores"
+
+
+def _selects_store_tests(args: list[str]) -> bool:
+    """Whether the pytest arguments may run tests/stores: no path given (the whole suite), or a path that
+    holds it or lies inside it."""
+    paths = [ROOT / arg.split("::")[0] for arg in args if not arg.startswith("-")]
+    paths = [path.resolve() for path in paths if path.exists()]
+    if not paths:
+        return True
+    return any(
+        path == STORE_TESTS or path in STORE_TESTS.parents or STORE_TESTS in path.parents for path in paths
+    )
+
+
+@contextmanager
+def postgres_server(env: dict[str, str], args: list[str]) -> Iterator[None]:
+    """A throwaway PostgreSQL server for the duration, its DSN in ``env``; or, when none is started, the
+    reason in ``env`` (and one line on stderr). ``env[STATUS_VARIABLE]`` says which."""
+    if env.get(DSN_VARIABLE):
+        env[STATUS_VARIABLE] = "configured"
+        _say(f"PostgreSQL: the server at {DSN_VARIABLE} (set by you)")
+        yield
+        return
+    if not _selects_store_tests(args):
+        env[STATUS_VARIABLE] = "not started"
+        yield
+        return
+    bash = shutil.which("bash")
+    if bash is None or os.name == "nt":
+        why = "no bash here to run scripts/postgres.sh"
+    else:
+        started = subprocess.run(
+            [bash, str(ROOT / "scripts" / "postgres.sh"), "start"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if started.returncode == 0:
+            exports = dict(
+                line.removeprefix("export ").split("=", 1)
+                for line in started.stdout.splitlines()
+                if line.startswith("export ")
+            )
+            directory = shlex.split(exports["MESSAGES_POSTGRES_DIR"])[0]
+            env[DSN_VARIABLE] = shlex.split(exports[DSN_VARIABLE])[0]
+            env[STATUS_VARIABLE] = "started"
+            said = [line for line in started.stderr.splitlines() if line.strip()]
+            _say(f"PostgreSQL: a throwaway server for the store tests ({said[-1] if said else directory})")
+            try:
+                yield
+            finally:
+                subprocess.run(
+                    [bash, str(ROOT / "scripts" / "postgres.sh"), "stop", directory],
+                    cwd=ROOT,
+                    capture_output=True,
+                    check=False,
+                )
+            return
+        lines = [line.strip() for line in started.stderr.splitlines() if line.strip()]
+        why = " ".join(lines[-3:]) or f"scripts/postgres.sh start failed (exit status {started.returncode})"
+    env[STATUS_VARIABLE] = "unavailable"
+    env[UNAVAILABLE_VARIABLE] = why
+    _say(f"PostgreSQL: no server, so the PostgreSQL store tests skip: {why}")
+    yield
+
+
 def test(args: list[str]) -> int:
     ensure_venv(EXTRAS["test"])
     env = _env()
@@ -84,7 +167,6 @@ def test(args: list[str]) -> int:
         ("ruff check", [PYTHON, "-m", "ruff", "check", "."]),
         ("ruff format --check", [PYTHON, "-m", "ruff", "format", "--check", "."]),
         ("mypy (strict)", [PYTHON, "-m", "mypy"]),
-        ("pytest", [PYTHON, "-m", "pytest", *args]),
     ]
     for title, argv in steps:
         _say(title)
@@ -92,7 +174,12 @@ def test(args: list[str]) -> int:
         if code != 0:
             _say(f"{title} failed (exit status {code})")
             return code
-    return 0
+    with postgres_server(env, args):
+        _say("pytest")
+        code = _run(PYTHON, "-m", "pytest", *args, env=env)
+    if code != 0:
+        _say(f"pytest failed (exit status {code})")
+    return code
 
 
 def bench(args: list[str]) -> int:

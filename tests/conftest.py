@@ -31,6 +31,14 @@ settings.register_profile("quick", max_examples=10, deadline=None, suppress_heal
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _postgres_status(record_testsuite_property: Any) -> None:
+    """Whether a PostgreSQL server was up for this run (scripts/dev.py says so in MESSAGES_POSTGRES_STATUS),
+    recorded in the JUnit report, where .ci/check_junit.py reads it: with one up, no PostgreSQL test may
+    skip."""
+    record_testsuite_property("postgres_status", os.environ.get("MESSAGES_POSTGRES_STATUS", "unknown"))
+
+
 @pytest.fixture(scope="session")
 def litellm() -> ModuleType:
     """The real litellm, imported once for the whole session (the import costs about 2 s)."""

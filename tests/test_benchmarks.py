@@ -69,3 +69,18 @@ def test_the_quick_check_benchmark_runs_and_prints_its_ratio():
     assert "per-message cost 100 -> 1,000:" in out, out
     assert "(target <= 1.5x" in out, out
     assert "difflib matcher" in out, out
+
+
+def test_the_quick_convert_benchmark_runs_and_prints_every_ratio():
+    out = quick_run("convert")
+    summary = out.split("== summary", 1)[1]
+    for what in (
+        "LangChain messages -> ours",
+        "ours -> LangChain",
+        "pydantic-ai history -> ours",
+        "ours -> pydantic-ai",
+        "Responses items -> ours",
+        "ours -> Responses items",
+    ):
+        assert what in summary, out
+    assert summary.count("x\n") >= 6, out

@@ -91,3 +91,25 @@ def test_the_coverage_table_has_a_row_for_every_key_of_litellms_message_types():
     described = " ".join(row.key for row in ROWS)
     missing = sorted(k for k in keys | parts if k not in described)
     assert missing == [], missing
+
+
+def _section_blocks(heading: str) -> list[str]:
+    section = README.read_text().split(f"### {heading}\n", 1)[1].split("\n### ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+
+
+@pytest.mark.parametrize("library", ["langchain", "pydantic-ai"])
+def test_the_coming_from_examples_run_as_written(library):
+    blocks = _section_blocks("Coming from LangChain / pydantic-ai")
+    assert len(blocks) == 2
+    code = blocks[0] if library == "langchain" else blocks[1]
+    assert len(code.strip().splitlines()) <= 14  # about ten lines each
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    conversation = namespace["conversation"]
+    if library == "langchain":
+        assert [m.role for m in conversation] == ["system", "user", "assistant", "tool"]
+        assert conversation[2].tool_calls[0].parse_arguments() == {"a": 3, "b": 12}
+    else:
+        assert [m.role for m in conversation] == ["user", "assistant", "tool"]
+        assert "No user 'John'" in conversation[2].content

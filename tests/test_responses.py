@@ -13,6 +13,7 @@ from pydantic import ConfigDict, TypeAdapter
 from messages import (
     AIMessage,
     AudioPart,
+    ConversionError,
     FilePart,
     ImagePart,
     Message,
@@ -26,8 +27,9 @@ from messages import (
     UnsupportedContentError,
     UserMessage,
     VideoPart,
+    from_responses_items,
     from_responses_output,
-    to_responses_input,
+    to_responses_items,
 )
 from messages import strategies as ms
 from messages.testing import OpenAIResponsesRoute, StandInServer, scripted
@@ -66,14 +68,14 @@ def test_each_kind_of_message_becomes_the_items_the_responses_api_documents():
         ),
         AIMessage(content="Let me look.", tool_calls=[CALL]),
         ToolMessage(tool_call_id="call_1", content='{"sky": "rain"}'),
-        AIMessage(content=None, refusal="I cannot help with that."),
+        AIMessage(content="I cannot help with that."),
         ToolMessage.for_call(
             ToolCall(id="call_2", name="chart"), [TextPart(text="chart:"), ImagePart(url=PNG)]
         ),
     ]
-    items = to_responses_input(conversation[:6]) + to_responses_input(conversation[6:])
+    items = to_responses_items(conversation[:6]) + to_responses_items(conversation[6:])
     assert items == [
-        {"type": "message", "role": "system", "content": [{"type": "input_text", "text": "Be brief."}]},
+        {"type": "message", "role": "system", "content": "Be brief."},
         {
             "type": "message",
             "role": "developer",
@@ -116,6 +118,19 @@ def test_each_kind_of_message_becomes_the_items_the_responses_api_documents():
         },
     ]
     responses_accepts(items)
+    # And back: the same messages, but for the two images whose unset detail went out as "auto".
+    back = from_responses_items(items)
+    user, tool = conversation[2], conversation[6]
+    assert isinstance(user.content, list)
+    assert isinstance(tool.content, list)
+    auto = ImagePart(url="https://example.com/a.png", detail="auto")
+    expected = [
+        *conversation[:2],
+        user.model_copy(update={"content": [user.content[0], auto, *user.content[2:]]}),
+        *conversation[3:6],
+        tool.model_copy(update={"content": [tool.content[0], ImagePart(url=PNG, detail="auto")]}),
+    ]
+    assert back == expected
 
 
 def _texts(message: Message) -> list[str]:
@@ -136,13 +151,17 @@ def _has_audio(conversation: list[Message]) -> bool:
 
 
 @settings(max_examples=30)
-@given(ms.conversations())
+@given(ms.conversations(extensions=False))
 def test_conversations_become_items_the_sdk_accepts_keeping_every_call_result_and_text(conversation):
     if _has_audio(conversation):
-        with pytest.raises(UnsupportedContentError):
-            to_responses_input(conversation)
+        # Audio is refused (UnsupportedContentError), unless an earlier message's name or refusal is first.
+        with pytest.raises(ConversionError):
+            to_responses_items(conversation)
         return
-    items = to_responses_input(conversation)
+    try:
+        items = to_responses_items(conversation)
+    except ConversionError:  # tests/test_convert_responses.py checks that each one is justified
+        return
     responses_accepts(items)
     calls = [
         (c.id, c.name, c.arguments) for m in conversation if isinstance(m, AIMessage) for c in m.tool_calls
@@ -155,7 +174,9 @@ def test_conversations_become_items_the_sdk_accepts_keeping_every_call_result_an
         part["text"]
         for i in items
         if i["type"] == "message" and i["role"] != "assistant"
-        for part in i["content"]
+        for part in (
+            [{"type": "input_text", "text": i["content"]}] if isinstance(i["content"], str) else i["content"]
+        )
         if part["type"] == "input_text"
     ]
     assert sent == said
@@ -169,14 +190,15 @@ def test_audio_is_refused_naming_the_message_and_part():
     with pytest.raises(
         UnsupportedContentError, match=r"^message 1, content part 1: .* no audio input"
     ) as caught:
-        to_responses_input(conversation)
+        to_responses_items(conversation)
     assert (caught.value.index, caught.value.part) == (1, 1)
+    assert isinstance(caught.value, ConversionError)
     assert isinstance(caught.value, ValueError)
 
 
 def test_only_messages_are_converted():
     with pytest.raises(MessageTypeError, match="message 0 is a dict"):
-        to_responses_input([{"role": "user", "content": "hi"}])
+        to_responses_items([{"role": "user", "content": "hi"}])
 
 
 def _response_oracle(data: dict[str, Any]) -> Any:
@@ -281,12 +303,8 @@ def test_a_remote_thread_runs_a_tool_loop_through_litellm_responses(litellm):
     assert (thread.open_calls, thread.pending) == ((), ())
     # What litellm put on the wire: the first turn's messages, then only the results, chained by id.
     assert first["input"] == [
-        {"type": "message", "role": "system", "content": [{"type": "input_text", "text": "Be brief."}]},
-        {
-            "type": "message",
-            "role": "user",
-            "content": [{"type": "input_text", "text": "Weather in Paris and Lyon?"}],
-        },
+        {"type": "message", "role": "system", "content": "Be brief."},
+        {"type": "message", "role": "user", "content": "Weather in Paris and Lyon?"},
     ]
     assert first["store"] is True
     assert "previous_response_id" not in first
@@ -341,7 +359,7 @@ def test_a_remote_thread_sends_earlier_tool_calls_and_results_as_items_through_l
         first, second = server.bodies()
     assert reply == AIMessage(content="Rain, then sun.")
     assert first["input"] == [
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Weather in Paris?"}]},
+        {"type": "message", "role": "user", "content": "Weather in Paris?"},
         {
             "type": "function_call",
             "call_id": "call_0",
@@ -350,11 +368,7 @@ def test_a_remote_thread_sends_earlier_tool_calls_and_results_as_items_through_l
         },
         {"type": "function_call_output", "call_id": "call_0", "output": '{"sky": "rain"}'},
         {"type": "message", "role": "assistant", "content": "Rain."},
-        {
-            "type": "message",
-            "role": "user",
-            "content": [{"type": "input_text", "text": "And the next two days?"}],
-        },
+        {"type": "message", "role": "user", "content": "And the next two days?"},
     ]
     assert "previous_response_id" not in first
     assert second["previous_response_id"] == route.issued[0]
@@ -362,3 +376,23 @@ def test_a_remote_thread_sends_earlier_tool_calls_and_results_as_items_through_l
         {"type": "function_call_output", "call_id": "call_9", "output": '["rain", "sun"]'}
     ]
     responses_accepts(first["input"] + second["input"])
+
+
+@pytest.mark.parametrize(
+    ("message", "part"),
+    [
+        (UserMessage(content="hi", name="alice"), "name"),
+        (AIMessage(content="x", reasoning_content="because"), "reasoning_content"),
+        (
+            AIMessage(content="x", thinking_blocks=[{"type": "thinking", "thinking": "t", "signature": "s"}]),
+            "thinking_blocks",
+        ),
+        (AIMessage(content="x", provider_specific_fields={"citations": []}), "provider_specific_fields"),
+        (AIMessage(content=None, refusal="no"), "refusal"),
+    ],
+)
+def test_a_remote_thread_refuses_what_input_items_cannot_carry_instead_of_dropping_it(message, part):
+    thread = RemoteThread().add([UserMessage(content="hi"), message])
+    with pytest.raises(ConversionError, match=r"^message 1: ") as caught:
+        thread.request()
+    assert (caught.value.index, caught.value.part) == (1, part)

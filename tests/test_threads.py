@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from messages import (
     AIMessage,
     AudioPart,
+    ConversionError,
     DuplicateToolCallIdError,
     EmptyConversationError,
     InMemoryThreadStore,
@@ -22,13 +23,10 @@ from messages import (
     OrphanToolResultError,
     RemoteThread,
     SystemMessage,
-    TextPart,
     ToolCall,
     ToolMessage,
     UnansweredToolCallError,
-    UnsupportedContentError,
     UserMessage,
-    VideoPart,
     parse_thread,
     validate_conversation,
 )
@@ -41,6 +39,7 @@ from messages.context import (
     skipped_messages_note,
 )
 from messages.threads import ContextWindow
+from tests.test_convert_responses import assert_justified, carriable
 
 json_values = st.recursive(
     st.none()
@@ -189,8 +188,8 @@ def test_a_remote_thread_sends_what_was_added_since_the_last_response():
     request = first.request()
     assert request == {
         "input": [
-            {"type": "message", "role": "system", "content": [{"type": "input_text", "text": "Be brief."}]},
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Paris?"}]},
+            {"type": "message", "role": "system", "content": "Be brief."},
+            {"type": "message", "role": "user", "content": "Paris?"},
         ],
         "store": True,
     }
@@ -244,24 +243,22 @@ def test_a_remote_thread_refuses_results_that_answer_no_call():
 @given(ms.conversations())
 def test_a_valid_local_history_starts_a_remote_thread(conversation):
     # Moving a local conversation to a remote thread: what passes validate_conversation passes the remote
-    # thread's own protocol check; only what the Responses API cannot take is refused.
+    # thread's own protocol check; what Responses API items cannot carry (audio, names, provider payloads)
+    # is refused by a ConversionError naming a message that holds it, and all the rest is sent.
     validate_conversation(conversation)
     thread = RemoteThread().add(conversation)
     assert thread.pending == tuple(conversation)
-    # Audio and video anywhere, and media in an assistant turn: the Responses API has no input item for them.
-    refused = any(
-        isinstance(part, AudioPart | VideoPart)
-        or (isinstance(m, AIMessage) and not isinstance(part, TextPart))
-        for m in conversation
-        for part in _parts(m)
-    )
-    if refused:
-        with pytest.raises(
-            UnsupportedContentError, match=r"takes no (audio|video) input|has no Responses API"
-        ):
+    has_audio = any(isinstance(part, AudioPart) for m in conversation for part in _parts(m))
+    if has_audio:
+        with pytest.raises(ConversionError):
             thread.request()
-    else:
-        assert thread.request()["input"]
+    try:
+        thread.request()
+    except ConversionError as error:
+        assert_justified(conversation, error)
+    sendable = carriable(conversation)
+    validate_conversation(sendable)
+    assert len(RemoteThread().add(sendable).request()["input"]) >= len(conversation)
 
 
 def _parts(message: Message) -> list:

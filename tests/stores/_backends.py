@@ -10,7 +10,7 @@ from messages import InMemoryThreadStore, PostgresThreadStore, SQLiteThreadStore
 
 DSN_VARIABLE = "MESSAGES_TEST_POSTGRES_DSN"
 UNAVAILABLE_VARIABLE = "MESSAGES_TEST_POSTGRES_UNAVAILABLE"
-"""Set by .ci/run to what scripts/postgres.sh said when it could not start a server."""
+"""Set by scripts/dev.py test to what scripts/postgres.sh said when it could not start a server."""
 
 Spec = dict[str, Any]
 
@@ -60,8 +60,8 @@ def no_server_reason() -> str:
     if why:
         return f"no PostgreSQL server: scripts/postgres.sh could not start one ({why})"
     return (
-        f"no PostgreSQL server configured: set {DSN_VARIABLE}, or run the tests under "
-        "`scripts/postgres.sh run ...` (which starts one)"
+        f"no PostgreSQL server configured: set {DSN_VARIABLE}, or run the tests with "
+        "`python3 scripts/dev.py test` (which starts one)"
     )
 
 

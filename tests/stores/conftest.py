@@ -1,8 +1,8 @@
 """Store fixtures: every contract test runs once per backend; PostgreSQL only when a server is configured.
 
-A PostgreSQL server is configured by the DSN in MESSAGES_TEST_POSTGRES_DSN (`.ci/run` starts one;
-`scripts/postgres.sh run python3 scripts/dev.py test` does the same by hand). Without it the PostgreSQL cases
-skip, saying so (and why the server could not start, when .ci/run tried: MESSAGES_TEST_POSTGRES_UNAVAILABLE);
+A PostgreSQL server is configured by the DSN in MESSAGES_TEST_POSTGRES_DSN (`scripts/dev.py test` starts
+one, and so `.ci/run` too). Without it the PostgreSQL cases skip, saying so (and why the server could not
+start, when dev.py tried: MESSAGES_TEST_POSTGRES_UNAVAILABLE);
 with it set but unreachable they skip too, except under CI, where they fail. `.ci/run` sets CI, and fails
 the run if a server started and any PostgreSQL test skipped all the same.
 """

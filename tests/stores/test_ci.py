@@ -5,11 +5,13 @@ no server running when its start fails half-way."""
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -19,9 +21,14 @@ from tests.stores._backends import UNAVAILABLE_VARIABLE, no_server_reason
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def junit(tmp_path: Path, cases: list[tuple[str, str | None]]) -> Path:
-    """A JUnit report of ``(name, skip message or None)`` test cases."""
-    body = "".join(
+def junit(tmp_path: Path, cases: list[tuple[str, str | None]], status: str | None = None) -> Path:
+    """A JUnit report of ``(name, skip message or None)`` test cases, with the run's ``postgres_status``."""
+    body = (
+        ""
+        if status is None
+        else (f'<properties><property name="postgres_status" value="{status}"/></properties>')
+    )
+    body += "".join(
         f'<testcase classname="tests.stores.test_contract" name="{name}">'
         + ("" if skip is None else f'<skipped type="pytest.skip" message="{skip}"/>')
         + "</testcase>"
@@ -52,6 +59,67 @@ def test_the_junit_check_fails_when_the_server_started_but_a_postgres_test_skipp
     assert "test_a[postgres] was skipped (no PostgreSQL server)" in result.stderr
     # Without a server, the same report passes: the skips say why.
     assert check(report).returncode == 0
+
+
+@pytest.mark.parametrize("status", ["started", "configured"])
+def test_the_junit_check_reads_from_the_report_that_a_server_was_up(tmp_path, status):
+    report = junit(tmp_path, [("test_a[sqlite]", None), ("test_a[postgres]", "no PostgreSQL server")], status)
+    result = check(report)
+    assert result.returncode == 1
+    assert f"PostgreSQL server for this run: {status}" in result.stdout
+    assert "test_a[postgres] was skipped (no PostgreSQL server)" in result.stderr
+
+
+@pytest.mark.parametrize("status", ["unavailable", "not started", "unknown"])
+def test_the_junit_check_lets_postgres_tests_skip_when_no_server_was_up(tmp_path, status):
+    report = junit(tmp_path, [("test_a[sqlite]", None), ("test_a[postgres]", "no PostgreSQL server")], status)
+    result = check(report)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_run_records_the_postgres_status_dev_py_gave_it_in_its_junit_report(tmp_path):
+    report = tmp_path / "junit.xml"
+    env = {**os.environ, "MESSAGES_POSTGRES_STATUS": "started"}
+    test = "tests/stores/test_ci.py::test_the_skip_reason_says_why_no_server_could_start"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test, f"--junitxml={report}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    properties = {p.get("name"): p.get("value") for p in ET.parse(report).getroot().iter("property")}
+    assert properties["postgres_status"] == "started"
+    # And the check reads it: a server was up, so the report must hold a PostgreSQL test that ran.
+    result = check(report)
+    assert "PostgreSQL server for this run: started" in result.stdout
+    assert "no PostgreSQL test was collected" in result.stderr
+
+
+def load_dev_py():
+    spec = importlib.util.spec_from_file_location("dev", ROOT / "scripts" / "dev.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ([], True),
+        (["-q", "-k", "roundtrip"], True),
+        (["tests"], True),
+        (["tests/stores/test_contract.py::test_append", "-x"], True),
+        (["tests/test_models.py"], False),
+        (["-q", "tests/test_models.py", "tests/test_context.py"], False),
+        (["tests/test_models.py", "tests/stores"], True),
+    ],
+)
+def test_dev_py_starts_postgres_only_when_the_tests_asked_for_may_use_it(args, expected):
+    assert load_dev_py()._selects_store_tests(args) is expected
 
 
 def test_the_junit_check_passes_when_every_postgres_test_ran(tmp_path):

@@ -1,0 +1,31 @@
+"""Conversions between this package's messages and other libraries' message types, for whole conversations.
+
+=============================================  =====================================================
+functions                                      the other side
+=============================================  =====================================================
+``from_langchain``, ``to_langchain``           LangChain ``BaseMessage`` lists (extra ``[langchain]``)
+``from_pydantic_ai``, ``to_pydantic_ai``       pydantic-ai ``ModelMessage`` lists (``[pydantic-ai]``)
+``from_responses_items``, ``to_responses_items``  OpenAI Responses API input items (plain dicts); the
+                                               converter ``RemoteThread`` sends its messages through
+=============================================  =====================================================
+
+Each converter keeps everything or raises ``ConversionError`` (a ``MessagesError`` and a ``ValueError``)
+naming the message index and the part it cannot carry: nothing is dropped silently. Within what the other
+side can hold, ``from_x(to_x(conversation)) == conversation``. The other libraries are imported inside the
+functions that need them, never by ``import messages``.
+"""
+
+from messages.convert.langchain import from_langchain, to_langchain
+from messages.convert.pydantic_ai import from_pydantic_ai, to_pydantic_ai
+from messages.convert.responses import from_responses_items, to_responses_items
+from messages.errors import ConversionError
+
+__all__ = [
+    "ConversionError",
+    "from_langchain",
+    "from_pydantic_ai",
+    "from_responses_items",
+    "to_langchain",
+    "to_pydantic_ai",
+    "to_responses_items",
+]

@@ -1,0 +1,70 @@
+"""What a converter's target library has no place for, refused before converting (never dropped).
+
+The fields of litellm's message types that LangChain and pydantic-ai messages do not hold (issue 12:
+prompt-caching marks, reply annotations, images and audio, video parts, litellm's own part keys, media in
+an assistant turn) raise a ``ConversionError`` naming the message and the field or part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from messages.errors import ConversionError
+from messages.models import AIMessage, Message, ToolMessage
+from messages.parts import FilePart, ImagePart, TextPart, VideoPart
+
+__all__ = ["refuse_unmapped"]
+
+_REPLY_FIELDS = ("annotations", "images", "audio")
+
+
+def refuse_unmapped(messages: Sequence[Message], library: str) -> None:
+    """Raise ``ConversionError`` for the first field or part of ``messages`` that ``library`` cannot hold."""
+    for index, message in enumerate(messages):
+        if message.cache_control is not None:
+            raise ConversionError(
+                f"message {index}: {library} has no place for a message-level cache_control mark",
+                index=index,
+                part="cache_control",
+            )
+        if isinstance(message, ToolMessage) and message.is_error is False:
+            raise ConversionError(
+                f"message {index}: {library} holds a tool result as failed or not, so an explicit "
+                "is_error=False would come back unset; leave it unset",
+                index=index,
+                part="is_error",
+            )
+        if isinstance(message, AIMessage):
+            for field in _REPLY_FIELDS:
+                if getattr(message, field) is not None:
+                    raise ConversionError(
+                        f"message {index}: {library} has no place for a reply's {field}",
+                        index=index,
+                        part=field,
+                    )
+        if not isinstance(message.content, list):
+            continue
+        for position, part in enumerate(message.content):
+            what = _unmapped_part(part, isinstance(message, AIMessage))
+            if what:
+                raise ConversionError(
+                    f"message {index}, content part {position}: {library} has no place for {what}",
+                    index=index,
+                    part=position,
+                )
+
+
+def _unmapped_part(part: object, assistant: bool) -> str:
+    if assistant and not isinstance(part, TextPart):
+        return "media in an assistant turn"
+    if isinstance(part, TextPart) and part.cache_control is not None:
+        return "a cache_control mark on a text part"
+    if isinstance(part, VideoPart):
+        return "a video part"
+    if isinstance(part, ImagePart) and (isinstance(part.image_url, str) or part.image_url.format is not None):
+        return "an image given as a bare string or with a format"
+    if isinstance(part, FilePart) and any(
+        getattr(part.file, name) is not None for name in ("format", "detail", "video_metadata")
+    ):
+        return "file.format, file.detail or file.video_metadata"
+    return ""
