@@ -1411,7 +1411,6 @@ ROWS: tuple[Quirk, ...] = (
             "xai",
             "together_ai",
             "fireworks_ai",
-            "hosted_vllm",
             "openrouter",
         ),
         title="cache_control reaches OpenAI-shaped routes, which reject the unknown key",
@@ -1437,7 +1436,9 @@ ROWS: tuple[Quirk, ...] = (
             "report it elsewhere."
         ),
         errors=(),
-        sources=(),
+        sources=(
+            "https://github.com/BerriAI/litellm/blob/main/litellm/litellm_core_utils/prompt_templates/factory.py",
+        ),
         litellm="Drops it on converting routes (measured); sends it as is on OpenAI-shaped ones.",
         evidence="verified",
     ),
@@ -1451,7 +1452,9 @@ ROWS: tuple[Quirk, ...] = (
             "profiles turn it into a file part; elsewhere it is reported."
         ),
         errors=(),
-        sources=(),
+        sources=(
+            "https://github.com/BerriAI/litellm/blob/main/litellm/litellm_core_utils/prompt_templates/factory.py",
+        ),
         litellm="Drops the part without a word (measured through the loopback stand-ins).",
         evidence="verified",
     ),
@@ -1464,7 +1467,6 @@ ROWS: tuple[Quirk, ...] = (
             "xai",
             "together_ai",
             "fireworks_ai",
-            "hosted_vllm",
             "openrouter",
         ),
         title="litellm's own part keys are not in OpenAI's schema",
@@ -1474,7 +1476,7 @@ ROWS: tuple[Quirk, ...] = (
             "form on OpenAI-shaped routes."
         ),
         errors=(),
-        sources=(),
+        sources=("https://github.com/BerriAI/litellm/blob/main/litellm/types/llms/openai.py",),
         litellm="Sends the keys as given.",
         evidence="reported",
     ),
@@ -1504,7 +1506,9 @@ ROWS: tuple[Quirk, ...] = (
             "dropped), and puts an assistant message's cachePoint after all its text blocks."
         ),
         errors=(),
-        sources=(),
+        sources=(
+            "https://github.com/BerriAI/litellm/blob/main/litellm/llms/bedrock/chat/converse_transformation.py",
+        ),
         litellm="Measured only (tests/test_extension_wire.py).",
         evidence="verified",
     ),
@@ -1532,7 +1536,9 @@ ROWS: tuple[Quirk, ...] = (
             " fixable."
         ),
         errors=(),
-        sources=(),
+        sources=(
+            "https://github.com/BerriAI/litellm/blob/main/litellm/litellm_core_utils/prompt_templates/factory.py",
+        ),
         litellm="Drops them (measured).",
         evidence="verified",
     ),

@@ -483,7 +483,7 @@ def test_problems_beside_an_unreadable_message_are_still_reported_at_their_index
         assistant(None, call("c1", "f", "{}")),
         tool("c2", "r"),  # answers no call of message 2; c1 is unanswered
         user("next"),
-        assistant(None, call("c3", "f", "{}"), call("c3", "f", "{}")),  # c3 twice in one turn
+        assistant(None, call("c3", "f", "{}"), call("c3", "f", '{"x": 1}')),  # c3 twice in one turn
         tool("c3", "r"),
         assistant(""),  # Gemini rejects an empty text (quirk 23)
     ]
