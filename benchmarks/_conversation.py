@@ -48,8 +48,13 @@ def build_conversation(size: int) -> list[Message]:
             AIMessage(content=f"Rain in city {n}, clear in its twin: take an umbrella for the first.")
         )
         conversation.append(UserMessage(content="Thanks!"))
+    return _cut(conversation, size)
+
+
+def _cut(conversation: list[Message], size: int) -> list[Message]:
+    """``conversation`` cut to exactly ``size`` messages and still valid: a trailing turn whose results
+    were cut is dropped, and short user turns fill the rest."""
     del conversation[size:]
-    # Close a cut exchange so the conversation stays valid: drop a trailing turn whose results were cut.
     while isinstance(conversation[-1], ToolMessage) or (
         isinstance(conversation[-1], AIMessage) and conversation[-1].tool_calls
     ):
@@ -75,14 +80,7 @@ def build_tool_heavy(size: int) -> list[Message]:
         conversation.append(ToolMessage(tool_call_id=calls[0].id, content='{"sky": "rain", "celsius": 12}'))
         conversation.append(ToolMessage(tool_call_id=calls[1].id, content='{"sky": "clear", "celsius": 19}'))
         conversation.append(AIMessage(content=f"Rain in city {n}, clear in its twin."))
-    del conversation[size:]
-    while isinstance(conversation[-1], ToolMessage) or (
-        isinstance(conversation[-1], AIMessage) and conversation[-1].tool_calls
-    ):
-        conversation.pop()
-    while len(conversation) < size:
-        conversation.append(UserMessage(content="And tomorrow?"))
-    return conversation
+    return _cut(conversation, size)
 
 
 def _odd_block(n: int) -> list[Message]:
