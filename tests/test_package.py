@@ -50,6 +50,21 @@ def test_import_messages_does_not_import_litellm():
     assert json.loads(out) == []
 
 
+def test_import_messages_leaves_the_library_converters_unloaded():
+    # messages.convert loads for the Responses converter; LangChain's and pydantic-ai's modules (which
+    # build validators at import) only on first use.
+    code = (
+        "import sys, json, messages; print(json.dumps(sorted(m for m in sys.modules if m in "
+        "('messages.convert.langchain', 'messages.convert.pydantic_ai'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []
+    from messages.convert import from_langchain, to_pydantic_ai
+
+    assert from_langchain.__module__ == "messages.convert.langchain"
+    assert to_pydantic_ai.__module__ == "messages.convert.pydantic_ai"
+
+
 def test_public_names_are_exported_once_and_sorted():
     # In ruff's isort-style order (RUF022): constants, then classes, then functions.
     def kind(name: str) -> int:

@@ -12,13 +12,19 @@ functions                                      the other side
 Each converter keeps everything or raises ``ConversionError`` (a ``MessagesError`` and a ``ValueError``)
 naming the message index and the part it cannot carry: nothing is dropped silently. Within what the other
 side can hold, ``from_x(to_x(conversation)) == conversation``. The other libraries are imported inside the
-functions that need them, never by ``import messages``.
+functions that need them, never by ``import messages``; the LangChain and pydantic-ai modules themselves
+load on first use (``import messages`` reaches this package for the Responses converter only).
 """
 
-from messages.convert.langchain import from_langchain, to_langchain
-from messages.convert.pydantic_ai import from_pydantic_ai, to_pydantic_ai
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from messages.convert.responses import from_responses_items, to_responses_items
 from messages.errors import ConversionError
+
+if TYPE_CHECKING:
+    from messages.convert.langchain import from_langchain, to_langchain
+    from messages.convert.pydantic_ai import from_pydantic_ai, to_pydantic_ai
 
 __all__ = [
     "ConversionError",
@@ -29,3 +35,18 @@ __all__ = [
     "to_pydantic_ai",
     "to_responses_items",
 ]
+
+_LAZY = {
+    "from_langchain": "langchain",
+    "to_langchain": "langchain",
+    "from_pydantic_ai": "pydantic_ai",
+    "to_pydantic_ai": "pydantic_ai",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(f"messages.convert.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'messages.convert' has no attribute {name!r}")
