@@ -205,33 +205,28 @@ class Plan:
                     code = code_of(m)
             else:
                 code = code_of(m)
-            positions = table[code]
-            if positions:
-                i, count = 0, len(positions)
-                while i < count:
-                    pos = positions[i]
-                    i += 1
-                    finding = detects[pos](m, states[pos])
-                    if not finding:
-                        continue
-                    fix = fixes[pos]
-                    if fix is None:  # fixed, if at all, by the rule's list step
-                        triggered.setdefault(pos, []).append(len(out))
-                        continue
-                    new = fix(m, finding, states[pos])
-                    if new is None:
-                        continue
-                    m = new
-                    if new is DROP:
-                        break
-                    if keeps_shape[pos]:
-                        continue
-                    changed = code_of(m)
-                    if changed != code:  # later rules of the new shape, from this rule's stage on
-                        code, positions = changed, table[changed]
-                        i, count = bisect_right(positions, pos), len(positions)
-                if m is DROP:
+            for pos in table[code]:  # the rules of this shape, in stage order
+                finding = detects[pos](m, states[pos])
+                if not finding:
                     continue
+                fix = fixes[pos]
+                if fix is None:  # fixed, if at all, by the rule's list step
+                    triggered.setdefault(pos, []).append(len(out))
+                    continue
+                new = fix(m, finding, states[pos])
+                if new is None:
+                    continue
+                m = new
+                if new is DROP:
+                    break
+                if keeps_shape[pos]:
+                    continue
+                changed = code_of(m)
+                if changed != code:  # the later rules of the new shape, from this rule's stage on
+                    m, code = self._reshaped(m, changed, pos, states, fixes, triggered, len(out))
+                    break
+            if m is DROP:
+                continue
             if transitions is not None:
                 this = code // ROLE_STEP
                 for pos in transitions[previous * _ROLE_COUNT + this]:
@@ -239,6 +234,46 @@ class Plan:
                 previous = this
             append(m)
         return out, triggered
+
+    def _reshaped(
+        self,
+        m: Message,
+        code: int,
+        after: int,
+        states: list[Any],
+        fixes: tuple[Callable[[Message, Any, Any], Any] | None, ...],
+        triggered: dict[int, list[int]],
+        index: int,
+    ) -> tuple[Message, int]:
+        """``_pass`` for a message whose shape a fix changed: the rules of its new shape ``code`` that
+        come after position ``after``, the shape followed through every further change. Returns the
+        message (or ``DROP``) and its final shape."""
+        table, detects, keeps_shape = self.table, self.detects, self.keeps_shape
+        positions = table[code]
+        i, count = bisect_right(positions, after), len(positions)
+        while i < count:
+            pos = positions[i]
+            i += 1
+            finding = detects[pos](m, states[pos])
+            if not finding:
+                continue
+            fix = fixes[pos]
+            if fix is None:
+                triggered.setdefault(pos, []).append(index)
+                continue
+            new = fix(m, finding, states[pos])
+            if new is None:
+                continue
+            m = new
+            if new is DROP:
+                break
+            if keeps_shape[pos]:
+                continue
+            changed = code_of(m)
+            if changed != code:
+                code, positions = changed, table[changed]
+                i, count = bisect_right(positions, pos), len(positions)
+        return m, code
 
     def _list_steps(self, out: list[Message], triggered: Triggers) -> list[Message]:
         """The list rules that are triggered (or always run), in stage order; then the message rules on

@@ -29,7 +29,7 @@ detection and fix, its default catalog row), and one line in each provider file 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, NamedTuple
 
@@ -384,10 +384,14 @@ def blank(content: Any, *, whitespace: bool = True) -> bool:
     return False
 
 
-def parts_of(content: Any) -> Iterator[dict[str, Any]]:
-    """The parts of a content given as a list (dicts only)."""
-    if isinstance(content, list):
-        yield from (p for p in content if isinstance(p, dict))
+def parts_of(content: Any) -> list[dict[str, Any]]:
+    """The parts of a content given as a list (dicts only); ``[]`` for any other content. A list, not a
+    generator: rules call it on every message with parts, and a short list is cheaper to make and walk."""
+    if type(content) is list:
+        return [p for p in content if type(p) is dict]
+    if isinstance(content, list):  # a list subclass, as callers of Profile.apply may hand in
+        return [p for p in content if isinstance(p, dict)]
+    return []
 
 
 def an(role: Any) -> str:

@@ -52,8 +52,9 @@ _MARK = "cache_control"
 def _has_marks(m: Message) -> bool:
     if _MARK in m:
         return True
-    if any(_MARK in p for p in parts_of(m.get("content"))):
-        return True
+    for p in parts_of(m.get("content")):
+        if _MARK in p:
+            return True
     blocks = m.get("thinking_blocks")
     return isinstance(blocks, list) and any(isinstance(b, dict) and _MARK in b for b in blocks)
 
