@@ -9,6 +9,7 @@ are deterministic, collision-free and accepted.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from types import MappingProxyType
 
 import pytest
@@ -19,7 +20,7 @@ from messages import AIMessage, Profile, ToolCall, ToolMessage, UserMessage, dum
 from messages import strategies as ms
 from messages.profiles import SIGNATURE_SEPARATOR, IdRule, Rule, registered_profiles
 from messages.profiles._profile import UNIVERSAL_RULES
-from messages.profiles._rule import SHAPES, code_of, shape_of
+from messages.profiles._rule import LONG_TEXT, SHAPES, code_of, shape_of
 from messages.profiles.rules import BridgeToolResults, ReasoningContent, ToolCallIds
 from messages.profiles.rules.calls import plan_ids
 from messages.profiles.rules.order import merge_consecutive_roles
@@ -111,7 +112,7 @@ def test_no_screen_hides_what_its_rule_detects(messages):
 
 
 def test_the_shapes_cover_every_code():
-    assert len(SHAPES) == 6 * 6 * 5 * 2
+    assert len(SHAPES) == 2 * 6 * 6 * 5 * 2
     assert code_of({"role": "user", "content": "hi"}) == SHAPES.index(
         shape_of({"role": "user", "content": "hi"})
     )
@@ -120,6 +121,13 @@ def test_the_shapes_cover_every_code():
     call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": ""}}
     assert shape_of({"role": "assistant", "content": None, "tool_calls": [call]}).blank_arguments
     assert shape_of({"role": "assistant", "content": None, "tool_calls": [{**call, "index": 0}]}).odd_calls
+    # Long: a string content of more than LONG_TEXT characters, and nothing else about the shape changes.
+    for role in ("user", "tool"):
+        short = {"role": role, "content": "x" * LONG_TEXT, "tool_call_id": "c"}
+        long = {**short, "content": "x" * (LONG_TEXT + 1)}
+        assert not shape_of(short).long
+        assert shape_of(long) == replace(shape_of(short), long=True)
+    assert not shape_of({"role": "user", "content": [{"type": "text", "text": "x" * (LONG_TEXT + 1)}]}).long
 
 
 @given(CONVERSATIONS)

@@ -17,6 +17,8 @@ from typing import Any
 
 from messages.profiles._rule import (
     DROP,
+    LONG_STEP,
+    LONG_TEXT,
     ROLE_STEP,
     ROLES,
     SHAPES,
@@ -89,6 +91,9 @@ class Plan:
     tool_text: int
     """The shape code of a plain tool result whose string says something (``{"role": "tool", "content",
     "tool_call_id"}``), found by the pass without ``code_of``."""
+    measures: bool
+    """Whether a rule screens long texts (``Shape.long``) it does not screen short: the pass then hands a
+    plain message on unmeasured only when its text is not long."""
 
     @classmethod
     def of(cls, provider: str, rules: Sequence[Rule]) -> Plan:
@@ -141,6 +146,7 @@ class Plan:
             plain_strings=frozenset(role for role in ROLES if plain(role, "x", " ", "")),
             plain_texts=frozenset(role for role in ROLES if plain(role, "x")),
             tool_text=code_of({"role": "tool", "content": "x", "tool_call_id": "x"}),
+            measures=any(table[code] != table[code - LONG_STEP] for code in range(LONG_STEP, len(SHAPES))),
         )
 
     # --- apply ---------------------------------------------------------------------------------------
@@ -177,6 +183,7 @@ class Plan:
         table, detects, keeps_shape = self.table, self.detects, self.keeps_shape
         transitions = self.transitions
         plain_strings, plain_texts, tool_text = self.plain_strings, self.plain_texts, self.tool_text
+        measures = self.measures
         triggered: dict[int, list[int]] = {}
         out: list[Message] = []
         append = out.append
@@ -188,9 +195,13 @@ class Plan:
             if type(content) is str:
                 size = len(m)
                 # The two commonest messages, found with fewer steps than code_of takes: a plain text that
-                # no rule looks at (handed on as it is), and a plain tool result that says something.
-                if size == 2 and (
-                    role in plain_strings or (role in plain_texts and content and not content.isspace())
+                # no rule looks at (handed on as it is), and a plain tool result that says something; a
+                # long text among them only where no rule bounds texts.
+                short = not measures or len(content) <= LONG_TEXT
+                if (
+                    size == 2
+                    and short
+                    and (role in plain_strings or (role in plain_texts and content and not content.isspace()))
                 ):
                     if transitions is not None:
                         this = _ROLE_CODES[role]
@@ -199,7 +210,14 @@ class Plan:
                         previous = this
                     append(m)
                     continue
-                if size == 3 and role == "tool" and content and not content.isspace() and "tool_call_id" in m:
+                if (
+                    size == 3
+                    and short
+                    and role == "tool"
+                    and content
+                    and not content.isspace()
+                    and "tool_call_id" in m
+                ):
                     code = tool_text
                 else:
                     code = code_of(m)
@@ -228,7 +246,7 @@ class Plan:
             if m is DROP:
                 continue
             if transitions is not None:
-                this = code // ROLE_STEP
+                this = code % LONG_STEP // ROLE_STEP
                 for pos in transitions[previous * _ROLE_COUNT + this]:
                     triggered.setdefault(pos, []).append(len(out))
                 previous = this
@@ -316,7 +334,13 @@ class Plan:
         replaced: dict[int, Any] = {}
         for made_one in made:
             m: Any = made_one
-            if len(m) == 2 and type(m.get("content")) is str and m.get("role") in plain_strings:
+            content = m.get("content")
+            if (
+                len(m) == 2
+                and type(content) is str
+                and m.get("role") in plain_strings
+                and not (self.measures and len(content) > LONG_TEXT)
+            ):
                 continue
             for pos in rerun[code_of(m)]:
                 finding = detects[pos](m, rules[pos])

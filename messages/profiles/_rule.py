@@ -36,6 +36,8 @@ from typing import Any, ClassVar, Final, NamedTuple
 __all__ = [
     "DROP",
     "KINDS",
+    "LONG_STEP",
+    "LONG_TEXT",
     "ROLES",
     "SHAPES",
     "SYSTEM_ROLES",
@@ -127,6 +129,10 @@ class Shape:
     more or less (``provider_specific_fields``, litellm's ``index``), or not a dict."""
     blank_arguments: bool = False
     """Whether a tool call's arguments are ``""`` or whitespace (a call made without arguments)."""
+    long: bool = False
+    """Whether its content is a string of more than ``LONG_TEXT`` characters: the one length the pass
+    measures itself, for the rules that bound texts (they screen this, and parts, whose texts the pass
+    does not measure)."""
 
 
 _CALL_STATES: Final = (
@@ -140,17 +146,23 @@ _CALL_STATES: Final = (
 arguments; odd; odd with blank arguments."""
 
 SHAPES: Final = tuple(
-    Shape(ROLES[role] if role < len(ROLES) else None, kind, calls, bool(odd), odd_calls, blank)
+    Shape(ROLES[role] if role < len(ROLES) else None, kind, calls, bool(odd), odd_calls, blank, bool(long))
+    for long in (0, 1)
     for role in range(len(ROLES) + 1)
     for kind in range(len(KINDS))
     for calls, odd_calls, blank in _CALL_STATES
     for odd in (0, 1)
 )
-"""Every shape, at the index ``code_of`` gives: ``role * ROLE_STEP + kind * 10 + calls * 2 + odd``, with
-calls the index in ``_CALL_STATES``."""
+"""Every shape, at the index ``code_of`` gives: ``long * LONG_STEP + role * ROLE_STEP + kind * 10 + calls
+* 2 + odd``, with calls the index in ``_CALL_STATES``."""
 
 ROLE_STEP: Final = 60
-"""How far apart the codes of two roles are: ``code // ROLE_STEP`` is the role code."""
+"""How far apart the codes of two roles are: ``code % LONG_STEP // ROLE_STEP`` is the role code."""
+LONG_STEP: Final = ROLE_STEP * (len(ROLES) + 1)
+"""How far the code of a shape with a long text is from the same shape with a short one."""
+LONG_TEXT: Final = 1 << 20
+"""The length (1,048,576 characters) above which a string content makes a shape ``long``. A rule bounding
+texts to a length of at least this screens long shapes only, so ordinary texts never reach it."""
 
 
 def code_of(m: Mapping[str, Any]) -> int:
@@ -163,14 +175,14 @@ def code_of(m: Mapping[str, Any]) -> int:
     content = m.get("content")
     if type(content) is str:
         kind = (SPACE if content.isspace() else TEXT) if content else EMPTY
-    elif content is None:
-        kind = NONE
+        base = role * 60 + kind * 10 + (LONG_STEP if len(content) > LONG_TEXT else 0)
     else:
-        kind = PARTS if type(content) is list else OTHER
+        kind = NONE if content is None else PARTS if type(content) is list else OTHER
+        base = role * 60 + kind * 10
     calls = m.get("tool_calls")
     if not calls:
         odd = len(m) != _PLAIN_SIZE[role] or "content" not in m or (role == 4 and "tool_call_id" not in m)
-        return role * 60 + kind * 10 + odd
+        return base + odd
     odd = len(m) != _PLAIN_SIZE[role] + 1 or "content" not in m
     odd_calls = blank = type(calls) is not list  # not a list: whatever the rules may find
     if not odd_calls:
@@ -192,7 +204,7 @@ def code_of(m: Mapping[str, Any]) -> int:
                     blank = True
             else:
                 odd_calls = True
-    return role * 60 + kind * 10 + (6 if odd_calls else 2) + (2 if blank else 0) + odd
+    return base + (6 if odd_calls else 2) + (2 if blank else 0) + odd
 
 
 def shape_of(m: Mapping[str, Any]) -> Shape:
