@@ -1595,6 +1595,27 @@ ROWS: tuple[Quirk, ...] = (
         litellm="Sends the names as given.",
         evidence="verified",
     ),
+    Quirk(
+        number=83,
+        providers=("openai", "azure"),
+        title="OpenAI: one text of at most 10,485,760 characters",
+        constraint=(
+            "A message's string content (a tool result that returns a whole file or listing, most often) "
+            "may hold at most 10,485,760 characters; a longer one fails the whole request. Reports from "
+            "2024 give 1,048,576. The limit is on characters, not tokens, so it can bite before the context "
+            "window does. The OpenAI profile reports it as not fixable: cutting the text is the caller's "
+            "choice. Azure serves the same models and is assumed to share it."
+        ),
+        errors=(
+            "Invalid 'messages[5].content': string too long. Expected a string with maximum length 10485760, "
+            "but got a string with length 10605342 instead.",
+            "Invalid 'messages[17].content': string too long. Expected a string with maximum length 1048576, "
+            "but got a string with length 1744259 instead.",
+        ),
+        sources=("Shopify/roast#52", "gptscript-ai/clio#41"),
+        litellm="Sends the text as given.",
+        evidence="reported",
+    ),
 )
 """Every row, in number order."""
 

@@ -32,7 +32,7 @@ from messages import (
     register_profile,
 )
 from messages.profiles import BUILTIN_MODULES, IdRule, registered_profiles
-from messages.profiles.rules import KnownKeys, NoPrefill, ToolCallIds
+from messages.profiles.rules import KnownKeys, NoPrefill, TextLength, ToolCallIds
 from messages.quirks import QUIRKS
 from tests.wire import missing_texts, pairing, protocol_problems, roles
 
@@ -1227,6 +1227,36 @@ def test_a_turn_beside_calls_keeps_content_null_on_openai():
         ToolMessage(tool_call_id="call_1", content="sun"),
     ]
     assert dump_messages(conversation, model="openai/gpt-4o")[1]["content"] is None
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-4o", "azure/gpt-4o"])
+def test_a_text_over_openais_limit_is_reported_and_kept(model):
+    # Quirk 83: "string too long. Expected a string with maximum length 10485760". The limit counts
+    # characters; the plain user text and the plain tool result would take the pass's fast path if the
+    # pass did not measure long strings.
+    limit = 10_485_760
+    over, at = "é" * (limit + 1), "x" * limit
+    conversation = [
+        UserMessage(content=over),
+        AIMessage(content=None, tool_calls=[call("call_1")]),
+        ToolMessage(tool_call_id="call_1", content=over),
+        UserMessage(content=[TextPart(text="look"), TextPart(text=over)]),
+        AIMessage(content=at),
+    ]
+    profile = get_profile(model)
+    dumped = dump_messages(conversation)
+    found = [v for v in profile.check(dumped) if v.rule == "text-length"]
+    assert [(v.index, v.row, v.fixable) for v in found] == [(0, 83, False), (2, 83, False), (3, 83, False)]
+    assert "text part 1 has 10,485,761 characters" in found[2].message
+    applied = dump_messages(conversation, model=model)
+    assert [m["content"] for m in applied] == [m["content"] for m in dumped]  # reported, never cut
+    claude = get_profile("anthropic/claude-sonnet-4-5")
+    assert not [v for v in claude.check(dumped) if v.rule == "text-length"]
+
+
+def test_a_text_limit_below_what_the_pass_measures_is_refused():
+    with pytest.raises(ValueError, match="at least 1,048,576 characters"):
+        TextLength(limit=4096)
 
 
 @pytest.mark.parametrize("model", ["gemini/gemini-2.5-flash", "vertex_ai/gemini-2.5-pro"])

@@ -6,6 +6,8 @@ Implements (quirks, ``messages quirks N``):
 * 4: each ``name`` rewritten to OpenAI's current pattern (no whitespace and none of ``<|\\/>``);
 * 5: a refusal with no text is sent as the content too, and an assistant turn with neither text nor
   tool calls is sent with content ``""`` (OpenAI allows ``content: null`` only beside tool calls);
+* 83: a text of more than 10,485,760 characters is reported (not fixable: only the caller knows what to
+  cut);
 * 59: no ``name`` on assistant turns, and none on tool results (the SDK's types have none there);
 * keys OpenAI does not know (the extension keys of ``messages.models``, litellm's extras) are dropped:
   litellm passes them through and OpenAI rejects additional properties;
@@ -30,6 +32,7 @@ from messages.profiles.rules import (
     NullTurn,
     Refusal,
     SystemRole,
+    TextLength,
     ToolCallIds,
 )
 
@@ -45,6 +48,7 @@ OPENAI_RULES = (
     KnownKeys(extra={"assistant": frozenset({"audio", "function_call"})}),
     ToolCallIds(ids=IdRule(max_length=40), row=3),
     NullTurn(row=5),
+    TextLength(row=83),
 )
 """OpenAI's rules, wherever its models are served (OpenAI, Azure)."""
 

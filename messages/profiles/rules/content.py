@@ -10,6 +10,7 @@ from typing import Any, Literal
 from messages.profiles._rule import (
     DROP,
     EMPTY,
+    LONG_TEXT,
     NONE,
     PARTS,
     SPACE,
@@ -38,6 +39,7 @@ __all__ = [
     "SpaceEmptyText",
     "SystemRole",
     "SystemText",
+    "TextLength",
     "TextOnly",
     "ToolText",
     "UnsupportedParts",
@@ -584,5 +586,48 @@ class InlineImages(Rule):
             yield Note(
                 f"{cx.provider} takes images inline only (base64), not by URL ({url[:40]}): download it and "
                 "send an ImagePart.from_bytes",
+                fixable=False,
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextLength(Rule):
+    """A text longer than the provider takes is reported (OpenAI, quirk 83: "Invalid
+    'messages[5].content': string too long. Expected a string with maximum length 10485760"): a string
+    content, or a text part. Not fixable: what to cut is the caller's call (a context window with a token
+    limit, ``messages.context``, or a tool that returns less); cutting here would lose content."""
+
+    id = "text-length"
+    stage = 80
+
+    row: int | None = 83
+    limit: int = 10_485_760
+    """The most characters one text may have; at least ``LONG_TEXT``, so that only long shapes (and
+    parts) need a look."""
+
+    def __post_init__(self) -> None:
+        if self.limit < LONG_TEXT:
+            raise ValueError(f"a text limit must be at least {LONG_TEXT:,} characters, not {self.limit:,}")
+
+    def screens(self, shape: Shape) -> bool:
+        return shape.long or shape.kind == PARTS
+
+    def detect(self, m: Message, run: Any) -> list[tuple[int | None, int]] | None:
+        content, limit = m.get("content"), self.limit
+        if type(content) is str:
+            return [(None, len(content))] if len(content) > limit else None
+        found: list[tuple[int | None, int]] = [
+            (n, len(text))
+            for n, p in enumerate(parts_of(content))
+            if type(text := p.get("text")) is str and len(text) > limit
+        ]
+        return found or None
+
+    def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
+        for part, size in finding:
+            where = "the content" if part is None else f"text part {part}"
+            yield Note(
+                f"{where} has {size:,} characters; {cx.provider} rejects a text longer than {self.limit:,} "
+                "(string too long): shorten it, or keep it out of the window (messages.context)",
                 fixable=False,
             )
