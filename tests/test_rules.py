@@ -111,6 +111,27 @@ def test_no_screen_hides_what_its_rule_detects(messages):
                     assert rule.screens(shape), (profile.name, rule.id, shape, m)
 
 
+@given(CONVERSATIONS)
+def test_a_shape_a_rule_predicts_is_the_shape_its_fix_gives(messages):
+    # Rule.reshape lets the pass skip measuring a fixed message again: where a rule says what a fix
+    # makes of a shape, the fixed message must have that shape.
+    for profile in PROFILES:
+        plan = profile._plan
+        for m in messages:
+            shape = shape_of(m)
+            for pos, rule in enumerate(plan.rules):
+                if plan.fixes[pos] is None or not rule.screens(shape):
+                    continue
+                state = rule.start() if pos in plan.stateful else rule
+                finding = plan.detects[pos](dict(m), state)
+                predicted = rule.reshape(shape)
+                if not finding or predicted is None:
+                    continue
+                fixed = rule.fix(dict(m), finding, state)
+                if isinstance(fixed, dict):
+                    assert shape_of(fixed) == predicted, (profile.name, rule.id, m)
+
+
 def test_the_shapes_cover_every_code():
     assert len(SHAPES) == 2 * 6 * 6 * 5 * 2
     assert code_of({"role": "user", "content": "hi"}) == SHAPES.index(

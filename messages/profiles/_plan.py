@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from messages.profiles._rule import (
@@ -21,6 +21,7 @@ from messages.profiles._rule import (
     LONG_TEXT,
     ROLE_STEP,
     ROLES,
+    SHAPE_CODES,
     SHAPES,
     Context,
     Message,
@@ -36,6 +37,7 @@ _ROLE_CODES: dict[Any, int] = {role: code for code, role in enumerate(ROLES)}
 _OTHER = len(ROLES)
 _ROLE_COUNT = len(ROLES) + 1
 _MAX_ROUNDS = 4  # list steps and the message rules on what they made, until a round changes nothing
+_UNASKED, _UNKNOWN = -2, -1  # in Plan.reshapes: Rule.reshape not asked yet; the shape does not say
 
 Triggers = Mapping[int, Sequence[int] | None]
 """The list rules to run, by position: the indexes of the messages that triggered each one (a watched
@@ -66,8 +68,10 @@ class Plan:
     step (or not at all)."""
     owned_fixes: tuple[Callable[[Message, Any, Any], Any] | None, ...]
     """``fixes``, with ``fix_in_place`` where a rule has one: for a list nobody else holds."""
-    keeps_shape: tuple[bool, ...]
-    """By position: whether the rule's fix never changes a message's shape (``Rule.keeps_shape``)."""
+    reshapes: tuple[list[int], ...]
+    """By position, by shape code: the code of a message of that shape after the rule's fix, where the
+    shape alone decides it (``Rule.reshape``); ``-1`` where the pass computes it; ``-2`` until first
+    needed (filled in by ``_reshape``)."""
     listed: tuple[int, ...]
     """The positions of the rules with list-level hooks, in stage order."""
     transitions: tuple[tuple[int, ...], ...] | None
@@ -94,6 +98,10 @@ class Plan:
     measures: bool
     """Whether a rule screens long texts (``Shape.long``) it does not screen short: the pass then hands a
     plain message on unmeasured only when its text is not long."""
+    same_tails: dict[tuple[int, int, int], bool] = field(default_factory=dict, compare=False)
+    """For (shape code, new shape code, position): whether the rules after that position are the same for
+    both shapes, so that the pass goes on with them when a fix changes one shape into the other (filled
+    in by ``_same_tail``)."""
 
     @classmethod
     def of(cls, provider: str, rules: Sequence[Rule]) -> Plan:
@@ -132,7 +140,7 @@ class Plan:
                 rule.fix_in_place if _overrides(rule, "fix_in_place") else fix
                 for rule, fix in zip(bound, fixes, strict=True)
             ),
-            keeps_shape=tuple(rule.keeps_shape for rule in bound),
+            reshapes=tuple([_UNASKED] * len(SHAPES) for _ in bound),
             listed=listed,
             transitions=tuple(watched) if any(watched) else None,
             stateful=stateful,
@@ -180,7 +188,7 @@ class Plan:
         """The one pass: each message's shape, the rules of that shape asked and their fixes applied in
         stage order (a fix that changes the shape hands on to the rules of the new shape); the list rules
         that something in the pass triggered, with where."""
-        table, detects, keeps_shape = self.table, self.detects, self.keeps_shape
+        table, detects, reshapes = self.table, self.detects, self.reshapes
         transitions = self.transitions
         plain_strings, plain_texts, tool_text = self.plain_strings, self.plain_texts, self.tool_text
         measures = self.measures
@@ -237,12 +245,21 @@ class Plan:
                 m = new
                 if new is DROP:
                     break
-                if keeps_shape[pos]:
+                changed = reshapes[pos][code]
+                if changed == code:
                     continue
-                changed = code_of(m)
-                if changed != code:  # the later rules of the new shape, from this rule's stage on
-                    m, code = self._reshaped(m, changed, pos, states, fixes, triggered, len(out))
-                    break
+                if changed < 0:
+                    changed = self._reshape(pos, code) if changed == _UNASKED else _UNKNOWN
+                    if changed == _UNKNOWN:
+                        changed = code_of(m)
+                    if changed == code:
+                        continue
+                if self._same_tail(code, changed, pos):  # the same rules to come: on with them
+                    code = changed
+                    continue
+                # the later rules of the new shape, from this rule's stage on
+                m, code = self._reshaped(m, changed, pos, states, fixes, triggered, len(out))
+                break
             if m is DROP:
                 continue
             if transitions is not None:
@@ -266,7 +283,7 @@ class Plan:
         """``_pass`` for a message whose shape a fix changed: the rules of its new shape ``code`` that
         come after position ``after``, the shape followed through every further change. Returns the
         message (or ``DROP``) and its final shape."""
-        table, detects, keeps_shape = self.table, self.detects, self.keeps_shape
+        table, detects = self.table, self.detects
         positions = table[code]
         i, count = bisect_right(positions, after), len(positions)
         while i < count:
@@ -285,13 +302,31 @@ class Plan:
             m = new
             if new is DROP:
                 break
-            if keeps_shape[pos]:
-                continue
-            changed = code_of(m)
+            changed = self.reshapes[pos][code]
+            if changed == _UNASKED:
+                changed = self._reshape(pos, code)
+            if changed == _UNKNOWN:
+                changed = code_of(m)
             if changed != code:
                 code, positions = changed, table[changed]
                 i, count = bisect_right(positions, pos), len(positions)
         return m, code
+
+    def _reshape(self, pos: int, code: int) -> int:
+        """``reshapes[pos][code]``, asked of the rule the first time it is needed."""
+        shape = self.rules[pos].reshape(SHAPES[code])
+        found = self.reshapes[pos][code] = _UNKNOWN if shape is None else SHAPE_CODES[shape]
+        return found
+
+    def _same_tail(self, code: int, changed: int, pos: int) -> bool:
+        """Whether the rules after position ``pos`` are the same for shapes ``code`` and ``changed``."""
+        key = (code, changed, pos)
+        same = self.same_tails.get(key)
+        if same is None:
+            rest = self.table[code]
+            other = self.table[changed]
+            same = self.same_tails[key] = rest[bisect_right(rest, pos) :] == other[bisect_right(other, pos) :]
+        return same
 
     def _list_steps(self, out: list[Message], triggered: Triggers) -> list[Message]:
         """The list rules that are triggered (or always run), in stage order; then the message rules on

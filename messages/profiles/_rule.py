@@ -40,6 +40,7 @@ __all__ = [
     "LONG_TEXT",
     "ROLES",
     "SHAPES",
+    "SHAPE_CODES",
     "SYSTEM_ROLES",
     "Context",
     "Finding",
@@ -155,6 +156,9 @@ SHAPES: Final = tuple(
 )
 """Every shape, at the index ``code_of`` gives: ``long * LONG_STEP + role * ROLE_STEP + kind * 10 + calls
 * 2 + odd``, with calls the index in ``_CALL_STATES``."""
+
+SHAPE_CODES: Final[Mapping[Shape, int]] = {shape: code for code, shape in enumerate(SHAPES)}
+"""The code of each shape (``SHAPES`` inverted)."""
 
 ROLE_STEP: Final = 60
 """How far apart the codes of two roles are: ``code % LONG_STEP // ROLE_STEP`` is the role code."""
@@ -300,6 +304,13 @@ class Rule:
     keeps_shape: ClassVar[bool] = False
     """Whether ``fix`` never changes a message's ``Shape`` (new ids, arguments ``"{}"``): the compiled
     profile then goes on with the same rules without computing the shape again."""
+
+    def reshape(self, shape: Shape) -> Shape | None:
+        """The shape a message of ``shape`` has after ``fix``, where ``shape`` alone decides it (a key
+        added, a content set to ``None``); ``None`` when it depends on more, and the pass computes it
+        (``code_of``). Asked once per shape, when the compiled profile first fixes a message of that
+        shape. Default: ``shape`` itself for a rule that ``keeps_shape``, else ``None``."""
+        return shape if self.keeps_shape else None
 
     def describe(self, finding: Finding, m: Message, cx: Context) -> Iterable[Note]:
         """The lines ``check`` reports for a message-level finding; none for a silent fix (a change the

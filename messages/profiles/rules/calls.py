@@ -6,7 +6,7 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from messages.profiles._ids import SIGNATURE_SEPARATOR, IdRule
@@ -335,12 +335,15 @@ class EmptyArguments(Rule):
 
     id = "empty-arguments"
     stage = 40
-    keeps_shape = True
 
     row: int | None = 58
 
     def screens(self, shape: Shape) -> bool:
         return shape.role == "assistant" and shape.blank_arguments
+
+    def reshape(self, shape: Shape) -> Shape | None:
+        # Plain calls all get "{}"; calls of another structure decide for themselves.
+        return None if shape.odd_calls else replace(shape, blank_arguments=False)
 
     def detect(self, m: Message, run: Any) -> bool:
         return any(_blank_arguments(c) for c in _calls(m))

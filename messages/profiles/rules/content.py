@@ -399,6 +399,11 @@ class CallTurnContent(Rule):
     def fix(self, m: Message, finding: Any, run: Any) -> Message:
         return self.fix_in_place(dict(m), finding, run)
 
+    def reshape(self, shape: Shape) -> Shape | None:
+        if shape.kind == PARTS:  # blank parts left out, or the content set: the parts decide
+            return None
+        return replace(shape, kind=NONE if self.value == "null" else EMPTY, long=False)
+
     def fix_in_place(self, m: Message, finding: Any, run: Any) -> Message:
         if finding == "parts":
             m["content"] = _without_blank_parts(m["content"], self.whitespace)
@@ -514,6 +519,9 @@ class ReasoningContent(Rule):
 
     def fix(self, m: Message, finding: Any, run: Any) -> Message:
         return {**m, "reasoning_content": self.text}
+
+    def reshape(self, shape: Shape) -> Shape:
+        return replace(shape, odd=True)  # a key beyond the plain ones
 
     def fix_in_place(self, m: Message, finding: Any, run: Any) -> Message:
         m["reasoning_content"] = self.text
