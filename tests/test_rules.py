@@ -20,7 +20,7 @@ from messages import AIMessage, Profile, ToolCall, ToolMessage, UserMessage, dum
 from messages import strategies as ms
 from messages.profiles import SIGNATURE_SEPARATOR, IdRule, Rule, registered_profiles
 from messages.profiles._profile import UNIVERSAL_RULES
-from messages.profiles._rule import LONG_TEXT, SHAPES, code_of, shape_of
+from messages.profiles._rule import LONG_TEXT, SHAPES, code_of, code_of_dumped, shape_of
 from messages.profiles.rules import BridgeToolResults, ReasoningContent, ToolCallIds
 from messages.profiles.rules.calls import plan_ids
 from messages.profiles.rules.order import merge_consecutive_roles
@@ -132,6 +132,14 @@ def test_a_shape_a_rule_predicts_is_the_shape_its_fix_gives(messages):
                     assert shape_of(fixed) == predicted, (profile.name, rule.id, m)
 
 
+@given(ms.conversations(), st.booleans())
+def test_a_dumped_message_has_the_same_code_by_either_measure(conversation, validate):
+    # code_of_dumped relies on the dumper's structure for tool calls; whatever the messages hold (every
+    # field, provider_specific_fields on calls, blank arguments), it must agree with code_of.
+    for m in dump_messages(conversation, validate=validate):
+        assert code_of_dumped(m) == code_of(m), m
+
+
 def test_the_shapes_cover_every_code():
     assert len(SHAPES) == 2 * 6 * 6 * 5 * 2
     assert code_of({"role": "user", "content": "hi"}) == SHAPES.index(
@@ -161,7 +169,7 @@ def test_a_list_rule_runs_wherever_it_would_find_something_to_fix(messages):
         states = list(plan.rules)
         for pos in plan.stateful:
             states[pos] = plan.rules[pos].start()
-        out, triggered = plan._pass(list(messages), states, plan.fixes)
+        out, triggered = plan._pass(list(messages), states, plan.fixes, code_of)
         for pos in plan.listed:
             rule = plan.rules[pos]
             if rule.always or pos in triggered or type(rule).fix_list is Rule.fix_list:

@@ -29,6 +29,7 @@ from messages.profiles._rule import (
     Rule,
     Violation,
     code_of,
+    code_of_dumped,
 )
 
 __all__ = ["Plan"]
@@ -170,13 +171,13 @@ class Plan:
         states: list[Any] = list(self.rules)
         for pos in self.stateful:
             states[pos] = self.rules[pos].start()
-        out, triggered = self._pass(given, states, fixes)
+        out, triggered = self._pass(given, states, fixes, code_of_dumped if owned else code_of)
         again = [pos for pos in self.stateful if self.rules[pos].finish(states[pos], out, self.cx) is None]
         if again:  # a stateful rule's guess failed (and put back what it set): once more, with states made
             # from the whole list; what other rules fixed in place they find fixed (every fix is idempotent).
             for pos in again:
                 states[pos] = self.rules[pos].start(given)
-            out, triggered = self._pass(given, states, fixes)
+            out, triggered = self._pass(given, states, fixes, code_of_dumped if owned else code_of)
         return self._list_steps(out, triggered)
 
     def _pass(
@@ -184,10 +185,12 @@ class Plan:
         messages: Sequence[Mapping[str, Any]],
         states: list[Any],
         fixes: tuple[Callable[[Message, Any, Any], Any] | None, ...],
+        classify: Callable[[Message], int],
     ) -> tuple[list[Message], Triggers]:
         """The one pass: each message's shape, the rules of that shape asked and their fixes applied in
         stage order (a fix that changes the shape hands on to the rules of the new shape); the list rules
-        that something in the pass triggered, with where."""
+        that something in the pass triggered, with where. ``classify`` finds a given message's shape:
+        ``code_of``, or ``code_of_dumped`` for a fresh dump."""
         table, detects, reshapes = self.table, self.detects, self.reshapes
         transitions = self.transitions
         plain_strings, plain_texts, tool_text = self.plain_strings, self.plain_texts, self.tool_text
@@ -228,9 +231,9 @@ class Plan:
                 ):
                     code = tool_text
                 else:
-                    code = code_of(m)
+                    code = classify(m)
             else:
-                code = code_of(m)
+                code = classify(m)
             for pos in table[code]:  # the rules of this shape, in stage order
                 finding = detects[pos](m, states[pos])
                 if not finding:

@@ -53,6 +53,7 @@ __all__ = [
     "blank",
     "blank_text",
     "code_of",
+    "code_of_dumped",
     "is_system",
     "is_text_part",
     "shape_of",
@@ -208,6 +209,31 @@ def code_of(m: Mapping[str, Any]) -> int:
                     blank = True
             else:
                 odd_calls = True
+    return base + (6 if odd_calls else 2) + (2 if blank else 0) + odd
+
+
+def code_of_dumped(m: Mapping[str, Any]) -> int:
+    """``code_of`` for a message this package's dumper made (``dump_messages`` hands its fresh dump to the
+    profile): the same code, found with fewer steps for a turn that calls tools, since the dumper fixes
+    each call's structure (``id``, ``type``, ``function`` with ``name`` and a string ``arguments``, and
+    ``provider_specific_fields`` when set): a call is odd exactly when it has that fourth key."""
+    calls = m.get("tool_calls")
+    if not calls or m.get("role") != "assistant":
+        return code_of(m)
+    content = m.get("content")
+    if type(content) is str:
+        kind = (SPACE if content.isspace() else TEXT) if content else EMPTY
+        base = 180 + kind * 10 + (LONG_STEP if len(content) > LONG_TEXT else 0)  # 180: the assistant's
+    else:
+        base = 180 + (NONE if content is None else PARTS) * 10
+    odd_calls = blank = False
+    for c in calls:
+        if len(c) != 3:
+            odd_calls = True
+        arguments = c["function"]["arguments"]
+        if not arguments or arguments.isspace():
+            blank = True
+    odd = len(m) != 3 or "content" not in m  # role, content and tool_calls are the plain keys
     return base + (6 if odd_calls else 2) + (2 if blank else 0) + odd
 
 
