@@ -41,10 +41,25 @@ def _arguments(call: Any) -> Any:
 class _IdsRun:
     """The ids one pass has given out so far (``ToolCallIds.start``)."""
 
-    __slots__ = ("count", "judge", "kept", "known", "latest", "log", "planned", "renamed", "rule", "unique")
+    __slots__ = (
+        "count",
+        "counted",
+        "judge",
+        "kept",
+        "known",
+        "latest",
+        "log",
+        "planned",
+        "renamed",
+        "rule",
+        "unique",
+    )
 
     def __init__(self, rule: IdRule, unique: bool, planned: Mapping[Any, str] | None) -> None:
         self.rule, self.unique, self.planned = rule, unique, planned
+        self.counted = unique or planned is not None
+        """Whether calls are counted (``ToolCallIds._detect_counted``): ids unique in the request, or
+        planned over the whole list."""
         self.known, self.judge = rule.verdicts()
         self.latest: dict[str, str] = {}
         """(With ``unique``) for each id called so far, what its latest call is sent as ("" for as it
@@ -137,41 +152,41 @@ class ToolCallIds(Rule):
         return _IdsRun(self.ids, self.unique, planned)
 
     def detect(self, m: Message, run: Any) -> Any:
-        calls = m.get("tool_calls")
-        if run.unique or run.planned is not None:
-            return self._detect_counted(m, calls, run)
+        if run.counted:
+            return self._detect_counted(m, m.get("tool_calls"), run)
         # Ids scoped to their turn, the common case, written for speed: every call and result with one id
         # gets the verdict the rule gives that id (cached across calls), and nothing else is kept track of
         # but the new ids given and the ids kept (for the collision check of ``finish``).
-        known, judge = run.known, run.judge
-        if calls:
-            if type(calls) is not list:
+        calls = m.get("tool_calls")
+        if not calls:  # a result
+            call_id = m.get("tool_call_id")
+            if type(call_id) is not str:
                 return None
-            found = None
-            for n, c in enumerate(calls):
-                call_id = c.get("id") if type(c) is dict else None
-                if type(call_id) is not str:
-                    continue
-                new = known.get(call_id)
-                if new is None:
-                    new = judge(call_id)
-                if new:
-                    run.renamed[call_id] = new
-                    found = [(n, new)] if found is None else [*found, (n, new)]
-                else:
-                    run.kept.add(call_id)
-            return found
-        call_id = m.get("tool_call_id")
-        if type(call_id) is not str:
+            new = run.known.get(call_id)
+            if new is None:
+                new = run.judge(call_id)
+            if new:
+                run.renamed[call_id] = new
+                return new
+            run.kept.add(call_id)
             return None
-        new = known.get(call_id)
-        if new is None:
-            new = judge(call_id)
-        if new:
-            run.renamed[call_id] = new
-            return new
-        run.kept.add(call_id)
-        return None
+        if type(calls) is not list:
+            return None
+        known, judge = run.known, run.judge
+        found = None
+        for n, c in enumerate(calls):
+            call_id = c.get("id") if type(c) is dict else None
+            if type(call_id) is not str:
+                continue
+            new = known.get(call_id)
+            if new is None:
+                new = judge(call_id)
+            if new:
+                run.renamed[call_id] = new
+                found = [(n, new)] if found is None else [*found, (n, new)]
+            else:
+                run.kept.add(call_id)
+        return found
 
     def _detect_counted(self, m: Message, calls: Any, run: Any) -> Any:
         """``detect`` where calls are counted: ids unique in the request, or planned over the list."""
