@@ -10,6 +10,12 @@ message, names with spaces, same-role neighbours, blank texts, media, odd and lo
 thinking, a refusal, empty results...): there every profile has real work to do.
 
 Target (issue 16): no profile costs more than 1.5x the plain dump, on either conversation.
+
+After each conversation, "where the time goes" splits the pass of two profiles (OpenAI's, and the slowest)
+into the walk itself (the same pass with no rules: each message looked at, the shape of those that are not
+plain found) and what each rule adds (the pass with the rule left out, subtracted from the whole), each as a
+share of the plain dump with its protocol check, the ratios' baseline. A profile stays within 1.5x only if
+its whole pass costs at most half that baseline.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ from collections.abc import Callable
 from functools import partial
 
 from benchmarks._conversation import build_conversation, build_rule_heavy
-from benchmarks._timing import Figure, Table, judged
+from benchmarks._timing import CPU, Figure, Table, gc_off, judged
 from messages import Message, dump_messages, get_profile
+from messages.profiles._plan import Plan
 
 # One model string per provider, and per model family with rules of its own.
 MODELS = [
@@ -68,6 +75,11 @@ def _fired(conversation: list[Message]) -> tuple[int, int]:
     return fired, total
 
 
+def _model_of(profile_name: str) -> str:
+    """The model string of ``MODELS`` that resolves to the profile named ``profile_name``."""
+    return next(model for model in MODELS if get_profile(model).name == profile_name)
+
+
 def _measure(title: str, conversation: list[Message], repeat: int) -> dict[str, float]:
     plain = "dump_messages(conversation)"
     fns: dict[str, Callable[[], object]] = {plain: lambda: dump_messages(conversation)}
@@ -93,6 +105,52 @@ def _measure(title: str, conversation: list[Message], repeat: int) -> dict[str, 
     return ratios
 
 
+def _pass_alone(plan: Plan, conversation: list[Message]) -> float:
+    """The CPU time of ``plan``'s pass on a fresh dump of ``conversation`` (made outside the timing, handed
+    over as ``dump_messages(model=...)`` does)."""
+    dumped = dump_messages(conversation, validate=False)
+    start = CPU()
+    plan.apply(dumped, owned=True)
+    return CPU() - start
+
+
+def _where_the_time_goes(title: str, conversation: list[Message], model: str, repeat: int) -> float:
+    """Print the pass of ``model``'s profile split into the walk and what its costliest rules add, as shares
+    of the plain dump with its protocol check; returns the walk's share.
+
+    What a rule adds is the median, over ``repeat`` rounds, of the whole pass less the pass without the
+    rule, the two timed back to back (a difference of best times drifts by tenths on a busy machine)."""
+    profile = get_profile(model)
+    plan, provider = profile._plan, profile._plan.cx.provider
+    others = {"the walk (the same pass with no rules)": Plan.of(provider, [])}
+    for rule_id in dict.fromkeys(r.id for r in plan.rules):
+        others[rule_id] = Plan.of(provider, [r for r in plan.rules if r.id != rule_id])
+    baseline = whole = float("inf")
+    differences: dict[str, list[float]] = {name: [] for name in others}
+    with gc_off():
+        for _ in range(repeat):
+            baseline = min(baseline, _timed(lambda: dump_messages(conversation)))
+            for name, other in others.items():
+                mine = _pass_alone(plan, conversation)
+                whole = min(whole, mine)
+                differences[name].append(mine - _pass_alone(other, conversation))
+    shares = {name: statistics.median(found) / baseline for name, found in differences.items()}
+    walk_name = next(iter(others))
+    walk = whole / baseline - shares.pop(walk_name)
+    print(f"\n== where the time goes: {profile.name}, {title} (shares of the plain dump with its check)")
+    print(f"  the whole pass{'':<34}{whole / baseline:6.2f}x")
+    print(f"  {walk_name:<48}{walk:6.2f}x")
+    for rule_id, share in sorted(shares.items(), key=lambda item: -item[1])[:5]:
+        print(f"  + rule {rule_id:<41}{share:6.2f}x")
+    return walk
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = CPU()
+    fn()
+    return CPU() - start
+
+
 def main(quick: bool = False) -> list[Figure]:
     size = 2_000 if quick else 10_000
     repeat = 3 if quick else 15
@@ -109,6 +167,11 @@ def main(quick: bool = False) -> list[Figure]:
     figures.append(
         Figure("profiles, benchmark conversation: median vs plain dump", statistics.median(ratios.values()))
     )
+    slowest = max(ratios, key=ratios.__getitem__).removeprefix("model=")
+    title = "benchmark conversation"
+    walk = _where_the_time_goes(title, conversation, MODELS[0], repeat)
+    _where_the_time_goes(title, conversation, _model_of(slowest), repeat)
+    figures.append(Figure("profiles, benchmark conversation: OpenAI's walk alone vs plain dump", walk))
     odd = build_rule_heavy(size // 4)
     fired, total = _fired(odd)
     ratios = _measure(
@@ -118,5 +181,7 @@ def main(quick: bool = False) -> list[Figure]:
         repeat,
     )
     figures.append(Figure("profiles, rules firing: slowest", max(ratios.values()), TARGET))
+    slowest = max(ratios, key=ratios.__getitem__).removeprefix("model=")
+    _where_the_time_goes("rules firing", odd, _model_of(slowest), repeat)
     figures.append(Figure("profiles, rules firing: median", statistics.median(ratios.values())))
     return figures

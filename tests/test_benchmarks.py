@@ -33,6 +33,7 @@ def test_the_quick_benchmarks_run_and_print_their_verdicts():
         "import cost",
         "with each provider profile",
         "where the rules fire",
+        "where the time goes: openai, benchmark conversation",
     )
     assert all(title in out for title in titles), out
     verdicts = [line for line in out.splitlines() if "(target" in line]
@@ -44,6 +45,7 @@ def test_the_quick_benchmarks_run_and_print_their_verdicts():
     for figure in (
         "dump vs the hand-built floor",
         "profiles, rules firing: slowest",
+        "profiles, benchmark conversation: OpenAI's walk alone vs plain dump",
         "messages() vs json.loads",
     ):
         assert figure in summary, summary

@@ -250,6 +250,49 @@ def test_the_fast_id_check_takes_the_ids_of_the_strategies_as_the_regex_does(cal
     assert rule.accepts(call_id) == (rule.pattern.fullmatch(call_id) is not None), (rule, call_id)
 
 
+@pytest.mark.parametrize("rule", ALL_ID_RULES, ids=repr)
+@pytest.mark.parametrize("alphabet", [*ID_ALPHABETS, "joiner"])
+@given(data=st.data())
+def test_ids_accepted_in_bulk_are_those_accepted_one_by_one(rule, alphabet, data):
+    # accepts_every joins the ids with a NUL to check them at once: an id holding a NUL itself, a
+    # separator split across two ids, a non-string among them must not fool it.
+    edge = rule.max_length if rule.max_length is not None else 64
+    sizes = st.sampled_from(sorted({0, 1, rule.min_length, edge - 1, edge, edge + 1} - {-1}))
+    pieces = ID_ALPHABETS.get(alphabet, st.sampled_from(["a", "9", "\x00", "__th", "ought__"]))
+    one = sizes.flatmap(lambda size: st.lists(pieces, min_size=size, max_size=size).map("".join))
+    ids = data.draw(st.lists(st.one_of(one, one, st.none(), st.integers()), max_size=5))
+    expected = all(type(i) is str and rule.accepts(i) for i in ids)
+    assert rule.accepts_every(ids) == expected, (rule, ids)
+
+
+@given(CONVERSATIONS)
+def test_a_rule_that_says_it_is_idle_finds_nothing_and_leaving_it_out_changes_nothing(messages):
+    for profile in PROFILES:
+        plan = profile._plan
+        for pos in plan.idlers:
+            rule = plan.rules[pos]
+            if rule.idle(messages):
+                state = rule.start() if pos in plan.stateful else rule
+                assert not any(rule.detect(dict(m), state) for m in messages), (profile.name, rule.id)
+        asking_every_rule = replace(plan, idlers=(), subplans={}, same_tails={})
+        assert plan.apply(messages, owned=False) == asking_every_rule.apply(messages, owned=False)
+
+
+def test_ids_the_provider_takes_leave_the_id_rule_out_of_the_pass():
+    conversation = _conversation_with(["call_1", "call_2"])
+
+    def id_rule(model):
+        plan = get_profile(model)._plan
+        (pos,) = [p for p, rule in enumerate(plan.rules) if rule.id == "tool-call-id"]
+        assert pos in plan.idlers
+        return plan.rules[pos]
+
+    assert id_rule("openai/gpt-4o").idle(conversation)
+    assert not id_rule("openai/gpt-4o").idle(_conversation_with(["call_1", "x" * 41]))  # quirk 3
+    assert not id_rule("mistral/mistral-large-latest").idle(conversation)  # quirk 30: 9 alphanumerics
+    assert id_rule("mistral/mistral-large-latest").idle(_conversation_with(["abcdefgh1", "abcdefgh2"]))
+
+
 SIGNED = f"call_x{SIGNATURE_SEPARATOR}c2ln"
 
 

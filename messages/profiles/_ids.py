@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 __all__ = ["SIGNATURE_SEPARATOR", "IdRule", "tool_call_id_map"]
 
@@ -148,6 +149,27 @@ class IdRule:
     def accepts_all(self, call_ids: Iterable[str]) -> bool:
         """Whether the provider accepts every one of ``call_ids`` as written."""
         return all(map(_acceptor(self), call_ids))
+
+    def accepts_every(self, call_ids: list[Any]) -> bool:
+        """``accepts_all`` for a list that may hold anything, checked in bulk: lengths by ``map``, the
+        characters and litellm's signature separator on the ids joined (by a character no id rule allows).
+        A non-string is not accepted."""
+        if not call_ids:
+            return True
+        try:
+            joined = "\x00".join(call_ids)
+        except TypeError:  # not all strings
+            return False
+        sizes = list(map(len, call_ids))
+        if min(sizes) < self.min_length or (self.max_length is not None and max(sizes) > self.max_length):
+            return False
+        if not self.keeps_signatures and SIGNATURE_SEPARATOR in joined:
+            return False
+        if self.alphabet is None:
+            return True
+        if joined.count("\x00") != len(call_ids) - 1:  # an id holding the joining character itself
+            return False
+        return _charset(self.alphabet).fullmatch(joined.replace("\x00", "")) is not None
 
     def fits(self, call_id: str) -> bool:
         """Whether ``call_id`` has the length and characters the provider accepts (signatures aside)."""

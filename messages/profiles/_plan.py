@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from messages.profiles._rule import (
@@ -99,6 +99,11 @@ class Plan:
     measures: bool
     """Whether a rule screens long texts (``Shape.long``) it does not screen short: the pass then hands a
     plain message on unmeasured only when its text is not long."""
+    idlers: tuple[int, ...] = ()
+    """The positions of the rules that can tell, in bulk, that they have nothing to do on a list
+    (``Rule.idle``): ``apply`` asks them first, and leaves out those that say so."""
+    subplans: dict[frozenset[int], Plan] = field(default_factory=dict, compare=False)
+    """This plan without some of its idlers, by the positions left out (filled in by ``_without``)."""
     same_tails: dict[tuple[int, int, int], bool] = field(default_factory=dict, compare=False)
     """For (shape code, new shape code, position): whether the rules after that position are the same for
     both shapes, so that the pass goes on with them when a fix changes one shape into the other (filled
@@ -156,6 +161,11 @@ class Plan:
             plain_texts=frozenset(role for role in ROLES if plain(role, "x")),
             tool_text=code_of({"role": "tool", "content": "x", "tool_call_id": "x"}),
             measures=any(table[code] != table[code - LONG_STEP] for code in range(LONG_STEP, len(SHAPES))),
+            idlers=tuple(  # those that screen some shape: the others have nothing to leave out
+                pos
+                for pos, rule in enumerate(bound)
+                if _overrides(rule, "idle") and any(pos in row for row in table)
+            ),
         )
 
     # --- apply ---------------------------------------------------------------------------------------
@@ -167,6 +177,10 @@ class Plan:
         can change a message in place do (``Rule.fix_in_place``), instead of copying it.
         """
         given: list[Any] = messages if isinstance(messages, list) else list(messages)
+        if self.idlers:
+            idle = frozenset(pos for pos in self.idlers if self.rules[pos].idle(given))
+            if idle:
+                return self._without(idle).apply(given, owned=owned)
         fixes = self.owned_fixes if owned else self.fixes
         states: list[Any] = list(self.rules)
         for pos in self.stateful:
@@ -179,6 +193,20 @@ class Plan:
                 states[pos] = self.rules[pos].start(given)
             out, triggered = self._pass(given, states, fixes, code_of_dumped if owned else code_of)
         return self._list_steps(out, triggered)
+
+    def _without(self, idle: frozenset[int]) -> Plan:
+        """This plan with the rules at positions ``idle`` screening nothing (and no idlers left to ask)."""
+        found = self.subplans.get(idle)
+        if found is None:
+            found = self.subplans[idle] = replace(
+                self,
+                table=tuple(tuple(pos for pos in row if pos not in idle) for row in self.table),
+                rerun=tuple(tuple(pos for pos in row if pos not in idle) for row in self.rerun),
+                idlers=(),
+                subplans={},
+                same_tails={},
+            )
+        return found
 
     def _pass(
         self,

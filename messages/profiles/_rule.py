@@ -343,6 +343,13 @@ class Rule:
         provider would not notice, such as dropping a key litellm's route never sends)."""
         return ()
 
+    def idle(self, messages: Sequence[Message]) -> bool:
+        """Whether this rule finds nothing anywhere in ``messages``, decided in bulk before the pass (ids
+        gathered and checked at once, rather than message by message): ``apply`` then leaves it out. It
+        must be exact where it says ``True`` (no message-level detection in any message); ``False`` is
+        always safe. Default: ``False``, the rule is asked message by message."""
+        return False
+
     def start(self, given: Sequence[Message] | None = None) -> Any:
         """This rule's state for one pass over a list: the rule itself for a stateless rule. ``given`` is
         the whole list, on a second pass asked for by ``finish``."""

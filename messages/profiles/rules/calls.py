@@ -147,6 +147,26 @@ class ToolCallIds(Rule):
             return False
         return shape.role == "tool" or (shape.role == "assistant" and shape.calls)
 
+    def idle(self, messages: Sequence[Message]) -> bool:
+        # Ids scoped to their turn: nothing to do when the provider takes every id as written, which one
+        # bulk check of all of them says (ids that must be unique in the request are counted instead). A
+        # tool_call_id or a call that detect would pass over is checked too, or makes the answer False:
+        # both only ever send the list down the message-by-message path.
+        if self.unique:
+            return False
+        try:
+            for m in messages:  # the first result first: where ids get new ones, they mostly all do
+                first = m.get("tool_call_id")
+                if first is not None:
+                    if not self.ids.accepts_every([first]):
+                        return False
+                    break
+            ids = [i for m in messages if (i := m.get("tool_call_id")) is not None]
+            ids += [c["id"] for m in messages if (calls := m.get("tool_calls")) for c in calls]
+        except (TypeError, KeyError, AttributeError):
+            return False
+        return self.ids.accepts_every(ids)
+
     def start(self, given: Sequence[Message] | None = None) -> _IdsRun:
         planned = None if given is None else plan_ids(given, self.ids, unique=self.unique)
         return _IdsRun(self.ids, self.unique, planned)
