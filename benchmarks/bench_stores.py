@@ -26,10 +26,8 @@ benchmarks stores`` starts one); otherwise it is skipped with a message.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-import statistics
 import tempfile
 import time
 import uuid
@@ -39,7 +37,7 @@ from pathlib import Path
 from typing import Literal
 
 from benchmarks._conversation import build_conversation
-from benchmarks._timing import WALL, Figure, Table, fmt_time, judged
+from benchmarks._timing import WALL, Figure, Table, fmt_time, judged, paired_collector_on
 from messages import Message, PostgresThreadStore, SQLiteThreadStore, ThreadStore
 from messages.stores.base import SQLThreadStore, decode_joined
 
@@ -77,25 +75,6 @@ def time_once(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
-
-
-def collector_on_ratio(baseline: Callable[[], object], fn: Callable[[], object], repeat: int) -> float:
-    """The median over ``repeat`` pairs of ``fn``'s wall time over ``baseline``'s, with the cyclic garbage
-    collector on (as users run), each run after a full collection."""
-    enabled = gc.isenabled()
-    gc.enable()
-    try:
-        ratios = []
-        for round_ in range(repeat):
-            times = {}
-            for name, run in (("base", baseline), ("own", fn))[:: 1 if round_ % 2 == 0 else -1]:
-                gc.collect()
-                times[name] = time_once(run)
-            ratios.append(times["own"] / times["base"])
-    finally:
-        if not enabled:
-            gc.disable()
-    return statistics.median(ratios)
 
 
 def appends(
@@ -193,8 +172,8 @@ def load(
             repeat=repeat,
         )
         ratio = ratios[whole]
-        with_collector = collector_on_ratio(
-            lambda: json.loads(joined), lambda: store.messages(thread_id), repeat
+        with_collector = paired_collector_on(
+            lambda: json.loads(joined), lambda: store.messages(thread_id), repeat=repeat, clock=WALL
         )
         table.show(
             floor,
