@@ -314,7 +314,9 @@ class SQLThreadStore(ThreadStore):
 
     A read is fetched in spans of ``_span`` rows, each one string joined by the database (no Python object
     per row) and checked (every position present, in order) before it is parsed; while pydantic parses a
-    span, a helper thread fetches the next ones (``_fetch_ahead``).
+    span, a helper thread fetches the next ones (``_fetch_ahead``). The garbage collector is paused for the
+    whole read (``collector_paused``), not span by span: its collections are set off by the count of new
+    objects, and each would walk the messages of every span read so far.
     """
 
     _placeholder: ClassVar[str] = "?"
