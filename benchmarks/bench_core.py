@@ -8,8 +8,16 @@ Baselines measured in the same run:
 * the pydantic floor: plain pydantic models of the same schema with nothing of this package's own
   (``benchmarks/_references.py``): what any pydantic message model pays to load;
 * ``json.loads`` of the same JSON;
+* an ablation of the pydantic floor: pydantic-core validating the same JSON into typed dicts of the same
+  schema (``TD_FLOOR`` below), which builds no model instance. The gap between it and the pydantic floor
+  is what creating (and freeing) the model objects costs: no setting of a pydantic model removes it;
 * LangChain (`langchain_core.messages`): `convert_to_openai_messages` for the dump and `convert_to_messages`
   for the load, on the same conversation (the common alternative).
+
+Every row is timed with the cyclic garbage collector off, as in all the benchmarks. Users run with it on,
+and it costs LangChain's load, which builds more objects, more than ours (``load_messages`` pauses it while
+it builds the messages): the ratio of the two loads is also given with the collector on, as a reference
+beside the judged one.
 
 Targets (issue 16): dump within 1.2x of the floor; load within 1.5x of msgspec's decode and at least 5x
 faster than LangChain's; dump at least 3x faster than LangChain's; `import messages` under 150 ms.
@@ -21,13 +29,15 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired
 
 import msgspec
+from pydantic import ConfigDict, Field, TypeAdapter, with_config
+from typing_extensions import TypedDict
 
 from benchmarks._conversation import build_conversation, build_tool_heavy
 from benchmarks._references import MSGSPEC_DECODER, MSGSPEC_ENCODER, PYDANTIC_FLOOR, check_references
-from benchmarks._timing import WALL, Figure, Table, judged
+from benchmarks._timing import WALL, Figure, Table, judged, paired_collector_on
 from messages import AIMessage, Message, SystemMessage, ToolMessage, UserMessage, dump_messages, load_messages
 
 DUMP_TARGET = 1.2
@@ -69,6 +79,113 @@ def dump_by_hand(conversation: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
+# --- the ablation: the pydantic floor's schema as typed dicts (no model instances) ---------------------
+
+_closed = with_config(ConfigDict(extra="forbid"))
+
+
+@_closed
+class _TText(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+@_closed
+class _TImageURL(TypedDict):
+    url: str
+    detail: NotRequired[Literal["auto", "low", "high"] | None]
+
+
+@_closed
+class _TImage(TypedDict):
+    type: Literal["image_url"]
+    image_url: _TImageURL
+
+
+@_closed
+class _TInputAudio(TypedDict):
+    data: str
+    format: str
+
+
+@_closed
+class _TAudio(TypedDict):
+    type: Literal["input_audio"]
+    input_audio: _TInputAudio
+
+
+@_closed
+class _TFileRef(TypedDict):
+    file_data: NotRequired[str | None]
+    file_id: NotRequired[str | None]
+    filename: NotRequired[str | None]
+
+
+@_closed
+class _TFile(TypedDict):
+    type: Literal["file"]
+    file: _TFileRef
+
+
+_TPart = Annotated[_TText | _TImage | _TAudio | _TFile, Field(discriminator="type")]
+
+
+@_closed
+class _TFunction(TypedDict):
+    name: str
+    arguments: str
+
+
+@_closed
+class _TToolCall(TypedDict):
+    id: str
+    function: _TFunction
+    type: NotRequired[Literal["function"]]
+    provider_specific_fields: NotRequired[dict[str, Any] | None]
+
+
+@_closed
+class _TSystem(TypedDict):
+    role: Literal["system", "developer"]
+    content: str | list[_TText]
+    name: NotRequired[str | None]
+
+
+@_closed
+class _TUser(TypedDict):
+    role: Literal["user"]
+    content: str | list[_TPart]
+    name: NotRequired[str | None]
+
+
+@_closed
+class _TAssistant(TypedDict):
+    role: Literal["assistant"]
+    content: NotRequired[str | list[_TText] | None]
+    tool_calls: NotRequired[list[_TToolCall] | None]
+    name: NotRequired[str | None]
+    refusal: NotRequired[str | None]
+    reasoning_content: NotRequired[str | None]
+    thinking_blocks: NotRequired[list[dict[str, Any]] | None]
+    provider_specific_fields: NotRequired[dict[str, Any] | None]
+    provider: NotRequired[str | None]
+
+
+@_closed
+class _TTool(TypedDict):
+    role: Literal["tool"]
+    tool_call_id: str
+    content: str | list[_TPart]
+    name: NotRequired[str | None]
+
+
+TD_FLOOR: TypeAdapter[list[Any]] = TypeAdapter(
+    list[Annotated[_TSystem | _TUser | _TAssistant | _TTool, Field(discriminator="role")]]
+)
+"""The pydantic floor's schema (``benchmarks/_references.py``) as typed dicts: the same validation, into
+dicts instead of model instances."""
+
+
 def to_langchain(dumped: list[dict[str, Any]]) -> list[Any]:
     from langchain_core.messages import convert_to_messages
 
@@ -103,16 +220,21 @@ def import_times(runs: int) -> dict[str, float]:
     return best
 
 
-def _load_table(name: str, conversation: list[Message], repeat: int) -> tuple[dict[str, float], Table]:
+def _load_table(name: str, conversation: list[Message], repeat: int) -> tuple[dict[str, float], Table, float]:
     """Time loading ``conversation`` (as JSON text and as dicts) beside json.loads, the references and
-    LangChain; returns each candidate's ratio to ``json.loads``."""
+    LangChain; returns each candidate's ratio to ``json.loads``, the table, and the ratio of LangChain's
+    load to ours with the garbage collector on."""
     dumped = dump_messages(conversation)
     text = json.dumps(dumped)
     data = text.encode()
     check_references(dumped, data)
+    assert TD_FLOOR.validate_json(data) == dumped, "the typed-dict ablation must read the same dicts"
     floor = "json.loads(json text) alone"
     table = Table(f"load a {len(conversation):,}-message {name} conversation")
-    return table.measure_paired(
+    collector_on = paired_collector_on(
+        lambda: load_messages(text), lambda: to_langchain(json.loads(text)), repeat=repeat
+    )
+    ratios = table.measure_paired(
         floor,
         {
             floor: lambda: json.loads(text),
@@ -120,16 +242,19 @@ def _load_table(name: str, conversation: list[Message], repeat: int) -> tuple[di
             LOAD_LIST: lambda: load_messages(json.loads(text)),
             MSGSPEC: lambda: MSGSPEC_DECODER.decode(data),
             PYDANTIC: lambda: PYDANTIC_FLOOR.validate_json(data),
+            TYPED_DICTS: lambda: TD_FLOOR.validate_json(data),
             LC_LOAD: lambda: to_langchain(json.loads(text)),
         },
         repeat=repeat,
-    ), table
+    )
+    return ratios, table, collector_on
 
 
 LOAD_JSON = "load_messages(json text)"
 LOAD_LIST = "load_messages(json.loads(text))"
 MSGSPEC = "msgspec decode (typed Structs, from bytes)"
 PYDANTIC = "pydantic floor: plain BaseModels, validate_json"
+TYPED_DICTS = "ablation: the floor's schema as typed dicts (no instances)"
 LC_LOAD = "langchain convert_to_messages(json.loads(text))"
 
 
@@ -190,13 +315,15 @@ def main(quick: bool = False) -> list[Figure]:
     json_text.show("msgspec encode", notes=[judged(encode)])
 
     for name, conv in (("mixed", conversation), ("tool-heavy", build_tool_heavy(size))):
-        r, table = _load_table(name, conv, repeat)
+        r, table, collector_on = _load_table(name, conv, repeat)
         found = [
             Figure(f"{name}: load vs msgspec decode", r[LOAD_JSON] / r[MSGSPEC], LOAD_VS_MSGSPEC),
             Figure(f"{name}: load vs the pydantic floor", r[LOAD_JSON] / r[PYDANTIC]),
             Figure(f"{name}: pydantic floor vs msgspec decode", r[PYDANTIC] / r[MSGSPEC]),
+            Figure(f"{name}: pydantic floor vs its typed-dict ablation", r[PYDANTIC] / r[TYPED_DICTS]),
             Figure(f"{name}: load vs json.loads", r[LOAD_JSON]),
             Figure(f"{name}: langchain load / our load", r[LC_LOAD] / r[LOAD_JSON], LOAD_VS_LANGCHAIN, False),
+            Figure(f"{name}: langchain load / our load, collector on", collector_on),
         ]
         figures += found
         table.show("json.loads(json text) alone", notes=[judged(f) for f in found])

@@ -52,6 +52,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
+from messages._io import MESSAGE_LIST, collector_paused
 from messages._wire import json_strings
 from messages.errors import (
     CorruptDataError,
@@ -313,7 +314,9 @@ class SQLThreadStore(ThreadStore):
 
     A read is fetched in spans of ``_span`` rows, each one string joined by the database (no Python object
     per row) and checked (every position present, in order) before it is parsed; while pydantic parses a
-    span, a helper thread fetches the next ones (``_fetch_ahead``).
+    span, a helper thread fetches the next ones (``_fetch_ahead``). The garbage collector is paused for the
+    whole read (``collector_paused``), not span by span: its collections are set off by the count of new
+    objects, and each would walk the messages of every span read so far.
     """
 
     _placeholder: ClassVar[str] = "?"
@@ -385,7 +388,7 @@ class SQLThreadStore(ThreadStore):
             return self._fetch_joined(conn, thread_id, *span)
 
         decoded: list[Message] = []
-        with _prefetched(fetch, spans, ahead=self._fetch_ahead) as fetched:
+        with collector_paused(), _prefetched(fetch, spans, ahead=self._fetch_ahead) as fetched:
             for (first, end), joined in zip(spans, fetched, strict=True):
                 part = None if joined is None else decode_joined(joined, end - first)
                 if part is None:
@@ -657,7 +660,8 @@ def decode_messages(thread_id: str, first: int, rows: Sequence[object]) -> list[
     except TypeError:
         pass
     else:
-        decoded = decode_joined(joined, len(rows))
+        with collector_paused():
+            decoded = decode_joined(joined, len(rows))
         if decoded is not None:
             return decoded
     return diagnose(thread_id, first, lambda: rows)
@@ -668,20 +672,16 @@ def decode_joined(joined: str | bytes, expected: int) -> list[Message] | None:
     exactly ``expected`` messages: then ``diagnose`` finds the damaged row.
 
     A row that is not one JSON object (truncated, or two run together) makes the parse fail or the count
-    differ; so does every damage short of two rows that complement each other exactly.
+    differ; so does every damage short of two rows that complement each other exactly. Rows are read as
+    ``load_messages`` reads a conversation (the same adapter): stored rows get no laxer validation.
+
+    The caller pauses the garbage collector around a read of many spans (``collector_paused``).
     """
     try:
-        decoded = _STORED_MESSAGES.validate_json(joined)
+        decoded = MESSAGE_LIST.validate_json(joined)
     except ValidationError:
         return None
     return decoded if len(decoded) == expected else None
-
-
-_STORED_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(
-    list[Message], config=ConfigDict(defer_build=True, cache_strings=False)
-)
-"""Reads stored rows. ``cache_strings=False``: the same values as ``load_messages`` gives, without
-pydantic's cache of short strings, which costs more than it saves on a large array of distinct texts."""
 
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message, config=ConfigDict(defer_build=True))

@@ -3,6 +3,7 @@ PostgreSQL). See messages/stores/base.py for the contract itself."""
 
 from __future__ import annotations
 
+import gc
 import threading
 from datetime import UTC
 
@@ -450,3 +451,33 @@ def test_a_closed_store_says_so_naming_the_operation_and_the_thread(store):
         assert (info.value.operation, info.value.thread_id) == (operation, thread_id)
         assert isinstance(info.value, StoreError)
     store.close()  # closing again is harmless
+
+
+def test_no_collection_runs_while_a_thread_is_read_and_the_collector_is_left_on(store, monkeypatch):
+    # Spans of 50 rows on the SQL stores: the pause covers the whole read, not one span.
+    monkeypatch.setattr(SQLThreadStore, "_span", 50)
+    thread_id = store.create_thread()
+    store.append(thread_id, [UserMessage(content=f"message {n}") for n in range(2_000)])
+    started: list[int] = []
+    inside = [False]
+
+    def record(phase, info):
+        if phase == "start" and inside[0]:
+            started.append(info["generation"])
+
+    enabled = gc.isenabled()
+    gc.enable()
+    gc.callbacks.append(record)
+    try:
+        inside[0] = True
+        read = store.messages(thread_id)
+        inside[0] = False
+        # At most one: the collection that the objects made during the pause set off once it ends (read
+        # unpaused, 2,000 messages set off several).
+        assert len(started) <= 1
+        assert gc.isenabled()
+        assert len(read) == 2_000
+    finally:
+        inside[0] = False
+        gc.callbacks.remove(record)
+        (gc.enable if enabled else gc.disable)()
