@@ -38,7 +38,8 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 
 EXTRAS = {"run": "", "test": "[dev]", "bench": "[dev]", "conformance": "[dev]"}
-# Offline by default: no model cost map from GitHub, no tokenizer downloads (litellm-notes.md).
+# Offline by default: no model cost map from GitHub, no tokenizer downloads (docs/litellm.md, 'import
+# litellm fetches the model cost map' and 'token_counter looks for Hugging Face tokenizers').
 OFFLINE = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "LITELLM_LOG": "ERROR"}
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import gc
 import os
 
-# Before anything imports litellm: no cost-map download, no tokenizer download (litellm-notes.md).
+# Before anything imports litellm: no cost-map download, no tokenizer download (docs/litellm.md, 'import
+# litellm fetches the model cost map' and 'token_counter looks for Hugging Face tokenizers').
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -1,7 +1,8 @@
 """The provider SDKs' own request types, used as structural oracles.
 
-They validate lazily and ignore unknown keys by default (litellm-notes.md section 5), so each oracle forbids
-extra keys and materializes every nested iterable before it says yes.
+They validate lazily and ignore unknown keys by default (docs/litellm.md, 'The SDK request types are
+lenient by default'), so each oracle forbids extra keys and materializes every nested iterable before it
+says yes.
 """
 
 from __future__ import annotations

@@ -91,10 +91,10 @@ def test_audio_and_images_by_url_are_counted_without_litellm_failing_or_fetching
 
 
 def test_the_default_counter_counts_offline_without_changing_litellms_settings(litellm, monkeypatch):
-    # litellm-notes.md section 3: offline, a llama-3 model name makes litellm retry a Hugging Face
-    # tokenizer download for about 23 s per call unless `disable_hf_tokenizer_download` is set. The window
-    # counts as if it were set (tiktoken), without setting it: the user's own token_counter calls keep
-    # litellm's behaviour.
+    # Offline, a llama-3 model name makes litellm retry a Hugging Face tokenizer download for about 24 s
+    # per call unless `disable_hf_tokenizer_download` is set (docs/litellm.md, 'token_counter looks for
+    # Hugging Face tokenizers'). The window counts as if it were set (tiktoken), without setting it: the
+    # user's own token_counter calls keep litellm's behaviour.
     model = "groq/llama-3.3-70b-versatile"
     history = [SystemMessage(content="Be brief."), UserMessage(content="Count these words, please.")]
     monkeypatch.setattr(litellm, "disable_hf_tokenizer_download", False)

@@ -25,7 +25,8 @@ CALL = {
 
 def test_litellm_message_extras_never_reach_the_dump(litellm):
     # litellm's Message carries provider_specific_fields {"refusal": None}, function_call None and tool-call
-    # `index`, which strict providers reject when sent back (litellm-notes.md TL;DR 7).
+    # `index`, which strict providers reject when sent back (docs/litellm.md, 'Tool-call replies as litellm
+    # returns them').
     from litellm.types.utils import Message
 
     raw = Message(content=None, tool_calls=[{**CALL, "index": 0}], provider_specific_fields={"refusal": None})

@@ -37,15 +37,15 @@ def _without_signature(call_id: str) -> str:
 
 
 def as_litellm_sends(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The changes litellm makes on the OpenAI route for gpt-4o-mini, and nothing else must change:
+    """The changes litellm makes on the OpenAI route for gpt-4o-mini, and nothing else must change (the
+    finding 'What the OpenAI route changes' of docs/litellm.md, measured here):
 
     * keys whose value is None are stripped, so an assistant's `content: null` is sent as no `content`
-      key (litellm-notes.md section 2);
-    * the `developer` role is sent as `system`, without its `name` (litellm-notes.md, edge-case matrix;
-      the dropped name measured here);
+      key;
+    * the `developer` role is sent as `system`, without its `name`;
     * a Gemini thought signature that litellm embedded in a tool-call id (`<id>__thought__<signature>`,
       quirk 25) is cut off the id, on the call and on its result alike, for every
-      provider but Gemini (litellm utils.py, `_remove_thought_signatures_from_messages`; measured here).
+      provider but Gemini (litellm utils.py, `_remove_thought_signatures_from_messages`).
     """
     sent = []
     for message in messages:

@@ -201,7 +201,8 @@ def _two_calls(ids: list[str], **extra: Any) -> list[dict[str, Any]]:
 
 
 def replies_as_litellm_returns_them(litellm) -> dict[str, AIMessage]:
-    """A tool-call reply from each origin, shaped as litellm returns it (litellm-notes.md section 1),
+    """A tool-call reply from each origin, shaped as litellm returns it (docs/litellm.md,
+    'Tool-call replies as litellm returns them'),
     read by ``AIMessage.from_litellm``."""
     return {
         "anthropic": AIMessage.from_litellm(

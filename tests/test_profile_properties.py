@@ -36,8 +36,8 @@ PROFILES = _distinct(registered_profiles())
 
 def answered(messages):
     """For each tool result, in order, the tool and arguments of the call it answers (arguments ``""`` as
-    the ``"{}"`` they may become, row 58): the pairing that survives new ids and a repeated call moved to a
-    turn of its own (row 24)."""
+    the ``"{}"`` they may become, quirk 58): the pairing that survives new ids and a repeated call moved to a
+    turn of its own (quirk 24)."""
     calls = {
         c["id"]: (c["function"]["name"], c["function"]["arguments"].strip() or "{}")
         for m in messages

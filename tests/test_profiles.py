@@ -103,7 +103,7 @@ BLANK_PARTS = [
 def test_blank_text_parts_leave_system_messages_and_tool_results(model, row):
     # Quirks 13 and 43: Anthropic and Bedrock reject a blank text block, in `system` and in a tool result
     # too; a system message half-way reaches Anthropic as a user turn, with litellm's placeholder text for
-    # its blank part (litellm-notes.md TL;DR 5).
+    # its blank part (docs/litellm.md, 'Anthropic gets a placeholder text for empty content').
     profile = get_profile(model)
     plain = dump_messages(BLANK_PARTS)
     found = [
@@ -711,7 +711,7 @@ def test_mistral_gets_a_user_turn_after_a_final_system_message():
 
 
 def test_mistral_gets_a_system_message_after_a_reply_as_a_user_message():
-    # Row 80: "Unexpected role 'system' after role 'assistant'" (mistral-common's validator; after a tool
+    # Quirk 80: "Unexpected role 'system' after role 'assistant'" (mistral-common's validator; after a tool
     # result too). The text is kept whole, as a user message; a system message after a user keeps its role.
     conversation = [
         UserMessage(content="Hello."),
@@ -1100,7 +1100,8 @@ def test_family_keys_are_written_as_they_are_matched():
 
 
 def test_rules_never_name_a_provider():
-    # STYLE.md: nothing outside a provider's own module tests `provider == "x"`.
+    # Nothing outside a provider's own module tests `provider == "x"`: provider knowledge lives in the
+    # provider's module, rules are parameterized by it.
     for module in (
         "_rule",
         "_plan",

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-from pathlib import Path
+import shutil
+import subprocess
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -115,17 +118,88 @@ def test_implementations_are_read_from_the_profiles():
             assert (profile.name, rule.id) in pairs
 
 
-def test_no_module_cites_a_file_the_project_does_not_have():
-    # Research notes and design documents are not part of the package: a user reading "row 30 of
-    # provider-quirks.md" has nowhere to look. Files of the repository (README.md, tests/...) are fine.
-    for name, text in _sources().items():
-        if name == "README.md":
-            continue
-        for cited in re.findall(r"[\w./-]*[\w-]\.md\b", text):
+# Research notes that lived beside the repository once, named in pieces so that this file does not cite them.
+_OUTSIDE_NOTES = ("provider" + "-quirks", "litellm" + "-notes")
+_MD_CITATION = re.compile(r"[\w./-]*[\w-]\.md\b")
+_URL = re.compile(r"\w+://\S+")
+_NOTE_PARTS = re.compile(r"\bTL;DR \d")  # the outside notes' numbered summary
+
+
+def tracked_files() -> list[str]:
+    """Every tracked file of the repository (``git ls-files``)."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an sdist, say): no tracked files to look at")
+    listing = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    return [name for name in listing.decode().split("\0") if name]
+
+
+def citing_texts(names: list[str]) -> dict[str, str]:
+    """The texts a reader may follow a citation from, by path: Python, Markdown, TOML, the Makefile, the CI
+    scripts; not CHANGELOG.md, which is history and may name what is gone."""
+    texts = {}
+    for name in names:
+        path = PurePosixPath(name)
+        text_file = path.suffix in {".py", ".md", ".toml"} or name == "Makefile" or name.startswith(".ci/")
+        if text_file and name != "CHANGELOG.md" and (ROOT / name).is_file():
+            texts[name] = (ROOT / name).read_text(encoding="utf-8")
+    return texts
+
+
+def missing_citations(texts: dict[str, str], existing: set[str]) -> list[tuple[str, str]]:
+    """(file, what it cites) for every Markdown file a text cites that is not in ``existing`` (read from
+    the repository's root or from the citing file's folder), and every mention of the outside notes or of
+    their numbered summary ("TL;DR" and a number)."""
+    missing = []
+    for name, text in texts.items():
+        text = _URL.sub("", text)
+        here = PurePosixPath(name).parent
+        for cited in _MD_CITATION.findall(text):
+            candidates = {os.path.normpath(cited), os.path.normpath(here / cited)}
+            if not {c.replace(os.sep, "/") for c in candidates} & existing:
+                missing.append((name, cited))
+        missing.extend((name, note) for note in _OUTSIDE_NOTES if note in text)
+        missing.extend((name, part) for part in _NOTE_PARTS.findall(text))
+    return missing
+
+
+def test_the_citation_check_finds_what_it_is_for():
+    md = ".md"  # the citations below are examples, not citations of this file
+    texts = {
+        "README.md": "See docs/litellm.md and CHANGELOG.md.",
+        "docs/litellm.md": f"Back to ../README.md; https://example.org/elsewhere/NOTES{md} is a link.",
+        "lib/a.py": f"# ../shared/STYLE{md} says so; DESIGN{md} too; docs/other{md}",
+        "lib/b.py": "# as the " + _OUTSIDE_NOTES[0] + " table says",
+        "lib/c.py": "# " + _OUTSIDE_NOTES[1] + ", TL;" + "DR 7; the lead's notes, TL;" + "DR 5",
+    }
+    existing = {*texts, "CHANGELOG.md"}
+    assert missing_citations(texts, existing) == [
+        ("lib/a.py", f"../shared/STYLE{md}"),
+        ("lib/a.py", f"DESIGN{md}"),
+        ("lib/a.py", f"docs/other{md}"),
+        ("lib/b.py", _OUTSIDE_NOTES[0]),
+        ("lib/c.py", _OUTSIDE_NOTES[1]),
+        ("lib/c.py", "TL;" + "DR 7"),
+        ("lib/c.py", "TL;" + "DR 5"),
+    ]
+
+
+def test_no_file_cites_a_file_the_repository_does_not_have():
+    # Research notes and design documents outside the repository are nowhere for a reader to look: a
+    # citation names a file of the repository (README.md, docs/litellm.md, tests/...) or a quirk of the
+    # catalog ("quirk 30", which `messages quirks 30` prints).
+    names = tracked_files()
+    texts = citing_texts(names)
+    assert missing_citations(texts, set(names)) == []
+    assert {"README.md", "docs/litellm.md", "pyproject.toml", "tests/test_quirks.py"} <= texts.keys()
+    for name, text in texts.items():
+        for cited in re.findall(r"\b(?:tests|benchmarks|examples|scripts|messages|docs)/[\w/]+\.py\b", text):
             assert (ROOT / cited).is_file(), (name, cited)
-        for cited in re.findall(r"\b(?:tests|benchmarks|examples|scripts)/[\w/]+\.py\b", text):
-            assert (ROOT / cited).is_file(), (name, cited)
-        assert "provider-quirks" not in text, name
+    # And every quirk cited anywhere (this file's own examples aside) is in the catalog.
+    cited = {
+        n: name for name, text in texts.items() if name != "tests/test_quirks.py" for n in cited_numbers(text)
+    }
+    assert {n: name for n, name in cited.items() if n not in QUIRKS} == {}
+    assert {13, 23, 52, 63} <= cited.keys()  # tests/conformance cites quirks too
 
 
 def test_get_quirk_names_what_there_is():

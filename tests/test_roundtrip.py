@@ -68,7 +68,8 @@ def test_compiled_dumper_and_pydantic_core_give_the_same_dict(message):
 
 @given(ms.messages())
 def test_a_dump_never_aliases_the_message(message):
-    # litellm mutates dicts it is given (litellm-notes.md, "Later finding"): a dump must be a copy.
+    # litellm mutates dicts it is given (docs/litellm.md, 'litellm mutates the dicts it is given'): a dump
+    # must be a copy.
     before = message.model_dump()
 
     def scribble(value):

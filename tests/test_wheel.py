@@ -114,10 +114,11 @@ def test_the_wheel_and_the_sdist_hold_the_package(installed):
     sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "messages").rglob("*.py")}
     assert sources <= names, f"modules missing from the wheel: {sorted(sources - names)}"
     assert "messages/py.typed" in names  # typed for users' type checkers
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), "no LICENSE in the wheel"
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
     with tarfile.open(installed.sdist) as archive:
         sdist = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    assert {"README.md", "CHANGELOG.md", "pyproject.toml", "examples/tool_loop.py"} <= sdist
+    assert {"README.md", "CHANGELOG.md", "LICENSE", "pyproject.toml", "examples/tool_loop.py"} <= sdist
     assert not any(name.startswith(".venv") for name in sdist)
 
 

@@ -1,5 +1,5 @@
 """The named hard cases: conversations that litellm, on some route, turns into a body the provider
-rejects, or into a body that silently says something else. Each names the rows of provider-quirks.md it
+rejects, or into a body that silently says something else. Each names the quirks it
 probes."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = ["CASES", "PNG", "png_part"]
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
-"""A real 1x1 PNG: its bytes match its media type (row 21)."""
+"""A real 1x1 PNG: its bytes match its media type (quirk 21)."""
 
 _SIGNATURE = base64.b64encode(bytes(range(48))).decode()
 
@@ -43,7 +43,7 @@ def _exchange(calls: list[ToolCall], results: list[str], **fields: object) -> li
 
 
 def empty_texts() -> list[Message]:
-    """Empty user and assistant texts and an empty text part (rows 13, 23, 32, 40, 43, 55)."""
+    """Empty user and assistant texts and an empty text part (quirks 13, 23, 32, 40, 43, 55)."""
     return [
         SystemMessage(content="Be brief."),
         UserMessage(content="Hello there."),
@@ -57,7 +57,7 @@ def empty_texts() -> list[Message]:
 
 def empty_tool_call_text() -> list[Message]:
     """An assistant turn with ``""`` beside its tool call, as streamed Anthropic replies read back
-    (rows 5, 13, 29, 40, 43, 50)."""
+    (quirks 5, 13, 29, 40, 43, 50)."""
     calls = [_call("call_Ab12Cd34Ef56Gh78Ij90Kl")]
     return [
         UserMessage(content="Weather in Paris?"),
@@ -69,7 +69,8 @@ def empty_tool_call_text() -> list[Message]:
 
 
 def empty_tool_result() -> list[Message]:
-    """A tool that returned nothing (litellm-notes.md TL;DR 6 for Mistral; rows 43, 55)."""
+    """A tool that returned nothing (docs/litellm.md, 'Mistral drops messages whose content is
+    empty'; quirks 43, 55)."""
     calls = [_call("call_Empty0Result1Here2Xy")]
     return [
         UserMessage(content="Clear the cache."),
@@ -80,7 +81,7 @@ def empty_tool_result() -> list[Message]:
 
 
 def parallel_calls() -> list[Message]:
-    """Three calls in one turn, answered out of order (rows 16, 24, 44)."""
+    """Three calls in one turn, answered out of order (quirks 16, 24, 44)."""
     calls = [
         _call("call_P1aaaaaaaaaaaaaaaaaaaaa"),
         _call("call_P2bbbbbbbbbbbbbbbbbbbbb", arguments='{"city": "Oslo"}'),
@@ -98,7 +99,7 @@ def parallel_calls() -> list[Message]:
 
 
 def gemini_ids() -> list[Message]:
-    """Ids as litellm mints them for Gemini, carrying a thought signature (rows 3, 17, 25, 30, 45)."""
+    """Ids as litellm mints them for Gemini, carrying a thought signature (quirks 3, 17, 25, 30, 45)."""
     calls = [
         ToolCall(
             id=f"call_{'0123456789abcdef' * 2}__thought__{_SIGNATURE}",
@@ -117,7 +118,7 @@ def gemini_ids() -> list[Message]:
 
 
 def kimi_ids() -> list[Message]:
-    """Kimi's ``functions.name:index`` ids (rows 17, 30, 45)."""
+    """Kimi's ``functions.name:index`` ids (quirks 17, 30, 45)."""
     calls = [_call("functions.get_weather:0"), _call("functions.get_time:1", "get_time", '{"tz": "CET"}')]
     return [
         UserMessage(content="Weather and time in Paris?"),
@@ -129,7 +130,7 @@ def kimi_ids() -> list[Message]:
 
 def per_turn_ids() -> list[Message]:
     """Kimi's ids minted again in every turn: ``functions.get_weather:0`` called twice, each result right
-    after its own call (issue 13; rows 17, 30, 45: unique ids for Claude and Bedrock)."""
+    after its own call (issue 13; quirks 17, 30, 45: unique ids for Claude and Bedrock)."""
     first = _call("functions.get_weather:0")
     second = _call("functions.get_weather:0", arguments='{"city": "Oslo"}')
     return [
@@ -144,7 +145,7 @@ def per_turn_ids() -> list[Message]:
 
 
 def uuid_ids() -> list[Message]:
-    """UUIDs, as Ollama mints them (rows 30, 45)."""
+    """UUIDs, as Ollama mints them (quirks 30, 45)."""
     calls = [_call("5f0c6b1e-2d7a-4c8e-9b3f-1a2b3c4d5e6f")]
     return [
         UserMessage(content="Weather in Lyon?"),
@@ -155,7 +156,7 @@ def uuid_ids() -> list[Message]:
 
 
 def long_ids() -> list[Message]:
-    """An id longer than OpenAI's 40 and Bedrock's 64 characters (rows 3, 45)."""
+    """An id longer than OpenAI's 40 and Bedrock's 64 characters (quirks 3, 45)."""
     calls = [_call("call_" + "A1b2C3d4E5" * 8)]
     return [
         UserMessage(content="Weather in Nice?"),
@@ -166,7 +167,7 @@ def long_ids() -> list[Message]:
 
 
 def names() -> list[Message]:
-    """``name`` on system, user, assistant and tool messages (rows 4, 33, 37, 55, 57, 59)."""
+    """``name`` on system, user, assistant and tool messages (quirks 4, 33, 37, 55, 57, 59)."""
     calls = [_call("call_Names0000000000000000")]
     return [
         SystemMessage(content="You are the weather desk.", name="ops"),
@@ -179,7 +180,7 @@ def names() -> list[Message]:
 
 
 def anthropic_reasoning() -> list[Message]:
-    """A signed Anthropic thinking turn with a tool call (rows 18, 34, 37, 33: provider-bound payloads)."""
+    """A signed Anthropic thinking turn with a tool call (quirks 18, 34, 37, 33: provider-bound payloads)."""
     calls = [ToolCall(id="toolu_01ReasonAaaaaaaaaaaaaaa", name="get_weather", arguments='{"city": "Bonn"}')]
     thinking = [{"type": "thinking", "thinking": "The user wants Bonn's weather.", "signature": _SIGNATURE}]
     return [
@@ -197,7 +198,7 @@ def anthropic_reasoning() -> list[Message]:
 
 
 def deepseek_reasoning() -> list[Message]:
-    """DeepSeek-style ``reasoning_content`` on a tool-call turn (rows 34, 33, 37)."""
+    """DeepSeek-style ``reasoning_content`` on a tool-call turn (quirks 34, 33, 37)."""
     calls = [_call("call_00_ReasonDeepSeek0001")]
     return [
         UserMessage(content="Weather in Graz?"),
@@ -208,7 +209,7 @@ def deepseek_reasoning() -> list[Message]:
 
 
 def images() -> list[Message]:
-    """An image in a user turn and in a tool result (rows 7, 21, 39, 51)."""
+    """An image in a user turn and in a tool result (quirks 7, 21, 39, 51)."""
     calls = [_call("call_Images00000000000000", "take_photo", '{"where": "garden"}')]
     return [
         SystemMessage(content="Describe images briefly."),
@@ -221,7 +222,7 @@ def images() -> list[Message]:
 
 
 def consecutive_roles() -> list[Message]:
-    """Two user turns, then two assistant turns, in a row (rows 20, 42, 53, 57)."""
+    """Two user turns, then two assistant turns, in a row (quirks 20, 42, 53, 57)."""
     return [
         UserMessage(content="First question: the capital of France?"),
         UserMessage(content="Second question: of Italy?"),
@@ -232,7 +233,7 @@ def consecutive_roles() -> list[Message]:
 
 
 def user_after_tool() -> list[Message]:
-    """A user turn right after the tool results (rows 16, 24, 31, 44)."""
+    """A user turn right after the tool results (quirks 16, 24, 31, 44)."""
     calls = [_call("call_UserAfterTool00000000")]
     return [
         UserMessage(content="Weather in Bruges?"),
@@ -242,7 +243,7 @@ def user_after_tool() -> list[Message]:
 
 
 def system_mid_conversation() -> list[Message]:
-    """A system message half-way (rows 8, 19, 27, 57)."""
+    """A system message half-way (quirks 8, 19, 27, 57)."""
     return [
         SystemMessage(content="Answer in English."),
         UserMessage(content="Hello."),
@@ -253,7 +254,7 @@ def system_mid_conversation() -> list[Message]:
 
 
 def ends_on_assistant() -> list[Message]:
-    """A prefill: the last turn is the assistant's, ending in whitespace (rows 14, 15, 31, 47)."""
+    """A prefill: the last turn is the assistant's, ending in whitespace (quirks 14, 15, 31, 47)."""
     return [
         UserMessage(content="Write a haiku about rain."),
         AIMessage(content="Here is the haiku: "),
@@ -261,7 +262,7 @@ def ends_on_assistant() -> list[Message]:
 
 
 def empty_arguments() -> list[Message]:
-    """A call streamed without argument fragments: ``arguments == ""`` (rows 53, 58)."""
+    """A call streamed without argument fragments: ``arguments == ""`` (quirks 53, 58)."""
     calls = [_call("call_NoArgs000000000000000", "get_time", "")]
     return [
         UserMessage(content="What time is it?"),
@@ -272,7 +273,7 @@ def empty_arguments() -> list[Message]:
 
 
 def identical_parallel_calls() -> list[Message]:
-    """Two calls of one tool with the same arguments in one turn (rows 16, 24, 44)."""
+    """Two calls of one tool with the same arguments in one turn (quirks 16, 24, 44)."""
     calls = [
         _call("call_Twice1aaaaaaaaaaaaaaaa", "get_time", "{}"),
         _call("call_Twice2bbbbbbbbbbbbbbbb", "get_time", "{}"),
@@ -286,7 +287,7 @@ def identical_parallel_calls() -> list[Message]:
 
 
 def image_only_turn() -> list[Message]:
-    """A user turn that is one image and no text (rows 23, 36, 51)."""
+    """A user turn that is one image and no text (quirks 23, 36, 51)."""
     return [
         UserMessage(content="I will send you a picture."),
         AIMessage(content="Go ahead."),
@@ -296,7 +297,8 @@ def image_only_turn() -> list[Message]:
 
 def blank_text_parts() -> list[Message]:
     """Whitespace-only and empty text parts in the system message (first and half-way), beside tool
-    calls and in tool results (rows 13, 23, 36, 43; litellm-notes.md TL;DR 5)."""
+    calls and in tool results (quirks 13, 23, 36, 43; docs/litellm.md,
+    'Anthropic gets a placeholder text for empty content')."""
     calls = [
         _call("call_Blank1aaaaaaaaaaaaaaaa"),
         _call("call_Blank2bbbbbbbbbbbbbbbb", arguments='{"city": "Oslo"}'),
@@ -314,7 +316,7 @@ def blank_text_parts() -> list[Message]:
 
 
 def prefill_after_thinking() -> list[Message]:
-    """A final assistant turn that carries Anthropic's signed thinking (rows 14, 18)."""
+    """A final assistant turn that carries Anthropic's signed thinking (quirks 14, 18)."""
     thinking = [{"type": "thinking", "thinking": "A haiku has 5-7-5 syllables.", "signature": _SIGNATURE}]
     return [
         UserMessage(content="Write a haiku about rain."),
@@ -324,7 +326,7 @@ def prefill_after_thinking() -> list[Message]:
 
 def thinking_after_text() -> list[Message]:
     """Two assistant turns in a row, the second with Anthropic's signed thinking: merged into one turn,
-    the thinking lands after the text (rows 18, 20)."""
+    the thinking lands after the text (quirks 18, 20)."""
     thinking = [{"type": "thinking", "thinking": "Add the second half.", "signature": _SIGNATURE}]
     return [
         UserMessage(content="Write two lines about rain."),
@@ -335,7 +337,7 @@ def thinking_after_text() -> list[Message]:
 
 
 def system_at_the_end() -> list[Message]:
-    """The last message is a system message (rows 19, 31, 57)."""
+    """The last message is a system message (quirks 19, 31, 57)."""
     return [
         UserMessage(content="Hello."),
         AIMessage(content="Hello! How can I help?"),

@@ -8,7 +8,8 @@ shape and not from litellm's or the profiles' code, and the two checks built on 
   of the body holds it (or, where the provider has no tools, when its text is in the body at all); an empty
   tool result needs a tool result of its own.
 * ``foreign``: no reasoning payload bound to another provider (Anthropic thinking signatures, Gemini thought
-  signatures, Bedrock reasoning signatures) is in the body (provider-quirks.md section 3, observation 3).
+  signatures, Bedrock reasoning signatures) is in the body: such a payload means something only to the
+  provider that wrote it, and others refuse it or misread it (quirk 63).
 """
 
 from __future__ import annotations
@@ -208,7 +209,7 @@ def lost_content(
 def _signed(value: Any) -> list[str]:
     """The signatures and redacted payloads inside ``value``: strings under a key that names a signature
     (``signature``, ``thought_signature(s)``) or an opaque blob (``data``, ``redactedContent``). Reasoning
-    *text* is not a payload: DeepSeek thinking models want it back whoever wrote it (row 34)."""
+    *text* is not a payload: DeepSeek thinking models want it back whoever wrote it (quirk 34)."""
     found = []
     for where, text in strings(value):
         key = where.rsplit(".", 1)[-1].split("[", 1)[0].lower()

@@ -78,7 +78,8 @@ def _rule_order(rule: str) -> tuple[int, str]:
 
 def tools_for(conversation: list[Message]) -> list[dict[str, Any]] | None:
     """Fresh tool definitions for every tool the conversation calls (litellm's Gemini route edits the
-    caller's tool dicts in place, litellm-notes.md TL;DR 8, so every call gets new ones)."""
+    caller's tool dicts in place, docs/litellm.md, 'Gemini and Vertex AI edit the caller's tools', so every
+    call gets new ones)."""
     names = sorted({c.name for m in conversation if isinstance(m, AIMessage) for c in m.tool_calls})
     return [
         {
@@ -270,7 +271,8 @@ def run(
     try:
         litellm.completion(
             model=provider.model,
-            # litellm edits some callers' dicts in place (litellm-notes.md, later finding): send a copy.
+            # litellm edits some callers' dicts in place (docs/litellm.md, 'litellm mutates the dicts it is
+            # given'): send a copy.
             messages=copy.deepcopy(messages),
             tools=tools_for(conversation) if provider.has_tools else None,
             **provider.kwargs(server),

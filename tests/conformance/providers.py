@@ -1,5 +1,5 @@
 """Every provider of the conformance suite: its litellm model string, its native family, and how litellm is
-pointed at the stand-in for it (litellm-notes.md section 2)."""
+pointed at the stand-in for it (docs/litellm.md, 'Pointing litellm at a local stand-in')."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class Provider:
     options: dict[str, Any] = field(default_factory=dict)
     """Extra keyword arguments of ``completion`` for this provider."""
     has_tools: bool = True
-    """Whether the API takes tools (Perplexity's chat API has none, provider-quirks.md row 61): without
+    """Whether the API takes tools (Perplexity's chat API has none, quirk 61): without
     them a bot sends no ``tools=``, and tool results can only reach the model as text."""
 
     @property

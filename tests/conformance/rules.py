@@ -1,12 +1,13 @@
 """What the family checkers share: a violation, the pairing rule of OpenAI-shape bodies, string walks.
 
-A rule id is the row of provider-quirks.md it enforces (``r13`` is row 13). Ids that are not rows:
+A rule id is the quirk it enforces (``r13`` is quirk 13, ``messages quirks 13``). Ids that are not quirks:
 
 * ``ph``: litellm's placeholder "[System: Empty message content sanitised to satisfy protocol]" reached the
-  model (litellm-notes.md TL;DR 5): the model reads a text nobody wrote;
+  model (docs/litellm.md, 'Anthropic gets a placeholder text for empty content'): the model reads a text
+  nobody wrote;
 * ``lost``: a non-empty text or a tool result of the input is missing from the body (issue 4, judging);
-* ``foreign``: a reasoning payload bound to one provider was sent to another (provider-quirks.md, section
-  3, observation 3; rows 18, 25, 34, 48 name the errors);
+* ``foreign``: a reasoning payload bound to one provider was sent to another, which refuses it or misreads
+  it (quirk 63; quirks 18, 25, 34, 48 name the errors);
 * ``sdk``: the provider SDK's own request type rejects the body (extra keys forbidden);
 * ``raised``: litellm raised before or while sending, so no request reached the provider.
 """
@@ -19,13 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 PLACEHOLDER = "[System: Empty message content sanitised to satisfy protocol]"
-"""The text litellm writes in place of an empty Anthropic (and Bedrock invoke) turn (litellm-notes.md
-TL;DR 5)."""
+"""The text litellm writes in place of an empty Anthropic (and Bedrock invoke) turn (docs/litellm.md,
+'Anthropic gets a placeholder text for empty content')."""
 
 
 @dataclass(frozen=True)
 class Violation:
-    """One broken rule: its id (a provider-quirks.md row, ``r13``), where in the body, and what is wrong."""
+    """One broken rule: its id (a quirk, ``r13``), where in the body, and what is wrong."""
 
     rule: str
     where: str
@@ -48,7 +49,8 @@ def strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
 
 
 def placeholder_violations(body: Any) -> list[Violation]:
-    """litellm's empty-content placeholder anywhere in the body (litellm-notes.md TL;DR 5)."""
+    """litellm's empty-content placeholder anywhere in the body (docs/litellm.md, 'Anthropic gets a
+    placeholder text for empty content')."""
     return [
         Violation("ph", where, "litellm's empty-content placeholder reached the model")
         for where, text in strings(body)
@@ -66,7 +68,7 @@ def fullmatch(pattern: str, value: Any) -> bool:
 
 
 def openai_pairing(messages: list[dict[str, Any]]) -> list[Violation]:
-    """Rows 1 and 2 on an OpenAI-shape list: every call answered by a tool message before the next
+    """Quirks 1 and 2 on an OpenAI-shape list: every call answered by a tool message before the next
     non-tool message, every tool message answering a call of the assistant turn right before it."""
     found: list[Violation] = []
     open_calls: dict[str, int] = {}

@@ -1,13 +1,14 @@
 """The Anthropic Messages API's rules over the body litellm sends to ``/v1/messages``.
 
-Rows of provider-quirks.md checked: 13 (no empty text block; every message but a final assistant has
+Quirks checked: 13 (no empty text block; every message but a final assistant has
 content), 14 (a final assistant text does not end in whitespace), 15 (Claude 4.6+: the conversation ends on
 a user turn), 16 (each ``tool_use`` answered by ``tool_result`` blocks at the start of the next user turn,
 and each ``tool_result`` answering the turn before), 17 (``tool_use`` ids match ``^[a-zA-Z0-9_-]+$`` and are
 unique), 18 (thinking blocks signed, first in their turn, never last, none in a final assistant turn while
 thinking is off), 19 (``system`` is top-level: roles in ``messages`` are user and assistant; ``messages``
 is not empty), 20 (roles alternate: contested today, litellm merges anyway), 21 (base64 image media
-types), and litellm's placeholder text (``ph``, litellm-notes.md TL;DR 5).
+types), and litellm's placeholder text (``ph``, docs/litellm.md, 'Anthropic gets a placeholder text for
+empty content').
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def _text_blocks(blocks: list[dict[str, Any]], where: str) -> list[Violation]:
 
 
 def check(body: dict[str, Any], model: str) -> list[Violation]:
-    """The rules ``body`` breaks (``model`` selects the Claude 4.6+ rule, row 15)."""
+    """The rules ``body`` breaks (``model`` selects the Claude 4.6+ rule, quirk 15)."""
     found = placeholder_violations(body)
     messages = body.get("messages") or []
     if not messages:
@@ -118,7 +119,7 @@ def check(body: dict[str, Any], model: str) -> list[Violation]:
 
 
 def _pairing(messages: list[dict[str, Any]], i: int, uses: list[dict[str, Any]]) -> list[Violation]:
-    """Row 16 for turn ``i``: its calls answered at the start of the next turn; its results answer the
+    """Quirk 16 for turn ``i``: its calls answered at the start of the next turn; its results answer the
     turn before."""
     found = []
     message = messages[i]

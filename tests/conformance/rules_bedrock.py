@@ -1,11 +1,11 @@
 """The Bedrock Converse rules over the body litellm sends to ``/model/<id>/converse``.
 
-Rows of provider-quirks.md checked: 13 (Claude on Bedrock: no empty text, as row 43 says it), 15 (Claude
+Quirks checked: 13 (Claude on Bedrock: no empty text, as quirk 43 says it), 15 (Claude
 4.6+ and 47 (Llama): the conversation ends on a user turn), 41 (it starts with a user turn), 42 (roles
 alternate), 43 (no blank text block, in turns, tool results and ``system``; no empty ``content``), 44
 (tool results alone in their user turn, each answering a ``toolUse`` of the turn before, every ``toolUse``
 answered in the next turn), 45 (``toolUseId`` and tool names: pattern and 64 characters; Claude models
-also row 17's ``^[a-zA-Z0-9_-]+$``), and litellm's placeholder text (``ph``).
+also quirk 17's ``^[a-zA-Z0-9_-]+$``), and litellm's placeholder text (``ph``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Cohere v2 chat rules over the body litellm sends to ``/v2/chat`` (OpenAI-like messages).
 
-Rows of provider-quirks.md checked: 1 and 2 (tool calls answered, results answering a call), 55 (every
+Quirks checked: 1 and 2 (tool calls answered, results answering a call), 55 (every
 message carries at least one token or tool calls; no ``name``; only the keys the v2 API defines: Cohere's
 API answers 422 on unsupported fields).
 """

@@ -1,7 +1,7 @@
 """The Gemini generateContent rules (Google AI Studio and Vertex AI alike) over the ``contents`` and
 ``system_instruction`` litellm sends.
 
-Rows of provider-quirks.md checked: 23 (no empty ``parts``, no empty part, no ``{"text": ""}``, in
+Quirks checked: 23 (no empty ``parts``, no empty part, no ``{"text": ""}``, in
 ``contents`` and in ``system_instruction``), 24 (a function-call turn follows a user or function-response
 turn; the function-response turn comes right after it, with as many parts, and holds nothing else; roles
 are ``user`` and ``model``), 25 (thought signatures are base64), 26 (``contents`` is not empty), 27 (Gemma:
@@ -85,7 +85,7 @@ def _responses(content: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def check(body: dict[str, Any], model: str) -> list[Violation]:
-    """The rules ``body`` breaks (``model`` selects the Gemma rule, row 27)."""
+    """The rules ``body`` breaks (``model`` selects the Gemma rule, quirk 27)."""
     found: list[Violation] = []
     system = field(body, "system_instruction")
     if system is not None:

@@ -2,7 +2,7 @@
 ``/api/generate`` (``ollama/``, a flattened prompt: nothing to check but the content, which the extractor
 does).
 
-Rows of provider-quirks.md checked: 49 (``tool_calls[].function.arguments`` is an object), 50 (``content``
+Quirks checked: 49 (``tool_calls[].function.arguments`` is an object), 50 (``content``
 is a string: the Go server reads ``content`` into a string, so ``null`` and part lists fail), 51 (images are
 raw base64: no ``data:`` prefix, no URL), 52 (a tool message names its tool in ``tool_name``, the field
 Ollama correlates results by).

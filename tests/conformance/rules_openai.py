@@ -1,11 +1,11 @@
 """The rules of the OpenAI-shape chat APIs over the ``messages`` litellm sends to ``.../chat/completions``:
 OpenAI and Azure, and the OpenAI-compatible providers with rules of their own.
 
-Every provider: rows 1 and 2 (calls answered, results answering a call), 6 (arguments are a string),
+Every provider: quirks 1 and 2 (calls answered, results answering a call), 6 (arguments are a string),
 12 (``messages`` is not empty).
 
 ===================  ======================================================================================
-rules                rows of provider-quirks.md
+rules                quirks
 ===================  ======================================================================================
 openai, openrouter   3 (ids at most 40 characters), 4 (``name`` pattern), 5 (``content`` only absent or
                      null on an assistant turn with tool calls), 7 (images only in user turns), 11 (a file's
@@ -18,12 +18,12 @@ mistral              30 (ids are 9 alphanumerics), 31 (no user right after tool,
 groq                 37 (only role, content, name, tool_calls, tool_call_id), 38 (system content a string)
 xai                  40 (every message has a non-empty content element; an assistant turn may instead
                      carry tool calls)
-deepseek             36 (content is a string); ``reasoning_content`` is a key of DeepSeek's (row 34)
+deepseek             36 (content is a string); ``reasoning_content`` is a key of DeepSeek's (quirk 34)
 deepseek-reasoner    36, and 34 (``reasoning_content`` on every assistant turn with tool calls)
 perplexity           20/57 (after the system messages, user and assistant alternate, starting with user),
                      61 (no tool messages, no tool calls, every message has content)
 default              53 (content never absent or null; arguments parse as JSON: vLLM, llama.cpp, LM Studio)
-together_ai, ...     the common rows only (row 60: nothing message-specific found)
+together_ai, ...     the common rows only (quirk 60: nothing message-specific found)
 ===================  ======================================================================================
 """
 
@@ -47,9 +47,9 @@ _MISTRAL_KEYS = {
 _GROQ_KEYS = {"role", "content", "name", "tool_calls", "tool_call_id"}
 
 EXTENSION_KEYS: dict[str, set[str]] = {
-    "deepseek": {"reasoning_content"},  # its thinking mode takes its own reasoning back (row 34)
+    "deepseek": {"reasoning_content"},  # its thinking mode takes its own reasoning back (quirk 34)
     "deepseek-reasoner": {"reasoning_content"},
-    "mistral": {"prefix", "name"},  # `name` on tool messages only; row 33 checks the others
+    "mistral": {"prefix", "name"},  # `name` on tool messages only; quirk 33 checks the others
 }
 """Message keys a provider documents beyond OpenAI's, removed before the OpenAI SDK oracle sees a body."""
 
@@ -184,7 +184,7 @@ def _xai(messages: list[dict[str, Any]]) -> list[Violation]:
     for i, message in enumerate(messages):
         if message.get("role") == "assistant" and message.get("tool_calls"):
             continue
-        # Whitespace is content: the errors quoted in row 40 are about empty elements.
+        # Whitespace is content: the errors quoted in quirk 40 are about empty elements.
         if _is_empty(message.get("content")):
             found.append(
                 Violation(

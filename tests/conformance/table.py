@@ -1,6 +1,6 @@
 """The conformance table: providers x hard cases, for "litellm alone" (the plain dump) and "with
 profiles" (``dump_messages(conversation, model=...)``), each cell ``ok`` or the ids of the broken rules
-(provider-quirks.md rows; see ``tests/conformance/rules.py`` for the ids that are not rows), plus a column
+(quirk numbers; see ``tests/conformance/rules.py`` for the ids that are not quirks), plus a column
 of generated conversations (``messages.strategies.conversations``).
 
     python3 scripts/dev.py conformance        # or: make conformance
@@ -127,10 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         "generated: conversations from messages.strategies.conversations() that pass, and the rules others"
         f" break; handoffs: conversations produced on {', '.join(HANDOFF_SOURCES)} that pass when continued"
-        " here; rule ids: provider-quirks.md rows (r13 = row 13), ph (litellm's placeholder text), lost"
-        " (a text or tool result missing), foreign (another provider's reasoning payload), sdk (the"
-        " provider SDK's request type refuses the body), mc (mistral-common, Mistral's own validator and"
-        " tokenizer, refuses the body), raised (litellm raised instead of sending)"
+        " here; rule ids: quirks (r13 = quirk 13, which `messages quirks 13` prints), ph (litellm's"
+        " placeholder text), lost (a text or tool result missing), foreign (another provider's reasoning"
+        " payload), sdk (the provider SDK's request type refuses the body), mc (mistral-common, Mistral's"
+        " own validator and tokenizer, refuses the body), raised (litellm raised instead of sending)"
     )
     from tests.conformance.known import KNOWN
 

@@ -32,17 +32,19 @@ def server() -> Iterator[StandInServer]:
         yield running
 
 
-# What litellm 1.106.2 does to the plain dump, cell by cell: the rules broken (provider-quirks.md rows,
+# What litellm 1.106.2 does to the plain dump, cell by cell: the rules broken (quirk numbers,
 # and the ids of tests/conformance/rules.py). A change here is a change in litellm.
 LITELLM_ALONE: dict[tuple[str, str], set[str]] = {
-    # Gemini and Vertex get {"text": ""} (litellm-notes.md TL;DR 4).
+    # Gemini and Vertex get {"text": ""} (docs/litellm.md, 'Gemini and Vertex AI get empty text parts').
     ("gemini", "empty texts"): {"r23"},
     ("vertex_ai", "empty text beside calls"): {"r23"},
-    # Anthropic gets the placeholder text in place of an empty turn (TL;DR 5).
+    # Anthropic gets the placeholder text in place of an empty turn (docs/litellm.md, 'Anthropic gets a
+    # placeholder text for empty content').
     ("anthropic", "empty texts"): {"ph"},
     ("anthropic", "empty text beside calls"): {"ph"},
-    # Mistral: ids not 9 alphanumerics (TL;DR 3); a "" tool result dropped, leaving its call unanswered
-    # (TL;DR 6); a user turn right after a tool turn.
+    # Mistral: ids not 9 alphanumerics (docs/litellm.md, 'Tool-call ids are sent unchanged'); a "" tool
+    # result dropped, leaving its call unanswered ('Mistral drops messages whose content is empty'); a user
+    # turn right after a tool turn.
     # mistral-common (mc: Mistral's own validator and tokenizer) refuses each of them too.
     ("mistral", "kimi ids"): {"r30", "mc"},
     ("mistral", "empty tool result"): {"r1", "r30", "lost", "mc"},
@@ -54,7 +56,8 @@ LITELLM_ALONE: dict[tuple[str, str], set[str]] = {
     ("bedrock", "kimi ids"): {"r17"},
     ("bedrock-llama", "ends on assistant"): {"r47"},
     ("anthropic-4.6", "ends on assistant"): {"r15"},
-    # OpenAI-shape providers get every key the dump holds (TL;DR 7).
+    # OpenAI-shape providers get every key the dump holds (docs/litellm.md, 'OpenAI-shaped routes forward
+    # every key').
     ("openai", "long ids"): {"r3"},
     ("openai", "anthropic reasoning"): {"foreign", "sdk"},
     ("groq", "deepseek reasoning"): {"r37", "sdk"},
@@ -64,7 +67,7 @@ LITELLM_ALONE: dict[tuple[str, str], set[str]] = {
     ("cohere", "names"): {"r55"},
     ("perplexity", "parallel calls"): {"r20", "r61"},
     ("default", "empty arguments"): {"r53"},
-    # Ollama: results carry no tool_name; "" arguments crash litellm's converter (row 58).
+    # Ollama: results carry no tool_name; "" arguments crash litellm's converter (quirk 58).
     ("ollama_chat", "parallel calls"): {"r52"},
     ("ollama_chat", "empty arguments"): {"raised"},
     # And what litellm gets right on its own, so the checkers are not simply failing everything.
@@ -72,7 +75,7 @@ LITELLM_ALONE: dict[tuple[str, str], set[str]] = {
     ("gemini", "images"): set(),
     ("openai", "images"): set(),
     ("bedrock", "consecutive roles"): set(),
-    # litellm merges two equal calls into one functionCall part but keeps both responses (row 24).
+    # litellm merges two equal calls into one functionCall part but keeps both responses (quirk 24).
     ("gemini", "identical parallel calls"): {"r24"},
 }
 

@@ -108,7 +108,7 @@ def test_anthropic_signs_its_thinking(litellm, stream):
 
 @pytest.mark.parametrize("key", ["gemini", "vertex_ai"])
 def test_gemini_signs_the_first_call_and_litellm_puts_the_signature_in_its_id(litellm, key):
-    # What makes Gemini's ids long and odd (provider-quirks.md row 25): Gemini sends no ids; litellm mints
+    # What makes Gemini's ids long and odd (quirk 25): Gemini sends no ids; litellm mints
     # `call_<32 hex>` and appends the thought signature.
     message, _, _ = _send(litellm, key, REPLY, stream=False)
     first, second = message.tool_calls

@@ -458,7 +458,7 @@ def test_a_known_failure_is_excused_only_where_its_entry_says():
     assert not pinned.covers("gemini", violation)
     assert everywhere.covers("gemini", violation)
     assert not everywhere.covers("vertex_ai", violation)
-    # The one entry left: litellm never sends Ollama a tool result's tool_name (row 52).
+    # The one entry left: litellm never sends Ollama a tool result's tool_name (quirk 52).
     ollama = Violation("r52", "messages[3]", "a tool result without tool_name")
     assert known.unexplained("ollama_chat", [ollama]) == []
     assert known.unexplained("gemini", [violation]) == [violation]
