@@ -118,31 +118,30 @@ def _where_the_time_goes(title: str, conversation: list[Message], model: str, re
     """Print the pass of ``model``'s profile split into the walk and what its costliest rules add, as shares
     of the plain dump with its protocol check; returns the walk's share.
 
-    What a rule adds is the median, over ``repeat`` rounds, of the whole pass less the pass without the
-    rule, the two timed back to back (a difference of best times drifts by tenths on a busy machine)."""
+    Every variant of the pass (whole, without one rule, without any) is timed once per round, ``repeat``
+    rounds, and its best time kept: what a rule adds is the whole pass's best less the best without it.
+    Shares under 0.02x are left out (they are within the noise of a shared machine)."""
     profile = get_profile(model)
     plan, provider = profile._plan, profile._plan.cx.provider
-    others = {"the walk (the same pass with no rules)": Plan.of(provider, [])}
+    plans = {"": plan, " walk": Plan.of(provider, [])}
     for rule_id in dict.fromkeys(r.id for r in plan.rules):
-        others[rule_id] = Plan.of(provider, [r for r in plan.rules if r.id != rule_id])
-    baseline = whole = float("inf")
-    differences: dict[str, list[float]] = {name: [] for name in others}
+        plans[rule_id] = Plan.of(provider, [r for r in plan.rules if r.id != rule_id])
+    best = dict.fromkeys(plans, float("inf"))
+    baseline = float("inf")
     with gc_off():
         for _ in range(repeat):
             baseline = min(baseline, _timed(lambda: dump_messages(conversation)))
-            for name, other in others.items():
-                mine = _pass_alone(plan, conversation)
-                whole = min(whole, mine)
-                differences[name].append(mine - _pass_alone(other, conversation))
-    shares = {name: statistics.median(found) / baseline for name, found in differences.items()}
-    walk_name = next(iter(others))
-    walk = whole / baseline - shares.pop(walk_name)
+            for name, variant in plans.items():
+                best[name] = min(best[name], _pass_alone(variant, conversation))
+    whole, walk = best.pop(""), best.pop(" walk")
     print(f"\n== where the time goes: {profile.name}, {title} (shares of the plain dump with its check)")
     print(f"  the whole pass{'':<34}{whole / baseline:6.2f}x")
-    print(f"  {walk_name:<48}{walk:6.2f}x")
-    for rule_id, share in sorted(shares.items(), key=lambda item: -item[1])[:5]:
-        print(f"  + rule {rule_id:<41}{share:6.2f}x")
-    return walk
+    print(f"  the walk (the same pass with no rules){'':<10}{walk / baseline:6.2f}x")
+    added = sorted(((whole - seconds) / baseline, rule_id) for rule_id, seconds in best.items())
+    for share, rule_id in reversed(added[-5:]):
+        if share >= 0.02:
+            print(f"  + rule {rule_id:<41}{share:6.2f}x")
+    return walk / baseline
 
 
 def _timed(fn: Callable[[], object]) -> float:

@@ -7,6 +7,8 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain, repeat
+from operator import is_not, itemgetter
 from typing import Any
 
 from messages.profiles._ids import SIGNATURE_SEPARATOR, IdRule
@@ -36,6 +38,9 @@ def _arguments(call: Any) -> Any:
 
 
 # --- ids ---------------------------------------------------------------------------------------------
+
+_not_none = functools.partial(is_not, None)
+_ID = itemgetter("id")
 
 
 class _IdsRun:
@@ -149,23 +154,21 @@ class ToolCallIds(Rule):
 
     def idle(self, messages: Sequence[Message]) -> bool:
         # Ids scoped to their turn: nothing to do when the provider takes every id as written, which one
-        # bulk check of all of them says (ids that must be unique in the request are counted instead). A
-        # tool_call_id or a call that detect would pass over is checked too, or makes the answer False:
+        # bulk check of all of them says (ids that must be unique in the request are counted instead). The
+        # ids are gathered by C-level loops (map, filter, itemgetter); a tool_call_id or a call that detect
+        # would pass over is checked too, and a message or call of another type makes the answer False:
         # both only ever send the list down the message-by-message path.
         if self.unique:
             return False
         try:
-            for m in messages:  # the first result first: where ids get new ones, they mostly all do
-                first = m.get("tool_call_id")
-                if first is not None:
-                    if not self.ids.accepts_every([first]):
-                        return False
-                    break
-            ids = [i for m in messages if (i := m.get("tool_call_id")) is not None]
-            ids += [c["id"] for m in messages if (calls := m.get("tool_calls")) for c in calls]
-        except (TypeError, KeyError, AttributeError):
+            results = list(filter(_not_none, map(dict.get, messages, repeat("tool_call_id"))))
+            if results and not self.ids.accepts_every(results[:1]):
+                return False  # where ids get new ones, they mostly all do: no need to gather the rest
+            turns = filter(None, map(dict.get, messages, repeat("tool_calls")))
+            calls = list(map(_ID, chain.from_iterable(turns)))
+        except (TypeError, KeyError):
             return False
-        return self.ids.accepts_every(ids)
+        return self.ids.accepts_every(results) and self.ids.accepts_every(calls)
 
     def start(self, given: Sequence[Message] | None = None) -> _IdsRun:
         planned = None if given is None else plan_ids(given, self.ids, unique=self.unique)
