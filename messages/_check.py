@@ -465,9 +465,10 @@ class Changes:
     """What changed between two message lists, counted per kind (``compare``)."""
 
     ids_rewritten: int = 0
-    """Tool-call ids given a new value (on the call and its results)."""
+    """Tool calls given a new id (and with them their results). Ids are scoped to their turn: an id used
+    in two turns counts once per turn it is rewritten in."""
     id_examples: tuple[tuple[str, str], ...] = ()
-    """Up to three of them, old and new."""
+    """Up to three of them, old and new (each pair once)."""
     keys_dropped: Mapping[str, int] = field(default_factory=dict)
     """Keys that fewer messages (or calls: ``tool_calls[].key``) carry afterwards, and how many fewer."""
     keys_added: Mapping[str, int] = field(default_factory=dict)
@@ -547,14 +548,20 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
     calls_before, calls_after = _calls(before), _calls(after)
     ids_rewritten = tool_calls_removed = arguments_changed = 0
     examples: list[tuple[str, str]] = []
-    renamed: dict[str, str] = {}
+    aligned = before  # ``before`` with the ids ``after`` gives its calls and their results
     if len(calls_before) == len(calls_after):
+        # The n-th call before is the n-th call after: its new id is read there, call by call, since ids
+        # are scoped to their turn and one id used in two turns may get two new ids (or keep one).
         for old, new in zip(calls_before, calls_after, strict=True):
             if old.get("id") != new.get("id"):
-                renamed.setdefault(str(old.get("id")), str(new.get("id")))
+                ids_rewritten += 1
+                pair = (str(old.get("id")), str(new.get("id")))
+                if len(examples) < 3 and pair not in examples:
+                    examples.append(pair)
             if _arguments(old) != _arguments(new):
                 arguments_changed += 1
-        ids_rewritten, examples = len(renamed), list(renamed.items())[:3]
+        if ids_rewritten:
+            aligned = _with_new_ids(before, [new.get("id") for new in calls_after])
     else:
         tool_calls_removed = max(0, len(calls_before) - len(calls_after))
     counts_before, counts_after = _key_counts(before), _key_counts(after)
@@ -566,7 +573,7 @@ def compare(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, An
     # messages are paired by role (a changed message), and the rest were added or removed.
     # Tool-call ids count as equal under the profile's renaming, so that a result moved back to its
     # call (by repair) reads as moved, not as one message dropped and another added.
-    keys_before, keys_after = _keys(before, renamed), _keys(after, {})
+    keys_before, keys_after = _keys(aligned), _keys(after)
     gaps = _gaps(keys_before, keys_after)
     gone: Counter[str] = Counter()
     came: Counter[str] = Counter()
@@ -601,6 +608,10 @@ _REACH: Final = 32
 changes are local (a turn merged, dropped, added or rewritten in place), so the lists meet again within a
 few messages; a longer run of changed messages is one gap, paired message by message."""
 
+_RUN: Final = 2 * _REACH
+"""How far ``_gaps`` counts a run of equal items when it compares two places where the lists could meet
+again: a longer run is as good as this long (the earliest wins)."""
+
 _SMALL_GAP: Final = 64
 """The largest gap (on either side) whose roles ``_Moves.gap`` aligns with difflib; larger ones (rare: a
 long run of changed messages) are aligned in one pass, to keep the comparison linear."""
@@ -611,10 +622,12 @@ def _gaps(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int, int]]
     items, in order: what ``difflib.SequenceMatcher(None, a, b).get_opcodes()`` calls its non-equal
     opcodes, found in one pass (the matcher's search for the longest block costs up to a pass per block).
 
-    Equal items are matched as they come. At a difference, the next pair of equal items is the one
-    nearest to both (the least ``di + dj`` within ``_REACH`` of each, ``a``'s side first on a tie, as the
-    matcher keeps its earliest block); with none in reach, one item of each side goes into the gap and the
-    search goes on from the next.
+    Equal items are matched as they come. At a difference, the lists meet again where the matcher would
+    anchor them: at the pair of equal items within ``_REACH`` of each that starts the longest run of equal
+    items (counted up to ``_RUN``), the earliest in ``a`` on a tie, then the earliest in ``b``, as the
+    matcher keeps its longest block, the earliest one. The stretch before that pair is small (within
+    reach): the matcher itself aligns it, as it would. With no pair in reach, one item of each side goes
+    into the gap and the search goes on from the next.
     """
     gaps: list[tuple[int, int, int, int]] = []
     n, m = len(a), len(b)
@@ -630,45 +643,96 @@ def _gaps(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int, int]]
             continue
         if start is None:
             start = (i, j)
-        ahead: dict[str, int] = {}
-        for dj in range(min(_REACH, m - j)):
-            ahead.setdefault(b[j + dj], dj)
-        best: tuple[int, int] | None = None
-        for di in range(min(_REACH, n - i)):
-            if best is not None and di >= best[0] + best[1]:
-                break
-            found = ahead.get(a[i + di])
-            if found is not None and (best is None or di + found < best[0] + best[1]):
-                best = (di, found)
-        if best is None:
+        anchor = _anchor(a, b, i, j)
+        if anchor is None:
             i += 1
             j += 1
-        else:
-            i += best[0]
-            j += best[1]
+            continue
+        di, dj = anchor
+        if di and dj:  # equal items may lie before the anchor too: aligned there as the matcher does
+            before = difflib.SequenceMatcher(None, a[i : i + di], b[j : j + dj], autojunk=False)
+            for tag, i1, _, j1, _ in before.get_opcodes():
+                if tag != "equal":
+                    if start is None:
+                        start = (i + i1, j + j1)
+                elif start is not None:
+                    gaps.append((start[0], i + i1, start[1], j + j1))
+                    start = None
+        i += di
+        j += dj
     if start is not None or i < n or j < m:
         first = start if start is not None else (i, j)
         gaps.append((first[0], n, first[1], m))
     return gaps
 
 
-def _keys(messages: Sequence[Mapping[str, Any]], renamed: Mapping[str, str]) -> list[str]:
-    def key(message: Mapping[str, Any]) -> str:
-        if renamed:
-            message = dict(message)
-            if isinstance(message.get("tool_call_id"), str):
-                message["tool_call_id"] = renamed.get(message["tool_call_id"], message["tool_call_id"])
-            calls = message.get("tool_calls")
-            if isinstance(calls, list):
-                message["tool_calls"] = [
-                    {**c, "id": renamed.get(c["id"], c["id"])}
-                    if isinstance(c, Mapping) and isinstance(c.get("id"), str)
-                    else c
-                    for c in calls
-                ]
-        return json.dumps(message, sort_keys=True, default=str)
+def _anchor(a: Sequence[str], b: Sequence[str], i: int, j: int) -> tuple[int, int] | None:
+    """Where ``a[i:]`` and ``b[j:]`` meet again (``_gaps``): the offsets ``(di, dj)``, or ``None``."""
+    ahead: dict[str, list[int]] = {}
+    for dj in range(min(_REACH, len(b) - j)):
+        ahead.setdefault(b[j + dj], []).append(dj)
+    best: tuple[int, int] | None = None
+    longest = 0
+    for di in range(min(_REACH, len(a) - i)):
+        for dj in ahead.get(a[i + di], ()):
+            run = 1
+            while run < _RUN and i + di + run < len(a) and j + dj + run < len(b):
+                if a[i + di + run] != b[j + dj + run]:
+                    break
+                run += 1
+            if run > longest:
+                best, longest = (di, dj), run
+        if longest == _RUN:
+            break  # no later pair can start a longer run
+    return best
 
-    return [key(m) for m in messages]
+
+def _keys(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [json.dumps(m, sort_keys=True, default=str) for m in messages]
+
+
+def _with_new_ids(messages: Sequence[Mapping[str, Any]], new_ids: Sequence[Any]) -> list[Mapping[str, Any]]:
+    """``messages`` with the calls (as ``_calls`` lists them) given ``new_ids`` in order, and each result
+    given the new id of the call it answers (the messages that change are copies).
+
+    A result answers the call ``repair_conversation`` pairs it with: the first unanswered call with its id
+    in the turn it follows, else the first in an earlier turn (a late result, which repair moves back). A
+    result that answers no unanswered call (answered twice) goes with the nearest call before it with its
+    id, as a profile renames it; one with no such call keeps its id.
+    """
+    out: list[Mapping[str, Any]] = []
+    pending = iter(new_ids)
+    open_calls: dict[str, list[tuple[int, Any]]] = {}  # an id -> the (turn, new id) of its open calls
+    latest: dict[str, Any] = {}  # an id -> the new id of its nearest call so far
+    turn: int | None = None  # the assistant turn the messages being read directly follow
+    for index, message in enumerate(messages):
+        changed = dict(message)
+        call_id = message.get("tool_call_id")
+        if message.get("role") == "tool":
+            if isinstance(call_id, str):
+                candidates = open_calls.get(call_id, [])
+                own = next((c for c in candidates if c[0] == turn), None)
+                target = own or (candidates[0] if candidates else None)
+                if target is not None:
+                    candidates.remove(target)
+                changed["tool_call_id"] = latest.get(call_id, call_id) if target is None else target[1]
+        else:
+            turn = None
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and any(isinstance(c, Mapping) for c in calls):
+            turn = index
+            renamed: list[Any] = []
+            for c in calls:
+                if isinstance(c, Mapping):
+                    new = next(pending)
+                    if isinstance(c.get("id"), str):
+                        open_calls.setdefault(c["id"], []).append((index, new))
+                        latest[c["id"]] = new
+                    c = {**c, "id": new}
+                renamed.append(c)
+            changed["tool_calls"] = renamed
+        out.append(message if changed == message else changed)
+    return out
 
 
 @dataclass

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from messages import (
     AIMessage,
     AudioPart,
+    CacheControl,
     ConversionError,
     FilePart,
     ImagePart,
@@ -37,10 +38,151 @@ def test_every_conversation_round_trips_through_langchain_messages(conversation)
     try:
         converted = to_langchain(conversation)
     except ConversionError as error:  # a field of litellm's types that LangChain messages cannot hold
-        assert refused_by_guard(conversation, error), error  # noqa: PT017
+        assert refused_by_guard(conversation, error, text_cache_control=True), error  # noqa: PT017
         return
     assert all(isinstance(m, lc.BaseMessage) for m in converted)
     assert from_langchain(converted) == conversation
+
+
+def _marks(content: Any) -> list[Any]:
+    """The cache_control marks of the text parts (ours) or text blocks (LangChain's) of ``content``."""
+    if not isinstance(content, list):
+        return []
+    return [
+        (p.cache_control and p.cache_control.model_dump())
+        if isinstance(p, TextPart)
+        else p.get("cache_control")
+        for p in content
+        if isinstance(p, TextPart) or (isinstance(p, dict) and p.get("type") == "text")
+    ]
+
+
+@given(ms.conversations())
+def test_a_text_parts_cache_control_is_the_text_blocks_own_key_and_comes_back(conversation):
+    # A message-level mark has no place in LangChain (refused, below): leave it out here.
+    conversation = [m.model_copy(update={"cache_control": None}) for m in conversation]
+    try:
+        converted = to_langchain(conversation)
+    except ConversionError as error:
+        assert refused_by_guard(conversation, error, text_cache_control=True), error  # noqa: PT017
+        assert "cache_control" not in str(error)  # noqa: PT017
+        return
+    for ours, theirs in zip(conversation, converted, strict=True):
+        assert _marks(theirs.content) == _marks(ours.content)
+    assert from_langchain(converted) == conversation
+
+
+def test_langchain_anthropics_cache_control_on_text_blocks_reads_as_marked_text_parts():
+    # langchain-anthropic's prompt caching: the mark on the system prompt's text block (with a TTL), on a
+    # user turn's text block, and on a tool message's block (which it sends on the tool_result).
+    one_hour = {"type": "ephemeral", "ttl": "1h"}
+    history = [
+        lc.SystemMessage(content=[{"type": "text", "text": "A long manual.", "cache_control": one_hour}]),
+        lc.HumanMessage(
+            content=[
+                {"type": "text", "text": "Read it."},
+                {"type": "text", "text": "What does it say?", "cache_control": {"type": "ephemeral"}},
+            ]
+        ),
+        lc.AIMessage(
+            content="",
+            tool_calls=[{"name": "search", "args": {}, "id": "toolu_1", "type": "tool_call"}],
+        ),
+        lc.ToolMessage(
+            content=[{"type": "text", "text": "found", "cache_control": {"type": "ephemeral"}}],
+            tool_call_id="toolu_1",
+        ),
+    ]
+    read = from_langchain(history)
+    assert read == [
+        SystemMessage(content=[TextPart(text="A long manual.", cache_control=CacheControl(ttl="1h"))]),
+        UserMessage(
+            content=[
+                TextPart(text="Read it."),
+                TextPart(text="What does it say?", cache_control=CacheControl()),
+            ]
+        ),
+        AIMessage(content="", tool_calls=[ToolCall(id="toolu_1", name="search", arguments="{}")]),
+        ToolMessage(tool_call_id="toolu_1", content=[TextPart(text="found", cache_control=CacheControl())]),
+    ]
+    # And back: the same blocks, each mark on its own block.
+    assert [m.content for m in to_langchain(read)][:2] == [h.content for h in history][:2]
+    assert to_langchain(read)[3].content == history[3].content
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        SystemMessage(content="A long manual.", cache_control=CacheControl()),
+        UserMessage(content=[TextPart(text="q")], cache_control=CacheControl(ttl="1h")),
+        AIMessage(content="a", cache_control=CacheControl()),
+        ToolMessage(tool_call_id="c", content="r", cache_control=CacheControl()),
+    ],
+    ids=["system", "user", "assistant", "tool"],
+)
+def test_a_message_level_cache_control_is_refused_by_name_since_langchain_holds_marks_on_blocks(message):
+    with pytest.raises(ConversionError, match="message-level cache_control") as caught:
+        to_langchain([UserMessage(content="hi"), message])
+    assert (caught.value.index, caught.value.part) == (1, "cache_control")
+    assert "text part" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("block", "match"),
+    [
+        (
+            {"type": "image", "url": "https://x/a.png", "cache_control": {"type": "ephemeral"}},
+            "cache_control mark on a block of type 'image'",
+        ),
+        (
+            {
+                "type": "image_url",
+                "image_url": {"url": "https://x/a.png"},
+                "cache_control": {"type": "ephemeral"},
+            },
+            "cache_control mark on a block of type 'image_url'",
+        ),
+        (
+            {"type": "text", "text": "x", "extras": {"cache_control": {"type": "ephemeral"}}},
+            "under a 'text' block's extras",
+        ),
+        (
+            {
+                "type": "file",
+                "base64": "JVBERi0=",
+                "mime_type": "application/pdf",
+                "extras": {"cache_control": {}},
+            },
+            "under a 'file' block's extras",
+        ),
+        ({"type": "text", "text": "x", "cache_control": {"type": "forever"}}, "not valid"),
+    ],
+)
+def test_a_cache_control_mark_no_part_holds_is_refused_naming_the_block(block, match):
+    with pytest.raises(ConversionError, match=match) as caught:
+        from_langchain(
+            [lc.HumanMessage("hi"), lc.HumanMessage(content=[{"type": "text", "text": "a"}, block])]
+        )
+    assert (caught.value.index, caught.value.part) == (1, 1)
+    assert str(caught.value).startswith("message 1, content part 1")
+
+
+def test_a_cache_control_mark_on_an_assistants_tool_use_block_is_refused_not_dropped():
+    message = lc.AIMessage(
+        content=[
+            {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "f",
+                "input": {},
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+        tool_calls=[{"name": "f", "args": {}, "id": "toolu_1", "type": "tool_call"}],
+    )
+    with pytest.raises(ConversionError, match="block of type 'tool_use'") as caught:
+        from_langchain([message])
+    assert (caught.value.index, caught.value.part) == (0, 0)
 
 
 def _parsed(arguments: str) -> Any:
@@ -191,6 +333,15 @@ def test_what_no_message_here_can_hold_is_refused_naming_the_message_and_the_par
     assert str(caught.value).startswith("message 1")
 
 
+def test_a_failed_tool_result_is_sent_as_status_error_and_comes_back_failed():
+    # Found by the round-trip property: to_langchain once left status at "success".
+    result = ToolMessage.model_validate({"tool_call_id": "c", "content": "boom", "is_error": True})
+    (converted,) = to_langchain([result])
+    assert converted.status == "error"
+    assert from_langchain([converted]) == [result]
+    assert to_langchain([ToolMessage(tool_call_id="c", content="ok")])[0].status == "success"
+
+
 def test_a_tool_error_status_is_kept_or_refused_never_dropped():
     message = lc.ToolMessage(content="boom", tool_call_id="c", status="error")
     if "is_error" in ToolMessage.model_fields:
@@ -218,6 +369,10 @@ _blocks = st.one_of(
             "image_url": st.fixed_dictionaries({"url": st.text(max_size=5)}),
             "annotations": st.lists(st.just({}), max_size=1),
             "id": st.text(max_size=3),
+            "cache_control": st.sampled_from(
+                [None, {"type": "ephemeral"}, {"type": "ephemeral", "ttl": "2h"}, "x"]
+            ),
+            "extras": st.sampled_from([{}, {"cache_control": {"type": "ephemeral"}}]),
         },
     ),
 )

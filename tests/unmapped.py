@@ -8,7 +8,11 @@ from messages.convert._guard import _unmapped_part
 from messages.models import AIMessage
 
 
-def refused_by_guard(conversation: list[Message], error: ConversionError) -> bool:
+def refused_by_guard(
+    conversation: list[Message], error: ConversionError, *, text_cache_control: bool = False
+) -> bool:
+    """Whether ``error`` is the guard's refusal, for a library that holds a text part's cache_control
+    (``text_cache_control``) or not."""
     if error.index is None:
         return False
     message = conversation[error.index]
@@ -19,5 +23,7 @@ def refused_by_guard(conversation: list[Message], error: ConversionError) -> boo
     if error.part in ("annotations", "images", "audio"):
         return isinstance(message, AIMessage) and getattr(message, str(error.part)) is not None
     if isinstance(error.part, int) and isinstance(message.content, list) and "has no place for" in str(error):
-        return bool(_unmapped_part(message.content[error.part], isinstance(message, AIMessage)))
+        part = message.content[error.part]
+        assistant = isinstance(message, AIMessage)
+        return bool(_unmapped_part(part, assistant, text_cache_control=text_cache_control))
     return False

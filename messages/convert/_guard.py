@@ -2,7 +2,9 @@
 
 The fields of litellm's message types that LangChain and pydantic-ai messages do not hold (issue 12:
 prompt-caching marks, reply annotations, images and audio, video parts, litellm's own part keys, media in
-an assistant turn) raise a ``ConversionError`` naming the message and the field or part.
+an assistant turn) raise a ``ConversionError`` naming the message and the field or part. A converter
+whose library holds a text part's ``cache_control`` (LangChain, on the text block) says so with
+``text_cache_control=True``.
 """
 
 from __future__ import annotations
@@ -18,12 +20,18 @@ __all__ = ["refuse_unmapped"]
 _REPLY_FIELDS = ("annotations", "images", "audio")
 
 
-def refuse_unmapped(messages: Sequence[Message], library: str) -> None:
-    """Raise ``ConversionError`` for the first field or part of ``messages`` that ``library`` cannot hold."""
+def refuse_unmapped(messages: Sequence[Message], library: str, *, text_cache_control: bool = False) -> None:
+    """Raise ``ConversionError`` for the first field or part of ``messages`` that ``library`` cannot hold;
+    with ``text_cache_control``, a text part's ``cache_control`` is not refused (the library holds it)."""
     for index, message in enumerate(messages):
         if message.cache_control is not None:
+            where = (
+                " (it holds one on a text block: put the mark on the last text part)"
+                if text_cache_control
+                else ""
+            )
             raise ConversionError(
-                f"message {index}: {library} has no place for a message-level cache_control mark",
+                f"message {index}: {library} has no place for a message-level cache_control mark{where}",
                 index=index,
                 part="cache_control",
             )
@@ -45,7 +53,7 @@ def refuse_unmapped(messages: Sequence[Message], library: str) -> None:
         if not isinstance(message.content, list):
             continue
         for position, part in enumerate(message.content):
-            what = _unmapped_part(part, isinstance(message, AIMessage))
+            what = _unmapped_part(part, isinstance(message, AIMessage), text_cache_control=text_cache_control)
             if what:
                 raise ConversionError(
                     f"message {index}, content part {position}: {library} has no place for {what}",
@@ -54,10 +62,10 @@ def refuse_unmapped(messages: Sequence[Message], library: str) -> None:
                 )
 
 
-def _unmapped_part(part: object, assistant: bool) -> str:
+def _unmapped_part(part: object, assistant: bool, *, text_cache_control: bool = False) -> str:
     if assistant and not isinstance(part, TextPart):
         return "media in an assistant turn"
-    if isinstance(part, TextPart) and part.cache_control is not None:
+    if isinstance(part, TextPart) and part.cache_control is not None and not text_cache_control:
         return "a cache_control mark on a text part"
     if isinstance(part, VideoPart):
         return "a video part"

@@ -15,10 +15,23 @@ ours                             LangChain (``langchain_core.messages``)
                                  keys (langchain-openai's ``refusal``, langchain-deepseek's
                                  ``reasoning_content``); ``provider`` as
                                  ``response_metadata["model_provider"]``
-``ToolMessage``                  ``ToolMessage`` (``tool_call_id``, ``name``, content as above)
+``ToolMessage``                  ``ToolMessage`` (``tool_call_id``, ``name``, content as above);
+                                 ``is_error=True`` as ``status="error"`` (``False`` is refused: it
+                                 would come back unset)
+``TextPart.cache_control``       the text block's own ``cache_control`` key
+                                 (``{"type": "text", "text": ..., "cache_control": {...}}``)
 ===============================  ===================================================================
 
-``name`` is kept on every message. ``from_langchain(to_langchain(c)) == c`` for every conversation.
+LangChain holds an Anthropic prompt-caching mark on a content block, never on a message:
+langchain-anthropic sends a text block's ``cache_control`` as it is (and, on a tool message's block, on
+the ``tool_result`` it builds), and langchain-litellm passes the block to litellm unchanged. So a text
+part's mark maps to its block and back; a message-level ``cache_control`` has no place there and is
+refused, as is a mark on any block but text (no other part of ours holds one) and one under a block's
+``extras`` (LangChain's v1 spelling, which langchain-anthropic does not send for text).
+
+``name`` is kept on every message. ``from_langchain(to_langchain(c)) == c`` for every conversation that
+``to_langchain`` converts; it refuses, naming the message and the field, what LangChain has no place for
+(``messages.convert._guard``).
 
 ``from_langchain`` also reads what LangChain itself and its integrations produce: string items and LangChain's
 standard content blocks (``{"type": "image", "url" | "base64", "mime_type"}``, ``file``, ``audio``) in
@@ -27,9 +40,8 @@ content, and tool calls given only as ``tool_calls`` (arguments serialized once,
 message ``id``, ``response_metadata`` (finish reason, model name, token counts) and ``usage_metadata``
 describe the reply, not the message, and are not kept (the thread store keeps ids in its envelope).
 Everything else that a message of ours cannot hold raises ``ConversionError`` naming the message index
-and the field: an ``additional_kwargs`` key it does not know, a tool message's ``artifact`` or
-``status="error"`` (until ``ToolMessage`` has an error flag), a content block of another kind, a
-``ChatMessage`` or ``FunctionMessage``.
+and the field: an ``additional_kwargs`` key it does not know, a tool message's ``artifact``, a content
+block of another kind, a ``ChatMessage`` or ``FunctionMessage``.
 
 LangChain is imported inside the functions, never by ``import messages``.
 """
@@ -46,7 +58,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from messages.errors import ConversionError
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
-from messages.parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
+from messages.parts import AudioPart, CacheControl, ContentPart, FilePart, ImagePart, TextPart
 from messages.protocol import check_types
 
 if TYPE_CHECKING:
@@ -55,6 +67,8 @@ if TYPE_CHECKING:
 __all__ = ["from_langchain", "to_langchain"]
 
 _AI_KWARGS = ("refusal", "reasoning_content", "thinking_blocks", "provider_specific_fields")
+_TEXT_KEYS = frozenset({"type", "text", "id", "annotations", "cache_control"})
+"""The keys of a text block that a ``TextPart`` holds (``id``, which LangChain mints, is not kept)."""
 _PART: TypeAdapter[ContentPart] = TypeAdapter(ContentPart)
 from messages.convert._guard import refuse_unmapped  # noqa: E402
 
@@ -113,8 +127,12 @@ def _to_one(lc: Any, message: Message, index: int) -> Any:
         kwargs = {"__openai_role__": "developer"} if message.role == "developer" else {}
         return lc.SystemMessage(content=_blocks(message.content), name=message.name, additional_kwargs=kwargs)
     if isinstance(message, ToolMessage):
+        failed = getattr(message, "is_error", None) is True
         return lc.ToolMessage(
-            content=_blocks(message.content), tool_call_id=message.tool_call_id, name=message.name
+            content=_blocks(message.content),
+            tool_call_id=message.tool_call_id,
+            name=message.name,
+            status="error" if failed else "success",
         )
     if message.content == []:
         raise ConversionError(
@@ -148,7 +166,7 @@ def to_langchain(messages: Iterable[Message]) -> list[BaseMessage]:
     lc = _import()
     conversation = list(messages)
     check_types(conversation)
-    refuse_unmapped(conversation, "LangChain")
+    refuse_unmapped(conversation, "LangChain", text_cache_control=True)
     return [_to_one(lc, message, index) for index, message in enumerate(conversation)]
 
 
@@ -202,15 +220,38 @@ def _text(block: Any, index: int, position: int) -> TextPart | None:
     if isinstance(block, str):
         return TextPart(text=block)
     kind = block.get("type") if isinstance(block, Mapping) else None
-    if (
-        kind == "text"
-        and isinstance(block.get("text"), str)
-        and set(block) <= {"type", "text", "id", "annotations"}
-    ):
+    if kind == "text" and isinstance(block.get("text"), str) and set(block) <= _TEXT_KEYS:
         if block.get("annotations"):
             raise _error(index, position, "a text block with annotations (citations), which no part holds")
-        return TextPart(text=block["text"])
+        mark = block.get("cache_control")
+        if mark is None:
+            return TextPart(text=block["text"])
+        try:
+            return TextPart(text=block["text"], cache_control=CacheControl.model_validate(mark))
+        except ValidationError as exc:
+            raise _error(index, position, f"a cache_control mark that is not valid: {exc}") from None
     return None
+
+
+def _misplaced_mark(block: Any, index: int, position: int) -> None:
+    """Refuse a ``cache_control`` mark where no part of this package holds one."""
+    if not isinstance(block, Mapping):
+        return
+    extras = block.get("extras")
+    kind = block.get("type")
+    if isinstance(extras, Mapping) and extras.get("cache_control") is not None:
+        raise _error(
+            index,
+            position,
+            f"a cache_control mark under a {kind!r} block's extras, which no part holds (langchain-anthropic "
+            "sends a text block's mark only from the block itself: put it there)",
+        )
+    if kind != "text" and block.get("cache_control") is not None:
+        raise _error(
+            index,
+            position,
+            f"a cache_control mark on a block of type {kind!r}; only a text part holds one here",
+        )
 
 
 def _parts(content: Any, index: int, *, text_only: bool) -> str | list[Any]:
@@ -218,6 +259,7 @@ def _parts(content: Any, index: int, *, text_only: bool) -> str | list[Any]:
         return content
     parts: list[Any] = []
     for position, block in enumerate(content):
+        _misplaced_mark(block, index, position)
         text = _text(block, index, position)
         kind = block.get("type") if isinstance(block, Mapping) else None
         if text is not None:
@@ -306,8 +348,10 @@ def _ai_content(message: Any, index: int) -> tuple[Any, list[dict[str, Any]] | N
         if kind in ("thinking", "redacted_thinking"):
             thinking.append(dict(block))
         elif kind in ("tool_use", "tool_call") and block.get("id") in ids:
+            _misplaced_mark(block, index, position)
             continue  # the same call as in tool_calls, which holds it
         else:
+            _misplaced_mark(block, index, position)
             text = _text(block, index, position)
             if text is None:
                 raise _error(index, position, f"a {kind!r} content block in an assistant message")
