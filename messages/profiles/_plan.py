@@ -313,7 +313,8 @@ class Plan:
     ) -> tuple[Message, int]:
         """``_pass`` for a message whose shape a fix changed: the rules of its new shape ``code`` that
         come after position ``after``, the shape followed through every further change. Returns the
-        message (or ``DROP``) and its final shape."""
+        message (or ``DROP``) and its final shape. Its steps are those of the loop in ``_pass``, which
+        writes them out inline because it runs for every message, where a call per rule would cost."""
         table, detects = self.table, self.detects
         positions = table[code]
         i, count = bisect_right(positions, after), len(positions)
