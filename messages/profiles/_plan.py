@@ -72,7 +72,7 @@ class Plan:
     reshapes: tuple[list[int], ...]
     """By position, by shape code: the code of a message of that shape after the rule's fix, where the
     shape alone decides it (``Rule.reshape``); ``-1`` where the pass computes it; ``-2`` until first
-    needed (filled in by ``_reshape``)."""
+    needed (filled in by ``_code_after``)."""
     listed: tuple[int, ...]
     """The positions of the rules with list-level hooks, in stage order."""
     transitions: tuple[tuple[int, ...], ...] | None
@@ -182,16 +182,17 @@ class Plan:
             if idle:
                 return self._without(idle).apply(given, owned=owned)
         fixes = self.owned_fixes if owned else self.fixes
+        classify = code_of_dumped if owned else code_of
         states: list[Any] = list(self.rules)
         for pos in self.stateful:
             states[pos] = self.rules[pos].start()
-        out, triggered = self._pass(given, states, fixes, code_of_dumped if owned else code_of)
+        out, triggered = self._pass(given, states, fixes, classify)
         again = [pos for pos in self.stateful if self.rules[pos].finish(states[pos], out, self.cx) is None]
         if again:  # a stateful rule's guess failed (and put back what it set): once more, with states made
             # from the whole list; what other rules fixed in place they find fixed (every fix is idempotent).
             for pos in again:
                 states[pos] = self.rules[pos].start(given)
-            out, triggered = self._pass(given, states, fixes, code_of_dumped if owned else code_of)
+            out, triggered = self._pass(given, states, fixes, classify)
         return self._list_steps(out, triggered)
 
     def _without(self, idle: frozenset[int]) -> Plan:
@@ -277,14 +278,10 @@ class Plan:
                 if new is DROP:
                     break
                 changed = reshapes[pos][code]
+                if changed < 0:
+                    changed = self._code_after(pos, code, m)
                 if changed == code:
                     continue
-                if changed < 0:
-                    changed = self._reshape(pos, code) if changed == _UNASKED else _UNKNOWN
-                    if changed == _UNKNOWN:
-                        changed = code_of(m)
-                    if changed == code:
-                        continue
                 if self._same_tail(code, changed, pos):  # the same rules to come: on with them
                     code = changed
                     continue
@@ -334,21 +331,20 @@ class Plan:
             m = new
             if new is DROP:
                 break
-            changed = self.reshapes[pos][code]
-            if changed == _UNASKED:
-                changed = self._reshape(pos, code)
-            if changed == _UNKNOWN:
-                changed = code_of(m)
+            changed = self._code_after(pos, code, m)
             if changed != code:
                 code, positions = changed, table[changed]
                 i, count = bisect_right(positions, pos), len(positions)
         return m, code
 
-    def _reshape(self, pos: int, code: int) -> int:
-        """``reshapes[pos][code]``, asked of the rule the first time it is needed."""
-        shape = self.rules[pos].reshape(SHAPES[code])
-        found = self.reshapes[pos][code] = _UNKNOWN if shape is None else SHAPE_CODES[shape]
-        return found
+    def _code_after(self, pos: int, code: int, m: Message) -> int:
+        """The shape code of ``m``, which the rule at ``pos`` fixed from shape ``code``: what the rule
+        predicts (``Rule.reshape``, asked the first time and kept in ``reshapes``), else measured."""
+        changed = self.reshapes[pos][code]
+        if changed == _UNASKED:
+            shape = self.rules[pos].reshape(SHAPES[code])
+            changed = self.reshapes[pos][code] = _UNKNOWN if shape is None else SHAPE_CODES[shape]
+        return code_of(m) if changed == _UNKNOWN else changed
 
     def _same_tail(self, code: int, changed: int, pos: int) -> bool:
         """Whether the rules after position ``pos`` are the same for shapes ``code`` and ``changed``."""
