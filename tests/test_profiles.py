@@ -1255,6 +1255,14 @@ def test_a_text_over_openais_limit_is_reported_and_kept(model):
     assert not [v for v in claude.check(dumped) if v.rule == "text-length"]
 
 
+def test_a_text_over_the_limit_is_named_by_its_place_in_the_content():
+    # A part that is not a dict (a list given by hand, not dumped) still counts in the index reported.
+    over = "x" * (10_485_760 + 1)
+    given = [{"role": "user", "content": ["stray", {"type": "text", "text": over}]}]
+    (found,) = [v for v in get_profile("openai/gpt-4o").check(given) if v.rule == "text-length"]
+    assert "text part 1 has 10,485,761 characters" in found.message
+
+
 def test_a_text_limit_below_what_the_pass_measures_is_refused():
     with pytest.raises(ValueError, match="at least 1,048,576 characters"):
         TextLength(limit=4096)

@@ -626,9 +626,9 @@ class TextLength(Rule):
             return [(None, len(content))] if len(content) > limit else None
         found: list[tuple[int | None, int]] = [
             (n, len(text))
-            for n, p in enumerate(parts_of(content))
-            if type(text := p.get("text")) is str and len(text) > limit
-        ]
+            for n, p in enumerate(content if isinstance(content, list) else ())
+            if isinstance(p, dict) and type(text := p.get("text")) is str and len(text) > limit
+        ]  # indexes in the content as given, whatever else it holds
         return found or None
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
