@@ -194,7 +194,7 @@ class TextOnly(Rule):
         return None if content is m["content"] else {**m, "content": content}
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
-        parts = list(parts_of(m["content"]))
+        parts = parts_of(m["content"])
         said = sum(
             1 for p in parts if p.get("type") == "text" and isinstance(p.get("text"), str) and p["text"]
         )
