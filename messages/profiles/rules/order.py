@@ -281,14 +281,15 @@ def merge_consecutive_roles(
     if not joins:
         return messages
     out: list[Message] = []
+    merged: dict[int, Message] = {}  # by position in out: the turn a run merged into, as it ends up
     start = 0
     for index in joins:  # copy the stretch up to each join, then merge into the message before it
         out.extend(messages[start:index])
-        out[-1] = merge_two(out[-1], messages[index])
-        if made is not None:
-            made.append(out[-1])
+        out[-1] = merged[len(out) - 1] = merge_two(out[-1], messages[index])
         start = index + 1
     out.extend(messages[start:])
+    if made is not None:  # a run of three or more makes one turn, not one per step of the merge
+        made.extend(merged.values())
     return out
 
 
