@@ -16,7 +16,7 @@ from pydantic import ConfigDict, TypeAdapter
 
 from messages._wire import DUMPERS, Dumper
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
-from messages.protocol import check_types, validate_conversation
+from messages.protocol import check_types, validate_conversation, validated_call_ids
 
 if TYPE_CHECKING:
     from messages.profiles import Profile
@@ -112,17 +112,21 @@ def dump_messages(
     ``Profile`` or a provider name), the provider profile adjusts the list for that provider.
     """
     conversation = list(messages)
-    if validate:
+    target = profile if profile is not None else model
+    call_ids = None
+    if validate and target is None:
         validate_conversation(conversation)
+    elif validate:  # the check gathers the call ids on its way, for a profile's id rule
+        call_ids = validated_call_ids(conversation)
     try:
         dumped = [_MESSAGE_DUMPERS[m.__class__](m) for m in conversation]
     except KeyError:
         check_types(conversation)
         raise
-    target = profile if profile is not None else model
     if target is None:
         return dumped
     from messages.profiles import Profile, get_profile
 
     resolved = target if isinstance(target, Profile) else get_profile(target)
-    return resolved._apply_owned(dumped)  # the dumped dicts are ours: fixed in place where that is faster
+    # The dumped dicts are ours: fixed in place where that is faster.
+    return resolved._apply_owned(dumped, call_ids)

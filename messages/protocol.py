@@ -215,6 +215,17 @@ def validate_conversation(messages: Sequence[Message]) -> None:
         raise error
 
 
+def validated_call_ids(messages: Sequence[Message]) -> list[str] | None:
+    """``validate_conversation``, which also gives every tool call id of ``messages`` in order: each tool
+    result answers one of them, by the same id. ``None`` where the conversation is not valid but no
+    problem is raised (nothing ``validate_conversation`` lets through today)."""
+    call_ids: list[str] = []
+    if _is_valid(messages, call_ids):
+        return call_ids
+    validate_conversation(messages)
+    return None
+
+
 def check_types(messages: Sequence[Any]) -> None:
     """Raise ``MessageTypeError`` for the first item of ``messages`` that is not a message."""
     for index, message in enumerate(messages):
@@ -225,8 +236,9 @@ def check_types(messages: Sequence[Any]) -> None:
             )
 
 
-def _is_valid(messages: Sequence[Any]) -> bool:
-    """Whether ``messages`` passes, without building any error: the fast path of a valid conversation."""
+def _is_valid(messages: Sequence[Any], call_ids: list[str] | None = None) -> bool:
+    """Whether ``messages`` passes, without building any error: the fast path of a valid conversation.
+    The ids of the tool calls met are added to ``call_ids`` when given."""
     if not messages:
         return False
     pending: set[str] | None = None  # the open turn's unanswered calls; None when no turn is open
@@ -245,6 +257,8 @@ def _is_valid(messages: Sequence[Any]) -> bool:
                 pending = set(ids)
                 if len(pending) != len(ids):
                     return False
+                if call_ids is not None:
+                    call_ids += ids
         elif not isinstance(message, _MESSAGE_TYPES):
             return False
     return not pending

@@ -29,6 +29,7 @@ from messages import (
     validate_conversation,
 )
 from messages import strategies as ms
+from messages.protocol import validated_call_ids
 
 # Light conversations: the properties are about structure, not content, and generation dominates the time.
 BROKEN = ms.broken_conversations(max_turns=6, max_parallel_calls=3, extensions=False)
@@ -174,6 +175,20 @@ def test_validate_accepts_exactly_the_protocol_valid_conversations(conversation)
                 else {c.id for c in message.tool_calls}  # type: ignore[union-attr]
             )
             assert set(error.tool_call_ids) <= ids
+
+
+@given(ANY)
+def test_the_call_ids_the_check_gathers_are_every_call_and_every_result_answers_one(conversation):
+    # dump_messages(model=...) hands these ids to the profile's id rule instead of gathering them again
+    # (ToolCallIds.idle): so they must be exactly the calls' ids, and cover every result's id.
+    if not reference_valid(conversation):
+        with pytest.raises(ConversationError) as info:
+            validated_call_ids(conversation)
+        assert str(info.value) == str(protocol_errors(conversation)[0])
+        return
+    call_ids = validated_call_ids(conversation)
+    assert call_ids == [c.id for m in conversation if isinstance(m, AIMessage) for c in m.tool_calls]
+    assert {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)} <= set(call_ids)
 
 
 @pytest.mark.parametrize("late", ["move", "drop"])

@@ -24,6 +24,7 @@ from messages.profiles._rule import LONG_TEXT, SHAPES, code_of, code_of_dumped, 
 from messages.profiles.rules import BridgeToolResults, ReasoningContent, ToolCallIds
 from messages.profiles.rules.calls import plan_ids
 from messages.profiles.rules.order import merge_consecutive_roles
+from messages.protocol import validated_call_ids
 from tests.test_profile_properties import odd_conversations
 from tests.wire import missing_texts, pairing, roles
 
@@ -278,6 +279,19 @@ def test_a_rule_that_says_it_is_idle_finds_nothing_and_leaving_it_out_changes_no
         assert plan.apply(messages, owned=False) == asking_every_rule.apply(messages, owned=False)
 
 
+@given(ms.conversations(max_turns=6, max_parallel_calls=3))
+def test_an_idle_rule_says_the_same_from_the_ids_the_protocol_check_gathered(conversation):
+    # dump_messages(model=...) passes the call ids its protocol check gathered; an idle rule must answer
+    # from them exactly as it does from the dumped list alone.
+    dumped = dump_messages(conversation)
+    call_ids = validated_call_ids(conversation)
+    for profile in PROFILES:
+        plan = profile._plan
+        for pos in plan.idlers:
+            rule = plan.rules[pos]
+            assert rule.idle(dumped, call_ids) == rule.idle(dumped), (profile.name, rule.id)
+
+
 def test_ids_the_provider_takes_leave_the_id_rule_out_of_the_pass():
     conversation = _conversation_with(["call_1", "call_2"])
 
@@ -291,6 +305,10 @@ def test_ids_the_provider_takes_leave_the_id_rule_out_of_the_pass():
     assert not id_rule("openai/gpt-4o").idle(_conversation_with(["call_1", "x" * 41]))  # quirk 3
     assert not id_rule("mistral/mistral-large-latest").idle(conversation)  # quirk 30: 9 alphanumerics
     assert id_rule("mistral/mistral-large-latest").idle(_conversation_with(["abcdefgh1", "abcdefgh2"]))
+    # The same verdicts from the ids alone, as dump_messages(model=...) hands them over.
+    assert id_rule("openai/gpt-4o").idle([], ["call_1", "call_2"])
+    assert not id_rule("openai/gpt-4o").idle([], ["call_1", "x" * 41])  # quirk 3
+    assert not id_rule("mistral/mistral-large-latest").idle([], ["call_1"])  # quirk 30
 
 
 SIGNED = f"call_x{SIGNATURE_SEPARATOR}c2ln"

@@ -170,15 +170,19 @@ class Plan:
 
     # --- apply ---------------------------------------------------------------------------------------
 
-    def apply(self, messages: Sequence[Mapping[str, Any]], *, owned: bool) -> list[Message]:
+    def apply(
+        self, messages: Sequence[Mapping[str, Any]], *, owned: bool, call_ids: list[str] | None = None
+    ) -> list[Message]:
         """The messages with every rule's fix applied: one pass, then the list steps that were triggered.
 
         With ``owned`` (a fresh dump nobody else holds: every dict and list in it is new) the rules that
-        can change a message in place do (``Rule.fix_in_place``), instead of copying it.
+        can change a message in place do (``Rule.fix_in_place``), instead of copying it. ``call_ids``,
+        when given, are every tool call id of the list, gathered by the protocol check it passed (each
+        tool result answers one of them): the idle rules read them instead of gathering them.
         """
         given: list[Any] = messages if isinstance(messages, list) else list(messages)
         if self.idlers:
-            idle = frozenset(pos for pos in self.idlers if self.rules[pos].idle(given))
+            idle = frozenset(pos for pos in self.idlers if self.rules[pos].idle(given, call_ids))
             if idle:
                 return self._without(idle).apply(given, owned=owned)
         fixes = self.owned_fixes if owned else self.fixes

@@ -175,9 +175,12 @@ class Profile:
         """
         return self._plan.apply(messages, owned=False)
 
-    def _apply_owned(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``apply`` for a list that nobody else holds (a fresh ``dump_messages`` list)."""
-        return self._plan.apply(messages, owned=True)
+    def _apply_owned(
+        self, messages: list[dict[str, Any]], call_ids: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """``apply`` for a list that nobody else holds (a fresh ``dump_messages`` list); ``call_ids``, where
+        the protocol check gathered them, are every tool call id of the list (``Rule.idle``)."""
+        return self._plan.apply(messages, owned=True, call_ids=call_ids)
 
     def check(self, messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
         """Every place where ``messages`` breaks this provider's rules, in message order.

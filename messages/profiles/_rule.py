@@ -343,11 +343,13 @@ class Rule:
         provider would not notice, such as dropping a key litellm's route never sends)."""
         return ()
 
-    def idle(self, messages: Sequence[Message]) -> bool:
+    def idle(self, messages: Sequence[Message], call_ids: list[str] | None = None) -> bool:
         """Whether this rule finds nothing anywhere in ``messages``, decided in bulk before the pass (ids
         gathered and checked at once, rather than message by message): ``apply`` then leaves it out. It
         must be exact where it says ``True`` (no message-level detection in any message); ``False`` is
-        always safe. Default: ``False``, the rule is asked message by message."""
+        always safe. ``call_ids``, when given, are every tool call id of ``messages`` in order, gathered
+        by the protocol check the list passed: every tool result answers one of them, by the same id.
+        Default: ``False``, the rule is asked message by message."""
         return False
 
     def start(self, given: Sequence[Message] | None = None) -> Any:
