@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from messages._arguments import encode_arguments
 from messages._from_litellm import assistant_fields, field, plain
@@ -72,7 +72,7 @@ def _readable(value: Any) -> bool:
     return value is not None and not isinstance(value, (str, bytes, int, float, list, tuple))
 
 
-def _sequence(value: Any) -> bool:
+def _sequence(value: Any) -> TypeGuard[Sequence[Any]]:
     return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 
@@ -253,25 +253,12 @@ class StreamAssembly:
                 f"{where} carries a legacy 'function_call' delta, which an AIMessage cannot hold; pass "
                 "tools= instead of functions= to get tool calls"
             )
-        calls = field(delta, "tool_calls")
-        if calls is not None:
-            if not _sequence(calls):
-                raise ReplyError(f"{where}: delta.tool_calls is a {type(calls).__name__}, not a list")
-            for number, call in enumerate(calls):
-                self._take_call(call, f"{where}, tool_calls[{number}]")
-        blocks = field(delta, "thinking_blocks")
-        if blocks is not None:
-            if not _sequence(blocks):
-                raise ReplyError(f"{where}: delta.thinking_blocks is a {type(blocks).__name__}, not a list")
-            for number, block in enumerate(blocks):
-                self._take_thinking(block, f"{where}, thinking_blocks[{number}]")
+        for number, call in enumerate(_delta_list(delta, "tool_calls", where)):
+            self._take_call(call, f"{where}, tool_calls[{number}]")
+        for number, block in enumerate(_delta_list(delta, "thinking_blocks", where)):
+            self._take_thinking(block, f"{where}, thinking_blocks[{number}]")
         for key, collected in (("annotations", self._annotations), ("images", self._images)):
-            items = field(delta, key)
-            if items is None:
-                continue
-            if not _sequence(items):
-                raise ReplyError(f"{where}: delta.{key} is a {type(items).__name__}, not a list")
-            collected.extend(plain(item) for item in items)
+            collected.extend(plain(item) for item in _delta_list(delta, key, where))
         audio = field(delta, "audio")
         if audio is not None:
             self._take_audio(audio, where)
@@ -484,6 +471,16 @@ def _provider_of(chunk: Any) -> str | None:
         if isinstance(provider, str) and provider:
             return provider
     return None
+
+
+def _delta_list(delta: Any, key: str, where: str) -> Sequence[Any]:
+    """``delta.<key>``, a list (``()`` when absent); ``ReplyError`` naming the field when it is not one."""
+    items = field(delta, key)
+    if items is None:
+        return ()
+    if not _sequence(items):
+        raise ReplyError(f"{where}: delta.{key} is a {type(items).__name__}, not a list")
+    return items
 
 
 def _error_text(error: Any) -> str:
