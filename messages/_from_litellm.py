@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from messages._arguments import encode_arguments
 from messages.errors import ReplyError
-from messages.models import encode_arguments
 
 __all__ = ["assistant_fields", "check_not_empty", "field", "plain"]
 

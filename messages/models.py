@@ -26,6 +26,9 @@ import pydantic_core
 from pydantic import ConfigDict, Field, StrictBool, ValidationError, field_validator, with_config
 from typing_extensions import TypedDict
 
+from messages._arguments import encode_arguments
+from messages._from_litellm import assistant_fields, check_not_empty
+from messages._stream import StreamAssembly
 from messages._wire import WireModel, nest_flat
 from messages.errors import ToolArgumentsError
 from messages.parts import (
@@ -51,36 +54,6 @@ __all__ = [
 ]
 
 _PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart, VideoPart)
-
-
-def encode_arguments(arguments: Mapping[str, Any]) -> str:
-    """Serialize tool-call arguments given as a mapping, once, as compact JSON (as OpenAI models emit it).
-
-    Raises ``ValueError`` saying why when they have no JSON form: an object JSON cannot encode, NaN or
-    Infinity (which ``json.dumps`` would write as the non-JSON ``NaN``), a cycle, or nesting too deep.
-    """
-    try:
-        return _encode(dict(arguments), allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
-        if isinstance(exc, RecursionError):
-            problem = "they are nested too deeply"
-        elif isinstance(exc, ValueError) and _encodes_with_nan(arguments):
-            problem = "they hold NaN or Infinity, which JSON has no form for"
-        else:
-            problem = str(exc)
-        raise ValueError(f"arguments given as a mapping must be JSON-serializable: {problem}") from None
-
-
-def _encode(value: Any, *, allow_nan: bool) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan)
-
-
-def _encodes_with_nan(arguments: Mapping[str, Any]) -> bool:
-    try:
-        _encode(dict(arguments), allow_nan=True)
-    except (TypeError, ValueError, RecursionError):
-        return False
-    return True
 
 
 @with_config(ConfigDict(extra="forbid"))
@@ -332,8 +305,6 @@ class AIMessage(WireModel):
         there is no text. Fields of the wrong
         type raise pydantic's ``ValidationError``.
         """
-        from messages._from_litellm import assistant_fields, check_not_empty
-
         fields = assistant_fields(obj, choice=choice, provider=provider)
         check_not_empty(fields, obj, choice)
         return cls.model_validate(fields)
@@ -342,24 +313,20 @@ class AIMessage(WireModel):
     def from_stream(cls, chunks: Iterable[Any], *, choice: int = 0, provider: str | None = None) -> Self:
         """Assemble a streamed reply from its chunks (litellm, OpenAI SDK or dicts; see ``StreamAccumulator``,
         which also keeps the stream's usage and finish reason)."""
-        from messages.streaming import StreamAccumulator
-
-        accumulator = StreamAccumulator(choice=choice, provider=provider)
+        assembly = StreamAssembly(choice=choice, provider=provider)
         for chunk in chunks:
-            accumulator.add(chunk)
-        return cls._of(accumulator.message())
+            assembly.add(chunk)
+        return cls._of(AIMessage.model_validate(assembly.reply_fields()))
 
     @classmethod
     async def afrom_stream(
         cls, chunks: AsyncIterable[Any], *, choice: int = 0, provider: str | None = None
     ) -> Self:
         """``from_stream`` for an async stream, e.g. ``await litellm.acompletion(..., stream=True)``."""
-        from messages.streaming import StreamAccumulator
-
-        accumulator = StreamAccumulator(choice=choice, provider=provider)
+        assembly = StreamAssembly(choice=choice, provider=provider)
         async for chunk in chunks:
-            accumulator.add(chunk)
-        return cls._of(accumulator.message())
+            assembly.add(chunk)
+        return cls._of(AIMessage.model_validate(assembly.reply_fields()))
 
     @classmethod
     def _of(cls, message: AIMessage) -> Self:

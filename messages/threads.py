@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_checkable
+from typing import Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_checkable
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
@@ -37,9 +37,6 @@ from messages.errors import (
 )
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
 from messages.protocol import check_types
-
-if TYPE_CHECKING:
-    from messages.stores.base import ThreadStore
 
 __all__ = [
     "ContextWindow",
@@ -94,6 +91,18 @@ class ContextWindow(Protocol):
         ...
 
 
+class MessageStore(Protocol):
+    """What a local thread needs of its store: every ``ThreadStore`` (``messages.stores``) is one."""
+
+    def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
+        """Add one message or several, atomically, at the end of the thread; the positions they got."""
+        ...
+
+    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
+        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
+        ...
+
+
 _THREAD_CONFIG = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
@@ -134,15 +143,15 @@ class LocalThread(BaseModel):
     context_state: ContextState = Field(default_factory=dict)
     """JSON-able state for context providers, by provider name."""
 
-    def append(self, store: ThreadStore, messages: Message | Iterable[Message]) -> range:
+    def append(self, store: MessageStore, messages: Message | Iterable[Message]) -> range:
         """Add one message or several, atomically, at the end; returns the positions they got."""
         return store.append(self.id, messages)
 
-    def messages(self, store: ThreadStore, start: int = 0, stop: int | None = None) -> list[Message]:
+    def messages(self, store: MessageStore, start: int = 0, stop: int | None = None) -> list[Message]:
         """The stored messages, in order; ``start``/``stop`` slice by position as a list does."""
         return store.messages(self.id, start, stop)
 
-    def read(self, store: ThreadStore, window: ContextWindow | None = None) -> list[Message]:
+    def read(self, store: MessageStore, window: ContextWindow | None = None) -> list[Message]:
         """The conversation to send: every stored message, or what ``window`` keeps of them.
 
         The window is cleared, then given every message of the thread in order (one read of the store);

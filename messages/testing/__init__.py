@@ -23,7 +23,8 @@ from messages.testing._gemini import GeminiRoute, GeminiStreamRoute, OAuthTokenR
 from messages.testing._ollama import OllamaRoute
 from messages.testing._openai import OpenAIChatRoute
 from messages.testing._responses import OpenAIResponsesRoute
-from messages.testing._server import Recorded, Responder, Route, StandInServer, scripted
+from messages.testing._route import Responder, Route
+from messages.testing._server import Recorded, StandInServer, scripted
 
 __all__ = [
     "AnthropicMessagesRoute",

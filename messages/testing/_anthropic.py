@@ -29,7 +29,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.testing._native import NativeReply, pieces, sse, take_apart
-from messages.testing._server import Reply, Responder
+from messages.testing._route import Reply, Responder
 
 __all__ = ["AnthropicMessagesRoute", "AnthropicStreamRoute", "anthropic_message", "anthropic_stream_events"]
 

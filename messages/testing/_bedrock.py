@@ -12,7 +12,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.testing._native import NativeReply, pieces, take_apart
-from messages.testing._server import Reply, Responder
+from messages.testing._route import Reply, Responder
 
 __all__ = ["BedrockConverseRoute", "converse_response", "converse_stream_events", "event_stream_message"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.testing._native import take_apart
-from messages.testing._server import Reply, Responder
+from messages.testing._route import Reply, Responder
 
 __all__ = ["CohereChatRoute", "cohere_v2_response"]
 

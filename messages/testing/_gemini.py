@@ -24,7 +24,7 @@ from typing import Any
 from messages.models import AIMessage
 from messages.testing._native import NativeCall, NativeReply, pieces, sse, take_apart
 from messages.testing._openai import word_count
-from messages.testing._server import Reply, Responder
+from messages.testing._route import Reply, Responder
 
 __all__ = ["GeminiRoute", "GeminiStreamRoute", "OAuthTokenRoute", "gemini_response", "gemini_stream_chunks"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.testing._native import NativeReply, pieces, take_apart
-from messages.testing._server import Reply, Responder
+from messages.testing._route import Reply, Responder
 
 __all__ = ["OllamaRoute", "ollama_chat_chunks", "ollama_chat_response", "ollama_generate_response"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.parts import TextPart
-from messages.testing._server import Reply, Responder
+from messages.testing._route import Reply, Responder
 
 __all__ = ["OpenAIChatRoute", "openai_completion", "openai_stream_chunks", "reply_text", "word_count"]
 

@@ -19,7 +19,7 @@ from typing import Any
 from messages.models import AIMessage
 from messages.testing._native import pieces, sse
 from messages.testing._openai import reply_text, word_count
-from messages.testing._server import Reply, Responder
+from messages.testing._route import Reply, Responder
 
 __all__ = ["OpenAIResponsesRoute", "responses_events", "responses_object"]
 

@@ -9,40 +9,19 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol, Self
+from typing import Any, Self
 
 from messages.models import AIMessage
+from messages.testing._anthropic import AnthropicMessagesRoute
+from messages.testing._bedrock import BedrockConverseRoute
+from messages.testing._cohere import CohereChatRoute
+from messages.testing._gemini import GeminiRoute, OAuthTokenRoute
+from messages.testing._ollama import OllamaRoute
+from messages.testing._openai import OpenAIChatRoute
+from messages.testing._responses import OpenAIResponsesRoute
+from messages.testing._route import Reply, Responder, Route
 
 __all__ = ["Recorded", "Reply", "Responder", "Route", "StandInServer", "scripted"]
-
-Responder = Callable[[dict[str, Any]], AIMessage]
-"""Decides the reply: takes the request body (parsed JSON), returns the assistant message to send."""
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a route sends back: a status, headers, and either one body or a stream of chunks."""
-
-    status: int
-    body: bytes | Iterable[bytes]
-    content_type: str = "application/json"
-
-
-class Route(Protocol):
-    """One provider API: which paths it answers and how it turns an ``AIMessage`` into that API's reply."""
-
-    @property
-    def name(self) -> str:
-        """A short name for the route (``"openai"``, ``"anthropic"``), recorded with each request."""
-        ...
-
-    def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path``."""
-        ...
-
-    def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The reply to a request whose JSON body is ``body``."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -77,14 +56,6 @@ def scripted(*replies: AIMessage | Callable[[dict[str, Any]], AIMessage]) -> Res
 
 
 def _default_routes() -> list[Route]:
-    from messages.testing._anthropic import AnthropicMessagesRoute
-    from messages.testing._bedrock import BedrockConverseRoute
-    from messages.testing._cohere import CohereChatRoute
-    from messages.testing._gemini import GeminiRoute, OAuthTokenRoute
-    from messages.testing._ollama import OllamaRoute
-    from messages.testing._openai import OpenAIChatRoute
-    from messages.testing._responses import OpenAIResponsesRoute
-
     return [
         OpenAIChatRoute(),
         OpenAIResponsesRoute(),
