@@ -220,6 +220,24 @@ def test_planned_ids_are_deterministic_collision_free_and_accepted(ids, rule, un
         assert len({(old, new) for old, new in zip(ids, sent, strict=True)}) == len(set(ids))
 
 
+@given(st.lists(st.sampled_from(["call_1", "call_2", "functions.f:0", "toolu_01"]), min_size=1, max_size=6))
+def test_ids_used_again_in_later_turns_get_new_ones_through_the_checked_ids_too(ids):
+    # dump_messages(model=...) lets the id rule tell from the ids its protocol check gathered that it has
+    # nothing to do; where an id comes back in a later turn, or breaks the pattern, it must still rename
+    # (quirk 17), exactly as the pure apply does from the dump alone.
+    conversation = [UserMessage(content="go")]
+    for call_id in ids:
+        conversation.append(AIMessage(tool_calls=[ToolCall(id=call_id, name="f", arguments="{}")]))
+        conversation.append(ToolMessage(tool_call_id=call_id, content="done"))
+    for model in ("anthropic/claude-sonnet-4-5", "openrouter/openai/gpt-4o", "openai/gpt-4o"):
+        sent = dump_messages(conversation, model=model)
+        assert sent == get_profile(model).apply(dump_messages(conversation)), model
+        if model.startswith("anthropic"):
+            call_ids = [c["id"] for m in sent for c in m.get("tool_calls") or []]
+            assert len(set(call_ids)) == len(call_ids)
+            assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == call_ids
+
+
 ALL_ID_RULES = [
     *ID_RULES,
     IdRule(alphabet="A-Za-z0-9", max_length=12),
@@ -283,13 +301,20 @@ def test_a_rule_that_says_it_is_idle_finds_nothing_and_leaving_it_out_changes_no
 def test_an_idle_rule_says_the_same_from_the_ids_the_protocol_check_gathered(conversation):
     # dump_messages(model=...) passes the call ids its protocol check gathered; an idle rule must answer
     # from them exactly as it does from the dumped list alone.
+    # (Where ids must be unique in the request, only the checked ids can tell: from the list alone the
+    # rule is never idle, and from the ids it must find nothing in any message.)
     dumped = dump_messages(conversation)
     call_ids = validated_call_ids(conversation)
     for profile in PROFILES:
         plan = profile._plan
         for pos in plan.idlers:
             rule = plan.rules[pos]
-            assert rule.idle(dumped, call_ids) == rule.idle(dumped), (profile.name, rule.id)
+            told = rule.idle(dumped, call_ids)
+            if told:
+                state = rule.start() if pos in plan.stateful else rule
+                assert not any(rule.detect(dict(m), state) for m in dumped), (profile.name, rule.id)
+            if not getattr(rule, "unique", False):
+                assert told == rule.idle(dumped), (profile.name, rule.id)
 
 
 def test_ids_the_provider_takes_leave_the_id_rule_out_of_the_pass():
@@ -309,6 +334,10 @@ def test_ids_the_provider_takes_leave_the_id_rule_out_of_the_pass():
     assert id_rule("openai/gpt-4o").idle([], ["call_1", "call_2"])
     assert not id_rule("openai/gpt-4o").idle([], ["call_1", "x" * 41])  # quirk 3
     assert not id_rule("mistral/mistral-large-latest").idle([], ["call_1"])  # quirk 30
+    # Anthropic's ids must also be unique in the request (quirk 17): an id called again in a later turn.
+    assert id_rule("anthropic/claude-sonnet-4-5").idle([], ["call_1", "call_2"])
+    assert not id_rule("anthropic/claude-sonnet-4-5").idle([], ["call_1", "call_1"])
+    assert not id_rule("anthropic/claude-sonnet-4-5").idle(conversation)  # the list alone cannot tell
 
 
 SIGNED = f"call_x{SIGNATURE_SEPARATOR}c2ln"

@@ -153,16 +153,19 @@ class ToolCallIds(Rule):
         return shape.role == "tool" or (shape.role == "assistant" and shape.calls)
 
     def idle(self, messages: Sequence[Message], call_ids: list[str] | None = None) -> bool:
-        # Ids scoped to their turn: nothing to do when the provider takes every id as written, which one
-        # bulk check of all of them says (ids that must be unique in the request are counted instead).
-        # The ids the protocol check gathered are all there is to check (the results answer them). Else
-        # they are gathered by C-level loops (map, filter, itemgetter); a tool_call_id or a call that
-        # detect would pass over is checked too, and a message or call of another type makes the answer
-        # False: both only ever send the list down the message-by-message path.
+        # Nothing to do when the provider takes every id as written, which one bulk check of all of them
+        # says. The ids the protocol check gathered are all there is to check: every result answers one
+        # of them, in its own turn, so where they must also be unique in the request (Anthropic's, quirk
+        # 17), no id used twice is enough. Else ids scoped to their turn are gathered by C-level loops
+        # (map, filter, itemgetter); a tool_call_id or a call that detect would pass over is checked too,
+        # and a message or call of another type makes the answer False: both only ever send the list down
+        # the message-by-message path. Unique ids are then counted in the pass (a result may answer a
+        # call of another turn in a list nobody checked).
+        if call_ids is not None:
+            once = not self.unique or len(set(call_ids)) == len(call_ids)
+            return once and self.ids.accepts_every(call_ids)
         if self.unique:
             return False
-        if call_ids is not None:
-            return self.ids.accepts_every(call_ids)
         try:
             results = list(filter(_not_none, map(dict.get, messages, repeat("tool_call_id"))))
             if results and not self.ids.accepts_every(results[:1]):
