@@ -29,6 +29,7 @@ from benchmarks._conversation import build_conversation, build_rule_heavy
 from benchmarks._timing import CPU, Figure, Table, gc_off, judged
 from messages import Message, dump_messages, get_profile
 from messages.profiles._plan import Plan
+from messages.protocol import validated_call_ids
 
 # One model string per provider, and per model family with rules of its own.
 MODELS = [
@@ -108,10 +109,11 @@ def _measure(title: str, conversation: list[Message], repeat: int) -> dict[str, 
 
 def _pass_alone(plan: Plan, conversation: list[Message]) -> float:
     """The CPU time of ``plan``'s pass on a fresh dump of ``conversation`` (made outside the timing, handed
-    over as ``dump_messages(model=...)`` does)."""
+    over as ``dump_messages(model=...)`` does, with the call ids its protocol check gathers)."""
+    call_ids = validated_call_ids(conversation)
     dumped = dump_messages(conversation, validate=False)
     start = CPU()
-    plan.apply(dumped, owned=True)
+    plan.apply(dumped, owned=True, call_ids=call_ids)
     return CPU() - start
 
 

@@ -10,16 +10,17 @@ detection code: that is the fast path, and there is no other.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from typing import Any
 
 from messages.profiles._rule import (
     DROP,
     LONG_STEP,
     LONG_TEXT,
-    ROLE_STEP,
     ROLES,
     SHAPE_CODES,
     SHAPES,
@@ -34,8 +35,9 @@ from messages.profiles._rule import (
 
 __all__ = ["Plan"]
 
-_ROLE_CODES: dict[Any, int] = {role: code for code, role in enumerate(ROLES)}
 _OTHER = len(ROLES)
+_ROLE_CHARS: dict[Any, str] = {role: str(code) for code, role in enumerate(ROLES)}
+_OTHER_CHAR = str(_OTHER)
 _ROLE_COUNT = len(ROLES) + 1
 _MAX_ROUNDS = 4  # list steps and the message rules on what they made, until a round changes nothing
 _UNASKED, _UNKNOWN = -2, -1  # in Plan.reshapes: Rule.reshape not asked yet; the shape does not say
@@ -78,6 +80,9 @@ class Plan:
     transitions: tuple[tuple[int, ...], ...] | None
     """By ``previous role code * 6 + role code``: the list rules that pair of neighbours triggers;
     ``None`` when no rule of the profile watches neighbours."""
+    pairs: tuple[tuple[re.Pattern[str], tuple[int, ...]], ...]
+    """``transitions`` as patterns: each watched pair of neighbours, as a lookahead over the roles of a
+    list written one character each (``_triggers``), with the list rules it triggers."""
     stateful: tuple[int, ...]
     """The positions of rules whose ``start`` gives a state of its own."""
     retriggers: tuple[bool, ...]
@@ -149,6 +154,11 @@ class Plan:
             reshapes=tuple([_UNASKED] * len(SHAPES) for _ in bound),
             listed=listed,
             transitions=tuple(watched) if any(watched) else None,
+            pairs=tuple(
+                (re.compile(f"(?={index // _ROLE_COUNT}{index % _ROLE_COUNT})"), positions)
+                for index, positions in enumerate(watched)
+                if positions
+            ),
             stateful=stateful,
             retriggers=tuple(
                 any(bound[later].transitions for later in listed if later > pos) for pos in range(len(bound))
@@ -225,13 +235,11 @@ class Plan:
         that something in the pass triggered, with where. ``classify`` finds a given message's shape:
         ``code_of``, or ``code_of_dumped`` for a fresh dump."""
         table, detects, reshapes = self.table, self.detects, self.reshapes
-        transitions = self.transitions
         plain_strings, plain_texts, tool_text = self.plain_strings, self.plain_texts, self.tool_text
         measures = self.measures
         triggered: dict[int, list[int]] = {}
         out: list[Message] = []
         append = out.append
-        previous = _OTHER
         for given in messages:
             m: Message = given if type(given) is dict else dict(given)
             role: Any = m.get("role")
@@ -247,11 +255,6 @@ class Plan:
                     and short
                     and (role in plain_strings or (role in plain_texts and content and not content.isspace()))
                 ):
-                    if transitions is not None:
-                        this = _ROLE_CODES[role]
-                        for pos in transitions[previous * _ROLE_COUNT + this]:
-                            triggered.setdefault(pos, []).append(len(out))
-                        previous = this
                     append(m)
                     continue
                 if (
@@ -294,12 +297,11 @@ class Plan:
                 break
             if m is DROP:
                 continue
-            if transitions is not None:
-                this = code % LONG_STEP // ROLE_STEP
-                for pos in transitions[previous * _ROLE_COUNT + this]:
-                    triggered.setdefault(pos, []).append(len(out))
-                previous = this
             append(m)
+        if self.transitions is not None:  # the neighbours as the pass left them, found in bulk
+            for pos, at in self._triggers(out).items():
+                found = triggered.get(pos)
+                triggered[pos] = at if found is None else sorted({*found, *at})
         return out, triggered
 
     def _reshaped(
@@ -426,20 +428,30 @@ class Plan:
         fixed = [replaced.get(id(m), m) for m in out]
         return [m for m in fixed if m is not DROP], True
 
-    def _triggers(self, messages: Sequence[Message]) -> Triggers:
-        """The list rules the neighbours in ``messages`` trigger, with where (after a list step changed
-        the list)."""
-        transitions = self.transitions
+    def _triggers(self, messages: Sequence[Message]) -> dict[int, list[int]]:
+        """The list rules the neighbours in ``messages`` trigger, with where (indexes in order).
+
+        The roles are written one character each (their codes; ``_OTHER`` before the first message and
+        for any other role) and each watched pair is found by its pattern: C-level loops, where a Python
+        one would cost a tenth of the plain dump on a long list."""
         found: dict[int, list[int]] = {}
-        if transitions is None:
+        if not self.pairs:
             return found
-        get = _ROLE_CODES.get
-        previous = _OTHER
-        for index, m in enumerate(messages):
-            this = get(m.get("role"), _OTHER)
-            for pos in transitions[previous * _ROLE_COUNT + this]:
-                found.setdefault(pos, []).append(index)
-            previous = this
+        roles = map(dict.get, messages, repeat("role"))
+        try:
+            text = _OTHER_CHAR + "".join(map(_ROLE_CHARS.get, roles, repeat(_OTHER_CHAR)))
+        except TypeError:  # a role that is not hashable (a raw list given to apply): one at a time
+            text = _OTHER_CHAR + "".join(
+                _ROLE_CHARS.get(m.get("role"), _OTHER_CHAR) if type(m.get("role")) is str else _OTHER_CHAR
+                for m in messages
+            )
+        for pattern, positions in self.pairs:
+            at = [match.start() for match in pattern.finditer(text)]
+            if at:
+                for pos in positions:
+                    found.setdefault(pos, []).extend(at)
+        for at in found.values():
+            at.sort()
         return found
 
     # --- check ---------------------------------------------------------------------------------------
