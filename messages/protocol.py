@@ -264,7 +264,9 @@ def _is_valid(messages: Sequence[Any], call_ids: list[str] | None = None) -> boo
     return not pending
 
 
-def _unique_id(call_id: str, taken: set[str]) -> str:
+def unique_call_id(call_id: str, taken: set[str]) -> str:
+    """``"<call_id>_<n>"`` with the smallest ``n >= 2`` that ``taken`` does not hold: the new id of a call
+    whose id is used again where it may not be."""
     n = 2
     while f"{call_id}_{n}" in taken:
         n += 1
@@ -332,7 +334,7 @@ def repair_conversation(messages: Sequence[Message], *, late_results: LateResult
             for call in message.tool_calls:
                 original = call.id
                 if original in seen:
-                    call = call.model_copy(update={"id": _unique_id(original, taken)})
+                    call = call.model_copy(update={"id": unique_call_id(original, taken)})
                     taken.add(call.id)
                 seen.add(call.id)
                 current.calls.append(call.id)

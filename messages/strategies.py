@@ -9,8 +9,9 @@ Install the extra (``pip install 'llm-messages[hypothesis]'``), then::
     def test_my_bot_keeps_the_protocol(conversation):
         validate_conversation(my_bot.trim(conversation))
 
-``conversations()`` follows the tool-call protocol (every call answered right after its turn, ids unique),
-with parallel calls, results in any order, multimodal parts, unicode and empty strings, and tool-call ids
+``conversations()`` follows the tool-call protocol (every call answered right after its turn, ids distinct
+within a turn and now and then used again by a later turn, as Kimi K2 and local servers mint them), with
+parallel calls, results in any order, multimodal parts, unicode and empty strings, and tool-call ids
 in the shapes real providers mint (OpenAI, Anthropic, Gemini with thought signatures, Mistral, UUIDs,
 Kimi's ``functions.name:0``, and ids that are long or odd). ``extensions=False`` keeps to what the OpenAI
 Chat Completions API itself accepts: no ``reasoning_content``, ``thinking_blocks``, provider fields, tool
@@ -452,12 +453,16 @@ def conversations(
     max_turns: int = 8,
     max_parallel_calls: int = 4,
     extensions: bool = True,
+    reused_ids: bool = True,
 ) -> list[Message]:
     """A whole conversation that follows the tool-call protocol.
 
     It may open with system messages, then has ``min_turns`` to ``max_turns`` turns: user messages,
     assistant text, tool exchanges (an assistant turn with up to ``max_parallel_calls`` calls, answered
     in any order), and now and then a system message mid-way or two turns of the same role in a row.
+    The calls of one turn have distinct ids; with ``reused_ids`` (the default) a later turn may use an id
+    of an earlier turn again, as Kimi K2 (``functions.NAME:0``) and local servers (``call_0``) mint them
+    and as the protocol allows (quirk 17): ``reused_ids=False`` keeps every id of the conversation unique.
     """
     conversation: list[Message] = list(draw(st.lists(system_messages(extensions=extensions), max_size=2)))
     kinds = draw(
@@ -477,9 +482,11 @@ def conversations(
             conversation.append(draw(system_messages(extensions=extensions)))
         else:
             count = draw(st.integers(1, max_parallel_calls))
+            fresh = tool_call_ids().filter(lambda i: i not in used)
+            earlier = st.sampled_from(sorted(used)) if reused_ids and used else None
             ids = draw(
                 st.lists(
-                    tool_call_ids().filter(lambda i: i not in used),
+                    fresh if earlier is None else st.one_of(earlier, fresh),
                     min_size=count,
                     max_size=count,
                     unique=True,
@@ -628,6 +635,7 @@ def broken_conversations(
     max_turns: int = 8,
     max_parallel_calls: int = 4,
     extensions: bool = True,
+    reused_ids: bool = True,
 ) -> st.SearchStrategy[list[Message]]:
     """A conversation from ``conversations()`` broken by one to ``max_breaks`` breakages of ``kinds``.
 
@@ -647,6 +655,7 @@ def broken_conversations(
         max_turns=max_turns,
         max_parallel_calls=max_parallel_calls,
         extensions=extensions,
+        reused_ids=reused_ids,
     )
 
 
@@ -659,12 +668,18 @@ def _broken(
     max_turns: int,
     max_parallel_calls: int,
     extensions: bool,
+    reused_ids: bool,
 ) -> list[Message]:
     options = [k for k in kinds if k != "empty"]
     if "empty" in kinds and (not options or draw(st.integers(0, 19)) == 0):
         return []
     conversation = draw(
-        conversations(max_turns=max_turns, max_parallel_calls=max_parallel_calls, extensions=extensions)
+        conversations(
+            max_turns=max_turns,
+            max_parallel_calls=max_parallel_calls,
+            extensions=extensions,
+            reused_ids=reused_ids,
+        )
     )
     for _ in range(draw(st.integers(1, max_breaks))):
         kind = draw(st.sampled_from(options))

@@ -36,7 +36,7 @@ from messages.errors import (
     UnansweredToolCallError,
 )
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
-from messages.protocol import check_types
+from messages.protocol import check_types, unique_call_id
 
 __all__ = [
     "ContextWindow",
@@ -207,10 +207,16 @@ class RemoteThread(BaseModel):
         """The arguments of the next Responses API call: ``input``, ``previous_response_id``, ``store``.
 
         ``input`` holds the pending messages as input items (``messages.convert.to_responses_items``).
+        A pending turn that uses a call id again (one the last response or an earlier pending turn
+        used: Kimi K2 and local servers mint ``call_0`` in every turn) is sent with a new id,
+        ``"<id>_<n>"``, on its call and on the results that answer it: the Responses API pairs an output
+        with its call by ``call_id`` over the whole input and answers 400 "Duplicate function_call_output
+        for call_id" (NousResearch/hermes-agent#102629). ``pending`` itself keeps the ids as given.
         Raises ``EmptyConversationError`` when nothing is pending, a ``ConversationError`` when the pending
         messages break the tool-call protocol against the last response (a call it made left unanswered, a
-        result that answers no call), and a ``ConversionError`` naming the message and field for what input
-        items cannot carry (a ``name``, reasoning or provider fields, audio): refused, never dropped.
+        result that answers no call, one id used twice in a turn), and a ``ConversionError`` naming the
+        message and field for what input items cannot carry (a ``name``, reasoning or provider fields,
+        audio): refused, never dropped.
         """
         if not self.pending:
             raise EmptyConversationError(
@@ -218,7 +224,7 @@ class RemoteThread(BaseModel):
                 "user message, or the results of its function calls, first"
             )
         self._check_pending()
-        kwargs: dict[str, Any] = {"input": to_responses_items(self.pending), "store": True}
+        kwargs: dict[str, Any] = {"input": to_responses_items(self._sent()), "store": True}
         if self.response_id is not None:
             kwargs["previous_response_id"] = self.response_id
         return kwargs
@@ -244,7 +250,6 @@ class RemoteThread(BaseModel):
         where = "the last response"
         calls: tuple[str, ...] = self.open_calls  # the calls of the turn in progress
         answered: set[str] = set()
-        seen: set[str] = set(self.open_calls)
         for index, message in enumerate(self.pending):
             if isinstance(message, ToolMessage):
                 call_id = message.tool_call_id
@@ -267,16 +272,48 @@ class RemoteThread(BaseModel):
             calls, answered = (), set()
             if isinstance(message, AIMessage) and message.tool_calls:
                 calls = tuple(call.id for call in message.tool_calls)
-                for call_id in calls:
-                    if call_id in seen:
+                for position, call_id in enumerate(calls):
+                    if call_id in calls[:position]:
                         raise DuplicateToolCallIdError(
-                            f"pending message {index} reuses tool-call id {call_id!r}",
+                            f"pending message {index} reuses tool-call id {call_id!r} in "
+                            f"tool_calls[{position}], already used by tool_calls[{calls.index(call_id)}] of "
+                            "the same turn; give each call its own id, or use repair_conversation()",
                             index=index,
                             tool_call_ids=(call_id,),
                         )
-                    seen.add(call_id)
                 where = f"pending message {index}"
         self._check_answered(calls, answered, where, "the end of the pending messages")
+
+    def _sent(self) -> tuple[Message, ...]:
+        """The pending messages as ``request`` sends them: a call whose id the last response or an earlier
+        pending turn used gets ``"<id>_<n>"`` (no id of the thread's uses it), and so do the results that
+        answer it; the rest as it is. Checked by ``_check_pending`` first: each turn's ids are distinct."""
+        taken = {*self.open_calls}
+        for message in self.pending:
+            if isinstance(message, AIMessage):
+                taken.update(call.id for call in message.tool_calls)
+        seen = set(self.open_calls)
+        renamed: dict[str, str] = {}  # the ids of the turn in progress that are sent under new ones
+        sent: list[Message] = []
+        for message in self.pending:
+            if isinstance(message, ToolMessage):
+                new = renamed.get(message.tool_call_id)
+                sent.append(message if new is None else message.model_copy(update={"tool_call_id": new}))
+                continue
+            renamed = {}
+            if isinstance(message, AIMessage) and message.tool_calls:
+                calls = []
+                for call in message.tool_calls:
+                    if call.id in seen:
+                        renamed[call.id] = unique_call_id(call.id, taken)
+                        taken.add(renamed[call.id])
+                        call = call.model_copy(update={"id": renamed[call.id]})
+                    seen.add(call.id)
+                    calls.append(call)
+                if renamed:
+                    message = message.model_copy(update={"tool_calls": calls})
+            sent.append(message)
+        return tuple(sent)
 
     def _check_answered(self, calls: tuple[str, ...], answered: set[str], where: str, before: str) -> None:
         missing = tuple(call_id for call_id in calls if call_id not in answered)

@@ -38,6 +38,7 @@ from messages.context import (
     UnboundedContext,
     skipped_messages_note,
 )
+from messages.convert import to_responses_items
 from messages.threads import ContextWindow
 from tests.test_convert_responses import assert_justified, carriable
 
@@ -237,6 +238,101 @@ def test_a_remote_thread_refuses_results_that_answer_no_call():
         RemoteThread(response_id="resp_1", open_calls=("c",)).add(
             [ToolMessage(tool_call_id="c", content="1"), ToolMessage(tool_call_id="c", content="2")]
         ).request()
+
+
+def _wire_pairs(items: list[dict]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Every function_call's call_id, and for each function_call_output the name and arguments of the call
+    with its call_id (over the whole input, as the Responses API pairs them) with the output's text."""
+    ids = [i["call_id"] for i in items if i.get("type") == "function_call"]
+    by_id = {i["call_id"]: i["arguments"] for i in items if i.get("type") == "function_call"}
+    outputs = [
+        (by_id.get(i["call_id"], "?"), i["output"]) for i in items if i.get("type") == "function_call_output"
+    ]
+    return ids, outputs
+
+
+def _local_call_0(query: str) -> AIMessage:
+    return AIMessage(tool_calls=[ToolCall(id="call_0", name="time", arguments=json.dumps({"q": query}))])
+
+
+def test_a_remote_thread_sends_ids_used_again_by_a_later_turn_under_new_ids():
+    # A local server's call_0 in every turn, moved to a remote thread: the Responses API pairs outputs with
+    # calls over the whole input and answers 400 "Duplicate function_call_output for call_id 'terminal:0'"
+    # (NousResearch/hermes-agent#102629), so each later use goes out as call_0_2, call_0_3, ...
+    history = [
+        UserMessage(content="Time in Tokyo, Lima and Oslo?"),
+        _local_call_0("tokyo"),
+        ToolMessage(tool_call_id="call_0", content="tokyo 9:00"),
+        _local_call_0("lima"),
+        ToolMessage(tool_call_id="call_0", content="lima 19:00"),
+        _local_call_0("oslo"),
+        ToolMessage(tool_call_id="call_0", content="oslo 1:00"),
+    ]
+    validate_conversation(history)
+    thread = RemoteThread().add(history)
+    ids, outputs = _wire_pairs(thread.request()["input"])
+    assert ids == ["call_0", "call_0_2", "call_0_3"]
+    assert [(json.loads(args)["q"], text.split()[0]) for args, text in outputs] == [
+        ("tokyo", "tokyo"),
+        ("lima", "lima"),
+        ("oslo", "oslo"),
+    ]
+    assert thread.pending == tuple(history)  # the thread keeps the ids as given
+
+
+def test_a_remote_thread_renames_a_pending_call_that_uses_an_open_calls_id_and_keeps_the_open_one():
+    # The response's own call keeps its id (the service made it); the pending turn that uses it again
+    # gets a new one, never one the thread already holds (call_0_2 is taken, so call_0_3).
+    thread = RemoteThread(response_id="resp_1", open_calls=("call_0", "call_0_2")).add(
+        [
+            ToolMessage(tool_call_id="call_0_2", content="b"),
+            ToolMessage(tool_call_id="call_0", content="a"),
+            _local_call_0("c"),
+            ToolMessage(tool_call_id="call_0", content="c"),
+        ]
+    )
+    items = thread.request()["input"]
+    assert [(i["type"], i["call_id"]) for i in items] == [
+        ("function_call_output", "call_0_2"),
+        ("function_call_output", "call_0"),
+        ("function_call", "call_0_3"),
+        ("function_call_output", "call_0_3"),
+    ]
+
+
+def test_a_remote_thread_refuses_one_id_used_twice_in_a_turn():
+    twice = AIMessage(
+        tool_calls=[ToolCall(id="c", name="a", arguments="{}"), ToolCall(id="c", name="b", arguments="{}")]
+    )
+    with pytest.raises(
+        DuplicateToolCallIdError, match=r"pending message 1 reuses tool-call id 'c' in tool_calls\[1\]"
+    ):
+        RemoteThread().add([UserMessage(content="go"), twice]).request()
+
+
+@settings(max_examples=30)
+@given(ms.conversations(extensions=False))
+def test_a_remote_threads_input_pairs_every_output_with_its_own_call_under_unique_ids(conversation):
+    # What the Responses API reads: ids unique over the input, and each output answers the call of its
+    # own turn (the one the local protocol pairs it with), whatever ids the turns used again.
+    sendable = carriable(conversation)
+    validate_conversation(sendable)
+    sent = RemoteThread().add(sendable).request()["input"]
+    ids, outputs = _wire_pairs(sent)
+    assert len(set(ids)) == len(ids)
+    plain = to_responses_items(sendable)  # the ids as given: an output answers the nearest call before it
+    expected = []
+    latest: dict[str, str] = {}
+    for item in plain:
+        if item.get("type") == "function_call":
+            latest[item["call_id"]] = item["arguments"]
+        elif item.get("type") == "function_call_output":
+            expected.append(latest[item["call_id"]])
+    assert [args for args, _ in outputs] == expected
+    # Only ids change: the same items with the ids left out.
+    assert [{k: v for k, v in i.items() if k != "call_id"} for i in sent] == [
+        {k: v for k, v in i.items() if k != "call_id"} for i in plain
+    ]
 
 
 @settings(max_examples=20)

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import Phase, find, given, settings
 
 from messages import (
     AIMessage,
@@ -295,3 +295,34 @@ def test_without_the_profile_anthropic_would_get_repeated_ids(litellm, stand_in)
     )
     ids, _ = _anthropic_pairs(stand_in.last_body())
     assert ids == ["call_0", "call_0"]
+
+
+# --- the shipped strategies ---------------------------------------------------------------------------------
+
+
+def _turn_ids(conversation: list[Message]) -> list[list[str]]:
+    return [[c.id for c in m.tool_calls] for m in conversation if isinstance(m, AIMessage) and m.tool_calls]
+
+
+def test_the_strategies_use_an_id_again_in_a_later_turn_by_default():
+    # So that every property test drawing conversations() meets per-turn ids too, as users' bots do.
+    found = find(
+        ms.conversations(),
+        lambda c: any(
+            set(later) & set(earlier) for n, later in enumerate(_turn_ids(c)) for earlier in _turn_ids(c)[:n]
+        ),
+        settings=settings(max_examples=2_000, database=None, phases=[Phase.generate]),  # found, not shrunk
+    )
+    assert protocol_errors(found) == []
+
+
+@given(ms.conversations(reused_ids=False))
+def test_reused_ids_false_keeps_every_id_of_the_conversation_unique(conversation):
+    ids = [i for turn in _turn_ids(conversation) for i in turn]
+    assert len(set(ids)) == len(ids)
+
+
+@given(ms.conversations())
+def test_the_calls_of_one_turn_keep_distinct_ids(conversation):
+    assert protocol_errors(conversation) == []
+    assert all(len(set(turn)) == len(turn) for turn in _turn_ids(conversation))

@@ -96,10 +96,19 @@ def calls(messages: Msgs) -> list[tuple[int, Mapping[str, Any]]]:
 
 
 def pairing(messages: Msgs) -> list[int]:
-    """For each tool result, in order, the position (among all calls) of the call it answers; -1 when it
-    answers none. Ids are compared within the list itself, so two lists with different ids pair alike."""
-    position = {c["id"]: n for n, (_, c) in enumerate(calls(messages))}
-    return [position.get(m.get("tool_call_id"), -1) for m in tool_results(messages)]
+    """For each tool result, in order, the position (among all calls) of the call it answers: the nearest
+    call before it with its id, since a later turn may use an id again (quirk 17); -1 when it answers none.
+    Ids are compared within the list itself, so two lists with different ids pair alike."""
+    latest: dict[Any, int] = {}  # for each id, the position of its latest call so far
+    count = 0
+    found: list[int] = []
+    for m in messages:
+        for c in m.get("tool_calls") or []:
+            latest[c["id"]] = count
+            count += 1
+        if m.get("role") == "tool":
+            found.append(latest.get(m.get("tool_call_id"), -1))
+    return found
 
 
 def protocol_problems(messages: Msgs) -> list[str]:
