@@ -19,7 +19,15 @@ from messages import dump_messages
 from messages import strategies as ms
 from messages.profiles import SIGNATURE_SEPARATOR, registered_profiles
 from messages.quirks import QUIRKS
-from tests.wire import media, missing_texts, pairing, protocol_problems, tool_results
+from tests.wire import (
+    calls_answered,
+    media,
+    missing_texts,
+    pairing,
+    protocol_problems,
+    tool_results,
+    unique_ids,
+)
 
 
 def _distinct(profiles):
@@ -32,20 +40,6 @@ def _distinct(profiles):
 
 
 PROFILES = _distinct(registered_profiles())
-
-
-def answered(messages):
-    """For each tool result, in order, the tool and arguments of the call it answers (arguments ``""`` as
-    the ``"{}"`` they may become, quirk 58): the pairing that survives new ids and a repeated call moved to a
-    turn of its own (quirk 24)."""
-    calls = {}  # for each id, its latest call so far: a result answers the nearest call before it (quirk 17)
-    found = []
-    for m in messages:
-        for c in m.get("tool_calls") or []:
-            calls[c["id"]] = (c["function"]["name"], c["function"]["arguments"].strip() or "{}")
-        if m.get("role") == "tool":
-            found.append(calls.get(m["tool_call_id"]))
-    return found
 
 
 def _show(messages):
@@ -84,7 +78,7 @@ def test_apply_keeps_every_text_and_tool_result_and_pairs_them_under_accepted_id
         for old, new in zip(before, after, strict=True):
             assert missing_texts([old], [new]) == [], profile.name
         assert protocol_problems(applied) == [], (profile.name, _show(applied))
-        assert answered(applied) == answered(dumped), profile.name
+        assert calls_answered(applied) == calls_answered(dumped), profile.name
         if profile.rule("identical-calls") is None:
             assert pairing(applied) == pairing(dumped), profile.name
         rule = profile.tool_call_ids
@@ -96,7 +90,7 @@ def test_apply_keeps_every_text_and_tool_result_and_pairs_them_under_accepted_id
         # providers take an id again in a later turn, as the protocol does.
         for turn in turns:
             assert len({rule.sent_as(i) for i in turn}) == len(turn), (profile.name, turn)
-        if getattr(profile.rule("tool-call-id"), "unique", False):
+        if unique_ids(profile):
             assert len({rule.sent_as(i) for i in ids}) == len(ids), (profile.name, ids)
         if not rule.keeps_signatures:
             assert not any(SIGNATURE_SEPARATOR in i for i in ids)

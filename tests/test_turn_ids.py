@@ -29,7 +29,7 @@ from messages import (
 )
 from messages import strategies as ms
 from messages.profiles import registered_profiles
-from tests.wire import protocol_problems, tool_results
+from tests.wire import calls_answered, protocol_problems, tool_results, unique_ids
 
 
 def kimi_turn(*calls: tuple[str, str]) -> AIMessage:
@@ -85,11 +85,6 @@ def answered_queries(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
         if m.get("role") == "tool":
             found.append((calls.get(m["tool_call_id"], "?"), str(m["content"]).removeprefix("result for ")))
     return found
-
-
-def unique_ids(profile: Any) -> bool:
-    rule = profile.rule("tool-call-id")
-    return bool(getattr(rule, "unique", False))
 
 
 def test_the_unique_id_profiles_are_the_claude_and_bedrock_ones():
@@ -162,19 +157,6 @@ def per_turn_ids(conversation: list[Message], style: str) -> list[Message]:
     return out
 
 
-def _calls_answered(messages: list[dict[str, Any]]) -> list[tuple[Any, Any] | None]:
-    """For each tool result, in order, the tool and arguments of the nearest call before it with its id
-    (arguments ``""`` as the ``"{}"`` they may become, quirk 58)."""
-    calls: dict[str, tuple[Any, Any]] = {}
-    found: list[tuple[Any, Any] | None] = []
-    for m in messages:
-        for c in m.get("tool_calls") or []:
-            calls[c["id"]] = (c["function"]["name"], c["function"]["arguments"].strip() or "{}")
-        if m.get("role") == "tool":
-            found.append(calls.get(m["tool_call_id"]))
-    return found
-
-
 _PROFILES = {
     (p.provider, tuple(sorted(map(repr, p.rules)))): p for p in registered_profiles()
 }.values()  # one profile per behaviour (the Claude families that refuse prefill behave alike)
@@ -194,9 +176,7 @@ def test_every_profile_sends_per_turn_ids_paired_with_their_calls(conversation, 
         assert protocol_problems(sent) == [], profile.name
         if profile.rule("identical-calls") is None:  # Gemini splits repeated calls into turns of their own
             assert len(tool_results(sent)) == len(tool_results(plain))
-        assert sorted(map(str, _calls_answered(sent))) == sorted(map(str, _calls_answered(plain))), (
-            profile.name
-        )
+        assert sorted(map(str, calls_answered(sent))) == sorted(map(str, calls_answered(plain))), profile.name
         ids = [c["id"] for m in sent for c in m.get("tool_calls") or []]
         rule = profile.tool_call_ids
         assert all(rule.accepts(i) for i in ids), (profile.name, ids)

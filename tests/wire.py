@@ -111,6 +111,25 @@ def pairing(messages: Msgs) -> list[int]:
     return found
 
 
+def calls_answered(messages: Msgs) -> list[tuple[Any, Any] | None]:
+    """For each tool result, in order, the tool and arguments of the nearest call before it with its id (a
+    later turn may use an id again, quirk 17; arguments ``""`` as the ``"{}"`` they may become, quirk 58):
+    the pairing that survives new ids and a repeated call moved to a turn of its own (quirk 24)."""
+    latest: dict[Any, tuple[Any, Any]] = {}
+    found: list[tuple[Any, Any] | None] = []
+    for m in messages:
+        for c in m.get("tool_calls") or []:
+            latest[c["id"]] = (c["function"]["name"], c["function"]["arguments"].strip() or "{}")
+        if m.get("role") == "tool":
+            found.append(latest.get(m.get("tool_call_id")))
+    return found
+
+
+def unique_ids(profile: Any) -> bool:
+    """Whether ``profile`` wants every tool-call id once in a request (quirk 17)."""
+    return bool(getattr(profile.rule("tool-call-id"), "unique", False))
+
+
 def protocol_problems(messages: Msgs) -> list[str]:
     """The tool-call protocol checked on dicts: each call answered once, by results right after its turn."""
     problems: list[str] = []
