@@ -26,20 +26,35 @@ benchmarks stores`` starts one); otherwise it is skipped with a message.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import json
 import os
+import shutil
+import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from benchmarks._conversation import build_conversation
-from benchmarks._timing import WALL, Figure, Table, fmt_time, judged, paired_collector_on
-from messages import Message, PostgresThreadStore, SQLiteThreadStore, ThreadStore
-from messages.stores.base import SQLThreadStore, decode_joined
+import messages
+from benchmarks._conversation import SYSTEM, build_conversation, exchange
+from benchmarks._timing import WALL, Figure, Table, best_of, fmt_time, judged, paired_collector_on
+from messages import (
+    AIMessage,
+    LocalThread,
+    Message,
+    PostgresThreadStore,
+    SQLiteThreadStore,
+    ThreadStore,
+    UserMessage,
+)
+from messages.context import BufferedContext, HeadAndTailContext, TokenLimitedContext
+from messages.stores._codec import decode_joined
+from messages.stores._sql import SQLThreadStore
 
 DSN_VARIABLE = "MESSAGES_TEST_POSTGRES_DSN"
 
@@ -224,6 +239,266 @@ def main(quick: bool = False) -> list[Figure]:
             figures.append(Figure(f"{short}: batched appends", batched / 1e3, 10, below=False, unit="k/s"))
         figures.append(Figure(f"{short}: messages() vs json.loads", ratio, LOAD_TARGET))
         figures.append(Figure(f"{short}: messages() vs json.loads, collector on", with_collector))
+    for figure in figures:
+        print(f"  {judged(figure)}")
+    return [*figures, *per_turn(quick), *loop_benchmark(quick)]
+
+
+# -- per-turn reads through a window, by thread length (issue 23) -------------------------------------------
+
+TURN_SIZES = (1_000, 10_000, 100_000, 1_000_000)
+QUICK_TURN_SIZES = (1_000, 10_000)
+TURN_TARGET = 2.0
+"""Issue 23: a turn's ``read(store, window)`` at 1,000,000 messages within 2x of the same at 1,000."""
+FULL_READ_LIMIT = 100_000
+"""The longest thread whose full-read path is timed in every run; longer ones are timed once, in the first
+run of the process (a full read of 1,000,000 messages takes tens of seconds and gigabytes)."""
+
+
+def quarter_chars(message: Message) -> int:
+    """A cheap token counter: a quarter of the dump's characters (litellm's counter would dominate the
+    full-read path, which counts every message of the thread on every turn)."""
+    return len(message.model_dump_json()) // 4
+
+
+WINDOWS: dict[str, Callable[[], Any]] = {
+    "buffered (50)": lambda: BufferedContext(buffer_size=50),
+    "head-and-tail (10 + 40)": lambda: HeadAndTailContext(head_size=10, tail_size=40),
+    "token-limited (4,000, chars/4)": lambda: TokenLimitedContext(4_000, message_token_counter=quarter_chars),
+}
+
+_BUILT: dict[int, tuple[Path, str]] = {}
+"""Thread length -> (SQLite file, thread id): built once per process, reused by every run."""
+_FULL_ONCE: dict[tuple[int, str], float] = {}
+"""(length, window) -> the full-read path's one timing, for lengths above ``FULL_READ_LIMIT``."""
+
+
+def built_thread(size: int) -> tuple[Path, str]:
+    """A SQLite file holding one thread of ``size`` messages (the benchmark conversation's exchanges)."""
+    if size in _BUILT:
+        return _BUILT[size]
+    directory = Path(tempfile.mkdtemp(prefix="bench-turns-"))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    path = directory / f"turns-{size}.db"
+    started = time.perf_counter()
+    with SQLiteThreadStore(path, synchronous="NORMAL") as store:
+        thread_id = store.create_thread()
+        store.append(thread_id, SYSTEM)
+        length, n = 1, 0
+        while length < size:
+            chunk: list[Message] = []
+            while len(chunk) < min(6_000, size - length):
+                n += 1
+                chunk += exchange(n)
+            del chunk[size - length :]
+            store.append(thread_id, chunk)
+            length += len(chunk)
+    print(f"  (built a {size:,}-message thread in {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    _BUILT[size] = (path, thread_id)
+    return path, thread_id
+
+
+def timed(fn: Callable[[], object], repeat: int) -> float:
+    """The best of ``repeat`` wall-clock runs, or one run when a run takes over a second."""
+    first = time_once(fn)
+    if first > 1.0:
+        return first
+    return min(first, best_of(fn, repeat=repeat, clock=WALL))
+
+
+def full_read(store: ThreadStore, thread_id: str, window: Any) -> list[Message]:
+    """The full-read path: every stored message given to the window, which then chooses (what
+    ``LocalThread.read`` did before issue 23)."""
+    window.clear()
+    for message in store.messages(thread_id):
+        window.add_message(message)
+    return list(window.get_messages())
+
+
+def per_turn(quick: bool) -> list[Figure]:
+    sizes = QUICK_TURN_SIZES if quick else TURN_SIZES
+    repeat = 3 if quick else 7
+    times: dict[tuple[str, int], float] = {}
+    print("\n== per-turn read(store, window) on SQLite, by thread length (wall clock, best of runs)")
+    print(f"  {'window':<32} {'messages':>10}  {'read(store, window)':>20}  {'full-read path':>16}")
+    for size in sizes:
+        path, thread_id = built_thread(size)
+        thread = LocalThread(id=thread_id)
+        with SQLiteThreadStore(path) as store:
+            for name, make in WINDOWS.items():
+                window = make()
+                windowed = thread.read(store, window)
+                times[name, size] = timed(lambda: thread.read(store, window), repeat)  # noqa: B023
+                key = (size, name)
+                if size <= FULL_READ_LIMIT:
+                    full = timed(lambda: full_read(store, thread_id, make()), repeat)  # noqa: B023
+                    said = fmt_time(full)
+                    assert full_read(store, thread_id, make()) == windowed, (name, size)
+                elif key in _FULL_ONCE:
+                    said = fmt_time(_FULL_ONCE[key]) + " (1st run)"
+                else:
+                    started = time.perf_counter()
+                    reference = full_read(store, thread_id, make())
+                    _FULL_ONCE[key] = time.perf_counter() - started
+                    assert reference == windowed, (name, size)
+                    del reference
+                    said = fmt_time(_FULL_ONCE[key]) + " (1 run)"
+                print(f"  {name:<32} {size:>10,}  {fmt_time(times[name, size]):>20}  {said:>16}")
+    figures = []
+    small, large = sizes[0], sizes[-1]
+    for name in WINDOWS:
+        figures.append(
+            Figure(f"per-turn read {name}: {large:,} vs {small:,}", times[name, large] / times[name, small], TURN_TARGET)
+        )
+    for figure in figures:
+        print(f"  {judged(figure)}")
+    return figures
+
+
+# -- 100 conversations on one event loop (issue 23) ---------------------------------------------------------
+
+LOOP_CONVERSATIONS, LOOP_LENGTH, LOOP_TURNS = 100, 1_000, 5
+LOOP_TARGET_MS = 20.0
+"""Issue 23: the worst delay of a 1 ms ticker on the loop, with the async stores, under 20 ms."""
+
+_LOOP_FILE: list[Path] = []
+
+
+def loop_file(conversations: int, length: int) -> Path:
+    """A SQLite file with ``conversations`` threads of ``length`` messages, ids ``c0``, ``c1``, ..."""
+    if _LOOP_FILE:
+        return _LOOP_FILE[0]
+    directory = Path(tempfile.mkdtemp(prefix="bench-loop-"))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    path = directory / "loop.db"
+    conversation = build_conversation(length)
+    with SQLiteThreadStore(path, synchronous="NORMAL") as store:
+        for number in range(conversations):
+            store.create_thread(f"c{number}")
+            store.append(f"c{number}", conversation)
+    _LOOP_FILE.append(path)
+    return path
+
+
+class Ops:
+    """How one variant of the loop benchmark appends and reads: ``append(thread, messages)`` and
+    ``read(thread, window)`` coroutines."""
+
+    def __init__(self, name: str, opened: Any, append: Callable[..., Any], read: Callable[..., Any]):
+        self.name, self.opened, self.append, self.read = name, opened, append, read
+
+
+async def run_loop(ops: Ops, conversations: int, turns: int) -> tuple[float, float, int]:
+    """(worst ticker delay in seconds, elapsed seconds, turns done) for ``conversations`` running ``turns``
+    turns each on this loop, with a 1 ms ticker beside them."""
+    loop = asyncio.get_running_loop()
+    worst = 0.0
+    running = True
+
+    async def ticker() -> None:
+        nonlocal worst
+        while running:
+            before = loop.time()
+            await asyncio.sleep(0.001)
+            worst = max(worst, loop.time() - before - 0.001)
+
+    async def conversation(number: int) -> None:
+        thread = LocalThread(id=f"c{number}")
+        window = BufferedContext(buffer_size=50)
+        for turn in range(turns):
+            await ops.append(thread, [UserMessage(content=f"turn {turn}?"), AIMessage(content=f"answer {turn}")])
+            got = await ops.read(thread, window)
+            assert got
+
+    tick = asyncio.create_task(ticker())
+    await asyncio.sleep(0.01)
+    started = time.perf_counter()
+    await asyncio.gather(*(conversation(n) for n in range(conversations)))
+    elapsed = time.perf_counter() - started
+    running = False
+    await tick
+    return worst, elapsed, conversations * turns
+
+
+def loop_variants(path: Path) -> list[tuple[str, Callable[[], Any]]]:
+    """(name, make) for each variant: ``make`` opens a store on a copy of ``path`` and returns its Ops."""
+
+    def copy() -> Path:
+        target = path.with_name(f"copy-{uuid.uuid4().hex[:8]}.db")
+        shutil.copyfile(path, target)
+        return target
+
+    def sync_direct() -> Ops:
+        store = SQLiteThreadStore(copy())
+
+        async def append(thread: LocalThread, batch: list[Message]) -> object:
+            return thread.append(store, batch)
+
+        async def read(thread: LocalThread, window: Any) -> object:
+            return thread.read(store, window)
+
+        return Ops("sync store called on the loop", store, append, read)
+
+    def sync_threads() -> Ops:
+        store = SQLiteThreadStore(copy())
+
+        async def append(thread: LocalThread, batch: list[Message]) -> object:
+            return await asyncio.to_thread(thread.append, store, batch)
+
+        async def read(thread: LocalThread, window: Any) -> object:
+            return await asyncio.to_thread(thread.read, store, window)
+
+        return Ops("sync store in threads (asyncio.to_thread)", store, append, read)
+
+    variants: list[tuple[str, Callable[[], Any]]] = [
+        ("sync-direct", sync_direct),
+        ("sync-threads", sync_threads),
+    ]
+    async_class = getattr(messages, "AsyncSQLiteThreadStore", None)
+    if async_class is not None:
+
+        def async_store() -> Ops:
+            store = async_class(copy())
+
+            async def append(thread: LocalThread, batch: list[Message]) -> object:
+                return await thread.aappend(store, batch)
+
+            async def read(thread: LocalThread, window: Any) -> object:
+                return await thread.aread(store, window)
+
+            return Ops("AsyncSQLiteThreadStore", store, append, read)
+
+        variants.insert(0, ("async", async_store))
+    return variants
+
+
+def loop_benchmark(quick: bool) -> list[Figure]:
+    conversations, length, turns = (20, 200, 2) if quick else (LOOP_CONVERSATIONS, LOOP_LENGTH, LOOP_TURNS)
+    path = loop_file(conversations, length)
+    print(
+        f"\n== {conversations} conversations on one event loop, {length:,}-message threads on SQLite, "
+        f"{turns} turns each (append 2 messages, read a BufferedContext(50)), a 1 ms ticker beside them"
+    )
+    results: dict[str, tuple[float, float, int]] = {}
+    for key, make in loop_variants(path):
+        ops = make()
+        try:
+            results[key] = asyncio.run(run_loop(ops, conversations, turns))
+        finally:
+            closing = ops.opened.aclose() if hasattr(ops.opened, "aclose") else None
+            if closing is not None:
+                asyncio.run(closing)
+            else:
+                ops.opened.close()
+        worst, elapsed, done = results[key]
+        print(f"  {ops.name:<44} worst ticker delay {worst * 1e3:8.2f} ms   {done / elapsed:8.0f} turns/s")
+    figures = []
+    if "async" in results:
+        figures.append(Figure("loop: worst ticker delay, async store", results["async"][0] * 1e3, LOOP_TARGET_MS, unit="ms"))
+    figures.append(Figure("loop: worst ticker delay, sync store on the loop", results["sync-direct"][0] * 1e3, unit="ms"))
+    if "async" in results:
+        rate = {key: done / elapsed for key, (_, elapsed, done) in results.items()}
+        figures.append(Figure("loop: throughput, async vs sync in threads", rate["async"] / rate["sync-threads"]))
     for figure in figures:
         print(f"  {judged(figure)}")
     return figures

@@ -254,4 +254,4 @@ def test_processes_opening_a_new_store_at_once_build_its_schema_once(durable_bac
     join_all(children)
     names = [name for (name,) in raw_rows(spec, "SELECT name FROM thread_store_migrations ORDER BY name")]
     module = sqlite_module if durable_backend == "sqlite" else postgres_module
-    assert names == sorted(step.__name__ for step in module.MIGRATIONS)
+    assert names == sorted(step.name for step in module.MIGRATIONS)

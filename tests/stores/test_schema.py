@@ -38,7 +38,7 @@ def test_a_new_store_records_each_migration_once(durable_backend, make_spec):
     open_store(spec).close()
     open_store(spec).close()  # opening again applies nothing
     assert applied(spec)[:2] == ["m001_create_threads", "m002_create_messages"]
-    assert [step.__name__ for step in MODULES[durable_backend].MIGRATIONS] == applied(spec)
+    assert [step.name for step in MODULES[durable_backend].MIGRATIONS] == applied(spec)
 
 
 def test_an_older_schema_is_brought_up_to_date_and_keeps_its_data(durable_backend, make_spec, monkeypatch):
@@ -63,7 +63,7 @@ def test_an_older_schema_is_brought_up_to_date_and_keeps_its_data(durable_backen
         ("z-local", UserMessage(content="hi").model_dump_json(), now),
     )
     store = open_store(spec)
-    assert applied(spec) == [step.__name__ for step in module.MIGRATIONS]
+    assert applied(spec) == [step.name for step in module.MIGRATIONS]
     assert store.threads() == ["z-local", "a-remote"]  # creation order, not the ids' order
     assert store.messages("z-local") == [UserMessage(content="hi")]
     store.append("z-local", UserMessage(content="more"))
