@@ -348,7 +348,11 @@ def per_turn(quick: bool) -> list[Figure]:
     small, large = sizes[0], sizes[-1]
     for name in WINDOWS:
         figures.append(
-            Figure(f"per-turn read {name}: {large:,} vs {small:,}", times[name, large] / times[name, small], TURN_TARGET)
+            Figure(
+                f"per-turn read {name}: {large:,} vs {small:,}",
+                times[name, large] / times[name, small],
+                TURN_TARGET,
+            )
         )
     for figure in figures:
         print(f"  {judged(figure)}")
@@ -406,7 +410,9 @@ async def run_loop(ops: Ops, conversations: int, turns: int) -> tuple[float, flo
         thread = LocalThread(id=f"c{number}")
         window = BufferedContext(buffer_size=50)
         for turn in range(turns):
-            await ops.append(thread, [UserMessage(content=f"turn {turn}?"), AIMessage(content=f"answer {turn}")])
+            await ops.append(
+                thread, [UserMessage(content=f"turn {turn}?"), AIMessage(content=f"answer {turn}")]
+            )
             got = await ops.read(thread, window)
             assert got
 
@@ -494,11 +500,19 @@ def loop_benchmark(quick: bool) -> list[Figure]:
         print(f"  {ops.name:<44} worst ticker delay {worst * 1e3:8.2f} ms   {done / elapsed:8.0f} turns/s")
     figures = []
     if "async" in results:
-        figures.append(Figure("loop: worst ticker delay, async store", results["async"][0] * 1e3, LOOP_TARGET_MS, unit="ms"))
-    figures.append(Figure("loop: worst ticker delay, sync store on the loop", results["sync-direct"][0] * 1e3, unit="ms"))
+        figures.append(
+            Figure(
+                "loop: worst ticker delay, async store", results["async"][0] * 1e3, LOOP_TARGET_MS, unit="ms"
+            )
+        )
+    figures.append(
+        Figure("loop: worst ticker delay, sync store on the loop", results["sync-direct"][0] * 1e3, unit="ms")
+    )
     if "async" in results:
         rate = {key: done / elapsed for key, (_, elapsed, done) in results.items()}
-        figures.append(Figure("loop: throughput, async vs sync in threads", rate["async"] / rate["sync-threads"]))
+        figures.append(
+            Figure("loop: throughput, async vs sync in threads", rate["async"] / rate["sync-threads"])
+        )
     for figure in figures:
         print(f"  {judged(figure)}")
     return figures

@@ -49,12 +49,13 @@ are cached per message. Contexts are not thread-safe.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from messages._io import dump_messages, load_messages
+from messages._window import Part, ReadPlan, TailWalk, head_end
 from messages.errors import ContextStateError, MessageTypeError
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
 from messages.parts import AudioPart, ImagePart, VideoPart
@@ -71,11 +72,15 @@ __all__ = [
     "skipped_messages_note",
 ]
 
-STATE_VERSION = 1
-"""The version ``save_state`` writes; ``load_state`` reads states up to this version."""
+STATE_VERSION = 2
+"""The newest version ``save_state`` writes; ``load_state`` reads states up to this version. Version 1
+holds a whole history; version 2 (written only by a window that a store read gave part of its thread, see
+``LocalThread.read``) adds ``"omitted": {"at": index, "count": n}``: ``n`` messages of the history left
+out before ``messages[index]``."""
 
 _MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
 _STATE_KEYS = frozenset({"type", "version", "messages"})
+_STATE_KEYS_2 = _STATE_KEYS | {"omitted"}
 
 
 def _check_message(message: Any, where: str) -> Message:
@@ -96,6 +101,10 @@ class ChatCompletionContext(ABC):
         self._history: list[Message] = []
         self._lead = 0  # how many leading system messages the history has
         self._starts: list[int] = []  # where each unit after them starts, in the history
+        # A window that a store read gave part of its thread holds the messages it keeps: `_omitted`
+        # messages of the thread are left out before `_history[_gap]` (a unit boundary after the lead).
+        self._gap: int | None = None
+        self._omitted = 0
         self._reset()
         for index, message in enumerate(initial_messages or ()):
             self._append(_check_message(message, f"initial message {index}"))
@@ -109,7 +118,7 @@ class ChatCompletionContext(ABC):
     def _append(self, message: Message) -> None:
         index = len(self._history)
         self._history.append(message)
-        if self._lead == index and isinstance(message, SystemMessage):
+        if self._lead == index and self._gap is None and isinstance(message, SystemMessage):
             self._lead += 1
         elif not (isinstance(message, ToolMessage) and self._starts):
             # A tool result joins the unit before it; one right after the leading system messages (an
@@ -118,7 +127,9 @@ class ChatCompletionContext(ABC):
 
     @property
     def history(self) -> list[Message]:
-        """Every message added so far, in order (a new list)."""
+        """Every message added so far, in order (a new list). After ``LocalThread.read(store, window)``,
+        the messages the read gave the window: what it keeps of the thread, without those it leaves
+        out."""
         return list(self._history)
 
     @abstractmethod
@@ -130,7 +141,38 @@ class ChatCompletionContext(ABC):
         self._history = []
         self._lead = 0
         self._starts = []
+        self._gap = None
+        self._omitted = 0
         self._reset()
+
+    def _read_plan(self) -> ReadPlan | None:
+        """What a store read must give this window (``messages._window``); ``None``: the whole thread."""
+        return None
+
+    def _load_part(self, part: Part) -> None:
+        """Replace the history with the part of a thread a store read gave: ``part.head``, then
+        ``part.omitted`` messages left out, then ``part.tail``."""
+        self.clear()
+        for message in part.head:
+            self._append(message)
+        if part.omitted:
+            self._gap, self._omitted = len(self._history), part.omitted
+        for message in part.tail:
+            self._append(message)
+
+    def _tail_floor(self) -> int:
+        """The first unit a tail may hold: none before the messages left out."""
+        if self._gap is None:
+            return 0
+        return sum(1 for start in self._starts if start < self._gap)
+
+    def _end_position(self, index: int) -> int:
+        """The position in the thread where the history's units before ``index`` end."""
+        return index if self._gap is None or index <= self._gap else index + self._omitted
+
+    def _position(self, index: int) -> int:
+        """The position in the thread of the history's message at ``index``."""
+        return index if self._gap is None or index < self._gap else index + self._omitted
 
     def _reset(self) -> None:  # noqa: B027 - a hook: the unbounded window derives nothing
         """Forget what the window derived from the history (the history was replaced)."""
@@ -151,11 +193,15 @@ class ChatCompletionContext(ABC):
         settings (sizes, limits, token counters, placeholder), which stay those of the context that loads it:
         AutoGen likewise keeps a context's configuration apart from its state.
         """
-        return {
+        state: dict[str, Any] = {
             "type": type(self).__name__,
-            "version": STATE_VERSION,
+            "version": 1,
             "messages": dump_messages(self._history, validate=False),
         }
+        if self._gap is not None:
+            state["version"] = 2
+            state["omitted"] = {"at": self._gap, "count": self._omitted}
+        return state
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         """Replace the history with the one ``state`` holds (from ``save_state`` of this class).
@@ -163,12 +209,10 @@ class ChatCompletionContext(ABC):
         Raises ``ContextStateError``, and leaves this context unchanged, for a state that is not a mapping,
         that another context class saved, that a newer version wrote, or whose messages do not read.
         """
-        messages = self._read_state(state)
-        self.clear()
-        for message in messages:
-            self._append(message)
+        messages, gap, omitted = self._read_state(state)
+        self._load_part(Part(messages[:gap], omitted, messages[gap:]))
 
-    def _read_state(self, state: Any) -> list[Message]:
+    def _read_state(self, state: Any) -> tuple[list[Message], int, int]:
         name = type(self).__name__
         if not isinstance(state, Mapping):
             raise ContextStateError(
@@ -195,7 +239,7 @@ class ChatCompletionContext(ABC):
                 f"the state was written by a newer version of this package (state version {version}); this "
                 f"version reads state version {STATE_VERSION} and older: upgrade llm-messages to load it"
             )
-        extra = sorted(map(str, state.keys() - _STATE_KEYS))
+        extra = sorted(map(str, state.keys() - (_STATE_KEYS if version == 1 else _STATE_KEYS_2)))
         if extra:
             raise ContextStateError(
                 f"the state has keys that version {version} does not write: {extra}; it was changed by hand "
@@ -207,9 +251,23 @@ class ChatCompletionContext(ABC):
                 f"the state's 'messages' is a {type(raw).__name__}, not a list of messages"
             )
         try:
-            return load_messages(raw)
+            messages = load_messages(raw)
         except ValidationError as exc:
             raise ContextStateError(f"the state's 'messages' do not read as messages: {exc}") from None
+        omitted = state.get("omitted")
+        if omitted is None:
+            return messages, len(messages), 0
+        at, count = (
+            (omitted.get("at"), omitted.get("count")) if isinstance(omitted, Mapping) else (None, None)
+        )
+        if not (
+            isinstance(at, int) and isinstance(count, int) and 0 <= at <= len(messages) and count >= 0
+        ) or isinstance(at, bool):
+            raise ContextStateError(
+                f"the state's 'omitted' is {omitted!r}, not {{'at': an index into 'messages', 'count': a "
+                "number of messages}"
+            )
+        return messages, at, count
 
 
 class UnboundedContext(ChatCompletionContext):
@@ -253,16 +311,15 @@ class _Suffix:
             self.first, self.total, self._synced = 0, 0, size
             return
         if self._synced is None:
-            # Walk back from the end: the newest unit, then older ones while they fit.
-            first = units - 1
-            total = self._weight(context._starts[first], size)
-            while first > 0:
-                weight = self._weight(context._starts[first - 1], context._starts[first])
-                if total + weight > budget:
+            # Walk back from the end: the newest unit, then older ones while they fit (never into the
+            # messages a store read left out).
+            walk = TailWalk(budget)
+            for unit in range(units - 1, context._tail_floor() - 1, -1):
+                end = context._starts[unit + 1] if unit + 1 < units else size
+                if not walk.offer(unit, self._weight(context._starts[unit], end)):
                     break
-                first -= 1
-                total += weight
-            self.first, self.total, self._synced = first, total, size
+            assert walk.start is not None  # the newest unit is always kept
+            self.first, self.total, self._synced = walk.start, walk.total, size
             return
         # Weigh what arrived since the last read (the window always reaches the end), then drop units from
         # the front while the window is over budget.
@@ -308,6 +365,11 @@ class BufferedContext(ChatCompletionContext):
 
     def _reset(self) -> None:
         self._suffix.reset()
+
+    def _read_plan(self) -> ReadPlan | None:
+        if type(self).get_messages is not BufferedContext.get_messages:
+            return None  # a subclass that chooses otherwise: it gets the whole thread
+        return ReadPlan(tail=lambda lead: self.buffer_size)
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units of at most ``buffer_size`` messages."""
@@ -383,33 +445,38 @@ class HeadAndTailContext(ChatCompletionContext):
     def _reset(self) -> None:
         self._suffix.reset()
 
+    def _read_plan(self) -> ReadPlan | None:
+        if type(self).get_messages is not HeadAndTailContext.get_messages:
+            return None  # a subclass that chooses otherwise: it gets the whole thread
+        return ReadPlan(tail=lambda lead: self.tail_size, head=self.head_size, tail_fixed=self.tail_size)
+
     def _head_units(self) -> int:
         """How many units the head holds: the oldest whole units of at most ``head_size`` messages."""
-        count = 0
-        units = self._units()
-        while count < units and self._unit_end(count) - self._starts[0] <= self.head_size:
-            count += 1
-        return count
+        ends = (self._end_position(start) for start in self._starts[1:])
+        end = head_end(ends, self._lead, self.head_size)
+        return sum(1 for start in self._starts if self._end_position(start) < end)
 
     def get_messages(self) -> list[Message]:
         """The leading system messages, the head, a placeholder for what is left out, and the tail."""
         self._suffix.sync(self.tail_size)
-        if not self._starts or len(self._history) - self._lead <= self.head_size + self.tail_size:
+        length = len(self._history) + self._omitted
+        if not self._starts or length - self._lead <= self.head_size + self.tail_size:
             return list(self._history)  # it fits: the whole history, as AutoGen gives it
         head = self._head_units()
         tail = max(self._suffix.first, head)
-        if tail == head:  # nothing left out
-            return list(self._history)
-        head_end = self._starts[head]
+        head_end_index = self._starts[head] if head < len(self._starts) else len(self._history)
         tail_start = self._starts[tail]
-        note = self.placeholder(tail_start - head_end)
+        left_out = self._position(tail_start) - self._end_position(head_end_index)
+        if left_out == 0:  # nothing left out
+            return list(self._history)
+        note = self.placeholder(left_out)
         _check_message(note, "the placeholder")
         if isinstance(note, ToolMessage) or (isinstance(note, AIMessage) and note.tool_calls):
             raise ValueError(
                 "the placeholder must not be a tool result or make tool calls: it would break the tool-call "
                 f"protocol of the window; got {note!r}"
             )
-        return [*self._history[:head_end], note, *self._history[tail_start:]]
+        return [*self._history[:head_end_index], note, *self._history[tail_start:]]
 
 
 TokenCounter = Callable[[list[Message]], int]
@@ -520,6 +587,24 @@ class TokenLimitedContext(ChatCompletionContext):
     def _append(self, message: Message) -> None:
         super()._append(message)
         self._counts.append(None)
+
+    def _load_part(self, part: Part) -> None:
+        super()._load_part(part)
+        for index, weight in part.weights.items():
+            self._counts[index] = weight
+
+    def _read_plan(self) -> ReadPlan | None:
+        if type(self).get_messages is not TokenLimitedContext.get_messages:
+            return None  # a subclass that chooses otherwise: it gets the whole thread
+        counter = self._ensure_counter()
+
+        def count(message: Message) -> int:
+            return _checked(counter(message), "the token count of a stored message")
+
+        def tail(lead: Sequence[Message]) -> float:
+            return self.token_limit - self._overhead - sum(count(message) for message in lead)
+
+        return ReadPlan(tail=tail, weigh=count)
 
     def _reset(self) -> None:
         self._suffix.reset()

@@ -259,7 +259,7 @@ POSTGRES_MIGRATIONS: list[Migration] = [
         (
             "ALTER TABLE thread_store_threads ADD COLUMN kind text NOT NULL DEFAULT 'local'",
             "UPDATE thread_store_threads SET kind = 'remote' "
-            "WHERE starts_with(state, '{\"kind\":\"remote\"')",
+            'WHERE starts_with(state, \'{"kind":"remote"\')',
         ),
     ),
     Migration(

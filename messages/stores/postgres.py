@@ -39,6 +39,7 @@ from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC
 from typing import Any, Literal
 
+from messages._io import collector_paused
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
 from messages.models import Message
 from messages.stores._codec import (
@@ -402,7 +403,8 @@ class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
         try:
 
             async def execute(sql: str, params: tuple[object, ...] | None) -> list[tuple[Any, ...]]:
-                return _rows(await conn.execute(sql, params))
+                cursor = await conn.execute(sql, params)
+                return list(await cursor.fetchall()) if cursor.description else []
 
             async def roll_back() -> None:
                 if not conn.closed and conn.info.transaction_status != conn.info.transaction_status.IDLE:
@@ -525,28 +527,28 @@ class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop)
-        decoded: list[Message] | None = []
         with self._operation("messages", thread_id, writes=False):
             async with self._snapshot() as conn:
                 lo, hi = bounds(start, stop, await self._local_length(conn, thread_id, "read"))
-                for first in range(lo, hi, SQLThreadStore._span):
-                    end = min(first + SQLThreadStore._span, hi)
-                    joined, count = await (await conn.execute(_READ_SPAN, (thread_id, first, end))).fetchone()
-                    # Each span is parsed on the loop, between awaits: a span of 2,000 messages takes a few
-                    # milliseconds (benchmarks/bench_stores.py).
-                    part = (
-                        decode_joined("".join(("[", joined, "]")), end - first)
-                        if count == end - first
-                        else None
-                    )
-                    if part is None:
-                        decoded = None
-                        break
-                    decoded += part  # type: ignore[operator]
+                with collector_paused():  # for the whole read, as the sync stores pause it
+                    decoded = await self._read_joined(conn, thread_id, lo, hi)
             if decoded is None:
                 # A span did not check out: read row by row (a new snapshot), which names the damage.
                 first, rows = await self._range(READ_ROWS, thread_id, start, stop)
                 return decode_messages(thread_id, first, [text for (text,) in rows])
+        return decoded
+
+    async def _read_joined(self, conn: Any, thread_id: str, lo: int, hi: int) -> list[Message] | None:
+        """The messages of ``[lo, hi)`` read span by span, or ``None`` when a span does not read. Each span
+        is parsed on the loop, between awaits: a span of 2,000 messages takes a few milliseconds."""
+        decoded: list[Message] = []
+        for first in range(lo, hi, SQLThreadStore._span):
+            end = min(first + SQLThreadStore._span, hi)
+            joined, count = await (await conn.execute(_READ_SPAN, (thread_id, first, end))).fetchone()
+            part = decode_joined("".join(("[", joined, "]")), end - first) if count == end - first else None
+            if part is None:
+                return None
+            decoded += part
         return decoded
 
     async def records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:

@@ -108,8 +108,9 @@ def test_an_appender_killed_at_random_moments_loses_no_acknowledged_append_and_t
     for round_ in range(CRASH_ROUNDS):
         thread_id = setup.create_thread(f"crash-{round_}")
         receiver, sender = processes.Pipe(duplex=False)
+        child_spec, name = named_connections(spec, f"appender-{os.getpid()}-{round_}")
         child = processes.Process(
-            target=append_loop, args=(spec, thread_id, sender), name=f"appender {round_}"
+            target=append_loop, args=(child_spec, thread_id, sender), name=f"appender {round_}"
         )
         child.start()
         sender.close()  # the child's end: once it dies, the pipe ends (EOF) after what it sent
@@ -125,6 +126,8 @@ def test_an_appender_killed_at_random_moments_loses_no_acknowledged_append_and_t
             except EOFError:
                 break
         receiver.close()
+        if name is not None:
+            server_done_with(spec, name)
         last_acked = acks[-1][0]
         assert [number for number, _ in acks] == list(range(last_acked + 1))
 
@@ -151,11 +154,30 @@ def test_an_appender_killed_at_random_moments_loses_no_acknowledged_append_and_t
         for thread_id, length in lengths.items():
             assert reopened.thread_info(thread_id).length == length
             assert len(reopened.messages(thread_id)) == length
-    if durable_backend == "sqlite":
+    if durable_backend.startswith("sqlite"):
         assert raw_rows(spec, "PRAGMA integrity_check") == [("ok",)]
     setup.close()
     # How often the kill fell after a commit but before its acknowledgement: kills do land mid-append.
     print(f"\n{durable_backend}: {in_flight_committed} of {CRASH_ROUNDS} kills fell between commit and ack")
+
+
+def named_connections(spec: dict, name: str) -> tuple[dict, str | None]:
+    """For PostgreSQL, ``spec`` with its connections named ``name`` (``application_name``), and the name."""
+    if spec["backend"] != "postgres":
+        return spec, None
+    from psycopg.conninfo import make_conninfo
+
+    return {**spec, "dsn": make_conninfo(spec["dsn"], application_name=name)}, name
+
+
+def server_done_with(spec: dict, name: str) -> None:
+    """Wait until the server has ended the killed child's backends (named ``name``): a statement it had
+    sent is then committed or rolled back, not still running, and the test reads the final state."""
+    deadline = time.monotonic() + 30
+    query = "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?"
+    while raw_rows(spec, query, (name,)) != [(0,)]:
+        assert time.monotonic() < deadline, f"the server kept {name}'s backend for 30 s after the kill"
+        time.sleep(0.01)
 
 
 FIRST_PART = [
@@ -253,5 +275,5 @@ def test_processes_opening_a_new_store_at_once_build_its_schema_once(durable_bac
         child.start()
     join_all(children)
     names = [name for (name,) in raw_rows(spec, "SELECT name FROM thread_store_migrations ORDER BY name")]
-    module = sqlite_module if durable_backend == "sqlite" else postgres_module
+    module = sqlite_module if durable_backend.startswith("sqlite") else postgres_module
     assert names == sorted(step.name for step in module.MIGRATIONS)

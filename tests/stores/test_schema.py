@@ -38,12 +38,12 @@ def test_a_new_store_records_each_migration_once(durable_backend, make_spec):
     open_store(spec).close()
     open_store(spec).close()  # opening again applies nothing
     assert applied(spec)[:2] == ["m001_create_threads", "m002_create_messages"]
-    assert [step.name for step in MODULES[durable_backend].MIGRATIONS] == applied(spec)
+    assert [step.name for step in MODULES[durable_backend.split("-")[0]].MIGRATIONS] == applied(spec)
 
 
 def test_an_older_schema_is_brought_up_to_date_and_keeps_its_data(durable_backend, make_spec, monkeypatch):
     spec = make_spec(durable_backend)
-    module = MODULES[durable_backend]
+    module = MODULES[durable_backend.split("-")[0]]
     with monkeypatch.context() as patch:  # the store as the first version, with the first two steps only
         patch.setattr(module, "MIGRATIONS", module.MIGRATIONS[:2])
         open_store(spec).close()
@@ -172,8 +172,16 @@ def test_import_messages_imports_neither_psycopg_nor_litellm():
     assert "litellm" not in loaded
 
 
-def test_each_thread_gets_its_own_connection_and_ended_threads_give_theirs_back(durable_backend, make_spec):
-    store = open_store(make_spec(durable_backend))
+SYNC_DURABLE = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+]
+
+
+@pytest.mark.parametrize("name", SYNC_DURABLE)
+def test_each_thread_gets_its_own_connection_and_ended_threads_give_theirs_back(name, make_spec):
+    # The sync stores: one connection per thread (the async ones: test_async.py).
+    store = open_store(make_spec(name))
     store.create_thread("t")
     together = threading.Barrier(4)
     opened = []
