@@ -31,7 +31,15 @@ from messages.stores import postgres as postgres_module
 from messages.stores import sqlite as sqlite_module
 from messages.testing import OpenAIResponsesRoute, StandInServer, scripted
 from tests.stores._backends import open_store, raw_rows
-from tests.stores._child import SECOND_PART, append_loop, append_n, batch, open_once
+from tests.stores._child import (
+    SECOND_PART,
+    append_loop,
+    append_n,
+    batch,
+    open_once,
+    replay_turns,
+    replayed_turn,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH_ROUNDS = 20
@@ -94,6 +102,32 @@ def test_four_processes_appending_500_messages_each_at_once_lose_nothing(
             f"worker {worker}: messages out of order or lost"
         )
     assert store.thread_info(thread_id).length == 2000
+    store.close()
+
+
+def test_four_processes_replaying_the_same_turns_at_once_store_each_once_in_order(
+    durable_backend, make_spec, processes
+):
+    spec = make_spec(durable_backend)
+    store = open_store(spec)
+    thread_id = store.create_thread()
+    barrier = processes.Barrier(4)
+    children = [
+        processes.Process(target=replay_turns, args=(spec, thread_id, 25, barrier), name=f"replayer {n}")
+        for n in range(4)
+    ]
+    for child in children:
+        child.start()
+    join_all(children)
+    expected_messages, expected_ids = [], []
+    for number in range(25):
+        messages, ids = replayed_turn(number)
+        expected_messages += messages
+        expected_ids += ids
+    records = store.records(thread_id)
+    assert [r.id for r in records] == expected_ids, "a turn was stored twice, or out of order"
+    assert [r.message for r in records] == expected_messages
+    assert store.thread_info(thread_id).length == 100
     store.close()
 
 
