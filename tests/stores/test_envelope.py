@@ -219,7 +219,8 @@ def test_a_postgres_store_written_by_the_previous_release_opens_and_reads_after_
     for row in threads:
         raw_rows(
             spec,
-            "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at) VALUES (?, ?, ?, ?, ?::timestamptz, ?::timestamptz)",
+            "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?::timestamptz, ?::timestamptz)",
             row,
         )
     for row in raw_rows(
@@ -227,7 +228,8 @@ def test_a_postgres_store_written_by_the_previous_release_opens_and_reads_after_
     ):
         raw_rows(
             spec,
-            "INSERT INTO thread_store_messages (thread_id, position, message, created_at) VALUES (?, ?, ?, ?::timestamptz)",
+            "INSERT INTO thread_store_messages (thread_id, position, message, created_at) "
+            "VALUES (?, ?, ?, ?::timestamptz)",
             row,
         )
     with open_store(spec) as store:
