@@ -165,17 +165,6 @@ class SQLThreadStore(ThreadStore):
                 decoded += part
         return decoded
 
-    def _read_spans(
-        self, thread_id: str, start: int, stop: int | None
-    ) -> tuple[int, int, list[str | bytes | None]]:
-        """The positions ``[lo, hi)`` of ``[start:stop]`` and their rows joined span by span (as
-        ``_fetch_joined`` gives them), from one snapshot: what an async store parses on its loop."""
-        conn = self._connection()
-        with self._snapshot(conn):
-            lo, hi = bounds(start, stop, self._local_length(conn, thread_id, "read"))
-            ends = [(first, min(first + self._span, hi)) for first in range(lo, hi, self._span)]
-            return lo, hi, [self._fetch_joined(conn, thread_id, first, end) for first, end in ends]
-
     def _read_range(self, sql: str, thread_id: str, start: int, stop: int | None) -> tuple[int, list[Any]]:
         """The rows ``sql`` selects from ``[start:stop]`` of the thread, from one snapshot; a missing
         position raises ``CorruptDataError``."""

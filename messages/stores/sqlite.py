@@ -21,52 +21,33 @@ sqlite3), the embedded default.
 * The schema is built by the migration steps of ``_migrations`` (``MIGRATIONS``), each applied once, in a
   transaction, and recorded by name in ``thread_store_migrations``. A file whose table names a step this
   version does not know was written by a newer version, and is refused rather than misread.
-* ``AsyncSQLiteThreadStore`` runs each call's database work, its whole transaction, in a worker thread of
-  its own (one hop per call), and checks, encodes and decodes on the loop, so that no call blocks the
-  event loop on SQLite (sqlite3 releases the GIL while SQLite works). ``python -m benchmarks stores``
-  measures it beside aiosqlite, which also runs its connection in a thread of its own but hops to it once
-  per statement: see the README's "Threads and stores" for the figures.
+* ``AsyncSQLiteThreadStore`` runs each call whole (checks, encoding, the transaction, decoding) in a
+  worker thread of its own, one hop per call, so that the event loop only awaits. ``python -m benchmarks
+  stores`` measures it beside aiosqlite, which also runs its connection in a thread of its own but hops
+  to it once per statement, and beside a variant that decoded on the loop (whose CPU work, from 100
+  conversations, held the loop for 70 to 160 ms at a time): see the README's "Threads and stores".
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
-from messages._io import collector_paused
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
-from messages.models import Message
-from messages.stores._codec import (
-    MessageRecord,
-    Row,
-    ThreadInfo,
-    check_positions,
-    check_thread_id,
-    decode_joined,
-    decode_messages,
-    decode_thread,
-    encode_rows,
-    encode_thread,
-    message_exists,
-    not_local,
-    utc_now,
-)
+from messages.stores._codec import Row, message_exists, not_local, utc_now
 from messages.stores._connections import PerThread
-from messages.stores._failures import BackendFailedError, ClosedError
+from messages.stores._failures import BackendFailedError
 from messages.stores._migrations import SQLITE, SQLITE_MIGRATIONS, Migration, migrate, run_sync
 from messages.stores._sql import SQLThreadStore
-from messages.stores.base import AsyncThreadStore, Ids, Metadata, _Failures, records_of
-from messages.threads import LocalThread, RemoteThread, new_thread_id
+from messages.stores.base import OffloadedStore
 
 __all__ = ["MIGRATIONS", "AsyncSQLiteThreadStore", "SQLiteThreadStore"]
 
@@ -118,7 +99,6 @@ def _counting(count: int) -> str:
 
 
 _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
-_R = TypeVar("_R")
 
 
 class SQLiteThreadStore(SQLThreadStore):
@@ -314,14 +294,13 @@ class SQLiteThreadStore(SQLThreadStore):
                 raise self._kind_conflict(conn, thread_id, kind)
 
 
-class AsyncSQLiteThreadStore(_Failures, AsyncThreadStore):
-    """``SQLiteThreadStore`` for asyncio: the same file, contract, SQL and errors. Each call's database
-    work (its whole transaction) runs in a worker thread of the store's own (``workers`` of them, one
-    connection each), one hop per call; the checking, encoding and decoding run on the loop, beside the
-    worker's SQLite work (sqlite3 releases the GIL while SQLite works), and a long read is parsed a span
-    at a time, yielding to the loop between spans. The file is opened (and its schema built) when the store
-    is made: make it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or
-    ``async with``)."""
+class AsyncSQLiteThreadStore(OffloadedStore):
+    """``SQLiteThreadStore`` for asyncio: the same file, contract and errors. Each call runs whole (its
+    checks, encoding, transaction and decoding) in a worker thread of the store's own (``workers`` of
+    them, one connection each), so the event loop only awaits it: the loop never waits on SQLite, and the
+    CPU work of many conversations does not pile up between two turns of the loop (the GIL is handed back
+    to it every few milliseconds). The file is opened (and its schema built) when the store is made: make
+    it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or ``async with``)."""
 
     def __init__(
         self,
@@ -331,120 +310,15 @@ class AsyncSQLiteThreadStore(_Failures, AsyncThreadStore):
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
         workers: int = 1,
     ) -> None:
-        if not isinstance(workers, int) or workers < 1:
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"workers is the number of worker threads, at least 1; got {workers!r}")
-        self._sync = SQLiteThreadStore(path, timeout=timeout, synchronous=synchronous)
-        self._sync._label = self._label  # type: ignore[method-assign]  # errors name this store
-        self._driver_errors = (sqlite3.Error,)
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="messages-sqlite")
-        self._closed = False
-        self.path = self._sync.path
+        sync = SQLiteThreadStore(path, timeout=timeout, synchronous=synchronous)
+        super().__init__(sync, workers=workers)
+        self.path = sync.path
         """The database file."""
 
     def __repr__(self) -> str:
         return f"AsyncSQLiteThreadStore({str(self.path)!r})"
-
-    def _describe(self, exc: Exception, *, writes: bool) -> tuple[str, bool]:
-        return self._sync._describe(exc, writes=writes)
-
-    async def _run(self, method: Callable[..., _R], *args: Any) -> _R:
-        """``method(*args)`` in a worker thread (a call still under way when the awaiting task is cancelled
-        runs to its end there: an append commits, or not, whole)."""
-        if self._closed:
-            raise ClosedError
-        return await asyncio.get_running_loop().run_in_executor(self._pool, functools.partial(method, *args))
-
-    async def create_thread(self, thread_id: str | None = None) -> str:
-        thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
-        state = encode_thread(LocalThread(id=thread_id))
-        with self._operation("create_thread", thread_id, writes=True):
-            await self._run(self._sync._insert_thread, thread_id, state)
-        return thread_id
-
-    async def append(
-        self,
-        thread_id: str,
-        messages: Message | Iterable[Message],
-        *,
-        ids: Ids = None,
-        metadata: Metadata = None,
-        skip_existing: bool = False,
-    ) -> range:
-        thread_id = check_thread_id(thread_id)
-        rows = encode_rows(messages, ids, metadata)
-        with self._operation("append", thread_id, writes=bool(rows)):
-            first, added = await self._run(self._sync._append_rows, thread_id, rows, skip_existing)
-        return range(first, first + added)
-
-    async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        thread_id = check_thread_id(thread_id)
-        start, stop = check_positions(start, stop)
-        with self._operation("messages", thread_id, writes=False):
-            lo, hi, spans = await self._run(self._sync._read_spans, thread_id, start, stop)
-            decoded: list[Message] = []
-            with collector_paused():
-                for index, joined in enumerate(spans):
-                    first = lo + index * self._sync._span
-                    part = (
-                        None
-                        if joined is None
-                        else decode_joined(joined, min(hi, first + self._sync._span) - first)
-                    )
-                    if part is None:
-                        # A span did not check out: read row by row (a new snapshot), which names the damage.
-                        first, rows = await self._run(self._sync._read_rows, thread_id, start, stop)
-                        return decode_messages(thread_id, first, rows)
-                    decoded += part
-                    if index + 1 < len(spans):
-                        await asyncio.sleep(0)  # let the loop run between spans of a long read
-        return decoded
-
-    async def records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
-        thread_id = check_thread_id(thread_id)
-        start, stop = check_positions(start, stop, "records")
-        with self._operation("records", thread_id, writes=False):
-            first, rows = await self._run(self._sync._read_records, thread_id, start, stop)
-        return records_of(thread_id, first, rows)
-
-    async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
-        thread_id = check_thread_id(thread_id)
-        start, stop = check_positions(start, stop, "roles")
-        with self._operation("roles", thread_id, writes=False):
-            return await self._run(self._sync._read_roles, thread_id, start, stop)
-
-    async def threads(self) -> list[str]:
-        with self._operation("threads", None, writes=False):
-            return await self._run(self._sync._thread_ids)
-
-    async def delete_thread(self, thread_id: str) -> None:
-        thread_id = check_thread_id(thread_id)
-        with self._operation("delete_thread", thread_id, writes=True):
-            await self._run(self._sync._delete_thread, thread_id)
-
-    async def save_thread(self, thread: LocalThread | RemoteThread) -> None:
-        state = encode_thread(thread)
-        with self._operation("save_thread", thread.id, writes=True):
-            await self._run(self._sync._write_state, thread.id, state, thread.kind)
-
-    async def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        thread_id = check_thread_id(thread_id)
-        with self._operation("load_thread", thread_id, writes=False):
-            stored = await self._run(self._sync._read_thread, thread_id)
-        return decode_thread(thread_id, stored.state)
-
-    async def thread_info(self, thread_id: str) -> ThreadInfo:
-        thread_id = check_thread_id(thread_id)
-        with self._operation("thread_info", thread_id, writes=False):
-            stored = await self._run(self._sync._read_thread, thread_id)
-        kind = decode_thread(thread_id, stored.state).kind
-        return ThreadInfo(thread_id, kind, stored.length, stored.created_at, stored.updated_at)
-
-    async def aclose(self) -> None:
-        with self._operation("close", None, writes=False):
-            if not self._closed:
-                self._closed = True
-                await asyncio.get_running_loop().run_in_executor(self._pool, self._sync._close)
-                self._pool.shutdown(wait=False)
 
 
 _COMMIT_NOT_WRITTEN = frozenset({"SQLITE_IOERR_WRITE", "SQLITE_FULL", "SQLITE_BUSY"})

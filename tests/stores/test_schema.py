@@ -250,9 +250,9 @@ def test_the_async_sqlite_store_runs_its_calls_in_its_worker_threads(tmp_path):
         # The connection opened when the store was made, and one per worker thread at most.
         assert store._sync._connections.count() <= 3
         names = await asyncio.gather(
-            *(store._run(lambda: threading.current_thread().name) for _ in range(10))
+            *(store._call(lambda: threading.current_thread().name) for _ in range(10))
         )
-        assert all(name.startswith("messages-sqlite") for name in names)
+        assert all(name.startswith("messages-store") for name in names)
         await store.aclose()
         assert store._sync._connections.count() == 0
 
