@@ -246,7 +246,7 @@ def main(quick: bool = False) -> list[Figure]:
         print(f"  {judged(figure)}")
     # The conversations above (100,000 messages) would stay alive through what follows, and every full
     # collection of the garbage collector would walk them: a pause of the loop that is the benchmark's.
-    del to_append, to_load
+    to_append = to_load = []
     gc.collect()
     return [*figures, *per_turn(quick), *loop_benchmark(quick)]
 

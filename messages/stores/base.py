@@ -48,13 +48,11 @@ SQL and the migration runner in ``_sql`` and ``_migrations``, the mapping of dri
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import Any, ParamSpec, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
 from messages.errors import MessagesError, StoreClosedError
 from messages.models import Message
@@ -73,6 +71,9 @@ from messages.stores._codec import (
 )
 from messages.stores._failures import BackendFailedError, ClosedError, backend_error
 from messages.threads import LocalThread, RemoteThread, new_thread_id
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["AsyncThreadStore", "MessageRecord", "ThreadInfo", "ThreadStore"]
 
@@ -405,9 +406,12 @@ class OffloadedStore(AsyncThreadStore):
     was under way still commits (or not) as a whole."""
 
     def __init__(self, store: ThreadStore, *, workers: int) -> None:
+        # asyncio and its executors load with the first async store, not with `import messages`.
+        from concurrent.futures import ThreadPoolExecutor
+
         self._sync = store
         self._sync._label = self._label  # type: ignore[method-assign]  # errors name the async store
-        self._pool = (
+        self._pool: ThreadPoolExecutor | None = (
             ThreadPoolExecutor(max_workers=workers, thread_name_prefix="messages-store") if workers else None
         )
         self._closed = False
@@ -418,6 +422,8 @@ class OffloadedStore(AsyncThreadStore):
     async def _call(self, method: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if self._pool is None or self._closed:  # closed: the sync store says so at once
             return method(*args, **kwargs)
+        import asyncio
+
         call = functools.partial(method, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 

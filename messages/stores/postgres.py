@@ -32,7 +32,6 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -313,7 +312,7 @@ class _Pool:
         self.size = size
         self._idle: list[Any] = []
         self._open = 0
-        self._slots: asyncio.Semaphore | None = None
+        self._slots: Any = None  # an asyncio.Semaphore, made in the loop at first use
         self._pid = os.getpid()
         self.closed = False
 
@@ -326,6 +325,8 @@ class _Pool:
         if self.closed:
             raise ClosedError
         if self._slots is None:
+            import asyncio  # loaded with the first async call, not with `import messages`
+
             self._slots = asyncio.Semaphore(self.size)
         await self._slots.acquire()
         try:

@@ -168,12 +168,13 @@ def test_postgres_says_when_the_dsn_does_not_read():
     assert isinstance(info.value.__cause__, psycopg.ProgrammingError)
 
 
-def test_import_messages_imports_neither_psycopg_nor_litellm():
+def test_import_messages_imports_neither_psycopg_nor_litellm_nor_asyncio():
     code = "import sys, json, messages; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = set(json.loads(out))
     assert "psycopg" not in loaded
     assert "litellm" not in loaded
+    assert "asyncio" not in loaded  # loaded by the first async store (a sync bot never needs it)
 
 
 SYNC_DURABLE = [
