@@ -28,6 +28,10 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in the t
         "messages.integrations.autogen needs AutoGen's core package: pip install 'llm-messages[autogen]'"
     ) from exc
 
+from messages.integrations.autogen._client import (
+    LiteLLMChatCompletionClient,
+    LiteLLMChatCompletionClientConfig,
+)
 from messages.integrations.autogen._contexts import (
     BufferedChatCompletionContext,
     BufferedChatCompletionContextConfig,
@@ -45,6 +49,8 @@ __all__ = [
     "BufferedChatCompletionContextConfig",
     "HeadAndTailChatCompletionContext",
     "HeadAndTailChatCompletionContextConfig",
+    "LiteLLMChatCompletionClient",
+    "LiteLLMChatCompletionClientConfig",
     "TokenLimitedChatCompletionContext",
     "TokenLimitedChatCompletionContextConfig",
     "UnboundedChatCompletionContext",
