@@ -363,7 +363,9 @@ def _read(
         results: list[Message] = []
         for position, result in enumerate(message.content):
             call_id = turn.answer(result.call_id, index, position)
-            named = None if result.name == turn.names.get(call_id) else result.name
+            # Alone, the call is not at hand: the result's name is taken to be its call's, as it nearly
+            # always is (and as a provider's request leaves it out).
+            named = None if turn.alone or result.name == turn.names.get(call_id) else result.name
             results.append(
                 ToolMessage(
                     tool_call_id=call_id, content=result.content, name=named, is_error=result.is_error
@@ -403,9 +405,10 @@ def from_autogen(
 
 
 def read_alone(message: LLMMessage) -> list[Message]:
-    """One AutoGen message on its own, as ``from_autogen`` reads it, for counting its tokens: a result with
-    an empty ``call_id`` gets the id its call would be given (``autogen_call_<position>``), since the
-    call is not at hand. Raises what ``from_autogen`` raises."""
+    """One AutoGen message on its own, as ``from_autogen`` reads it, for counting its tokens. The call a
+    result answers is not at hand: a result with an empty ``call_id`` gets the id its call would be given
+    (``autogen_call_<position>``), and a result's name is left unset, as when it is its call's. Raises
+    what ``from_autogen`` raises."""
     agm = _import()
     turn = _Turn(alone=True)
     try:
