@@ -48,8 +48,9 @@ class Units:
         self.size = 0
         """How many items the history has."""
 
-    def add(self, *, system: bool, result: bool) -> None:
-        """Account for one more item at the end of the history."""
+    def add(self, system: bool, result: bool, /) -> None:
+        """Account for one more item at the end of the history: a system message or not, a tool result or
+        not."""
         index = self.size
         self.size += 1
         if self.starts:
@@ -90,8 +91,9 @@ class Suffix:
 
     __slots__ = ("_synced", "_weigh", "first", "total")
 
-    def __init__(self, weigh: Callable[[int], int]) -> None:
-        self._weigh = weigh  # the weight of the history's item at an index (cached by the caller)
+    def __init__(self, weigh: Callable[[int], int] | None = None) -> None:
+        # The weight of the history's item at an index (cached by the caller); None: 1 for every item.
+        self._weigh = weigh
         self.first = 0
         """The window's first unit."""
         self.total = 0
@@ -104,7 +106,10 @@ class Suffix:
         self._synced = None
 
     def _weight(self, start: int, end: int) -> int:
-        return sum(self._weigh(i) for i in range(start, end))
+        weigh = self._weigh
+        if weigh is None:
+            return end - start
+        return sum(weigh(i) for i in range(start, end))
 
     def sync(self, units: Units, budget: float) -> None:
         """Move the window over ``units`` to the newest units that fit ``budget`` (the newest always)."""

@@ -110,7 +110,7 @@ class ChatCompletionContext(ABC):
         self._history.append(message)
         # A tool result joins the unit before it; one right after the leading system messages (an orphan,
         # in a broken history) starts a unit of its own.
-        self._units.add(system=isinstance(message, SystemMessage), result=isinstance(message, ToolMessage))
+        self._units.add(isinstance(message, SystemMessage), isinstance(message, ToolMessage))
 
     @property
     def history(self) -> list[Message]:
@@ -223,7 +223,7 @@ class BufferedContext(ChatCompletionContext):
 
     def __init__(self, buffer_size: int, initial_messages: Iterable[Message] | None = None) -> None:
         self._buffer_size = positive_int(buffer_size, "buffer_size")
-        self._suffix = Suffix(lambda _: 1)
+        self._suffix = Suffix()
         super().__init__(initial_messages)
 
     @property
@@ -290,7 +290,7 @@ class HeadAndTailContext(ChatCompletionContext):
         self._tail_size = positive_int(tail_size, "tail_size")
         self.placeholder = placeholder
         """Makes the message that stands for the ``count`` messages left out."""
-        self._suffix = Suffix(lambda _: 1)
+        self._suffix = Suffix()
         super().__init__(initial_messages)
 
     @property
