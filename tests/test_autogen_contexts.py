@@ -5,7 +5,7 @@ a limit of 90 tokens sends a tool call without its result (a 400 from every prov
 HeadAndTailChatCompletionContext says "Skipped 5 messages" where it left out 7. These windows keep whole
 exchanges and count right (messages.context's rules, shared through messages._window).
 
-The behaviours AutoGen's own autogen-core/tests/test_model_context.py checks (at the 0.7.5 release) are
+The behaviours autogen-core's own test_model_context.py checks (at the 0.7.5 release) are
 checked here in our words; the file itself is run from outside against these classes (the report of issue
 25 says how). Then: every generated conversation and every window size gives a window that passes
 validate_conversation; AssistantAgent tool loops with these windows as model_context, their state loaded
