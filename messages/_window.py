@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 __all__ = [
     "Suffix",
+    "TokenWindow",
     "Units",
     "checked_count",
     "head_and_tail_window",
@@ -204,3 +205,50 @@ def checked_count(count: Any, what: str) -> int:
     if count < 0:
         raise ValueError(f"{what} is {count}, below 0; a token counter must not count negative tokens")
     return count
+
+
+class TokenWindow:
+    """A token-limited window's bookkeeping without message types: each item's count, made once when first
+    needed, and the newest units that fit in what the limit leaves after the list's overhead and the
+    leading system messages."""
+
+    __slots__ = ("_count", "_overhead", "counts", "suffix")
+
+    def __init__(self, count: Callable[[int], int], overhead: Callable[[], int]) -> None:
+        self._count = count  # counts the history's item at an index (checked by the caller), uncached
+        self._overhead = overhead  # the list's fixed overhead (made on first use by the caller)
+        self.counts: list[int | None] = []
+        """Each item's count, ``None`` until it is needed."""
+        self.suffix = Suffix(self.count)
+        """The window's units after the leading system messages."""
+
+    def append(self) -> None:
+        """Account for one more item, not counted yet."""
+        self.counts.append(None)
+
+    def reset(self, size: int) -> None:
+        """Forget every count and the window (the history was replaced by ``size`` items)."""
+        self.suffix.reset()
+        self.counts = [None] * size
+
+    def count(self, index: int) -> int:
+        """The count of the item at ``index``, made once."""
+        count = self.counts[index]
+        if count is None:
+            count = self._count(index)
+            self.counts[index] = count
+        return count
+
+    def sync(self, units: Units, limit: int) -> int:
+        """Bring the window up to date; the tokens of the overhead and the leading system messages (0 for a
+        history with nothing to send)."""
+        if not units.starts and not units.lead:
+            return 0
+        fixed = self._overhead() + sum(self.count(i) for i in range(units.lead))
+        self.suffix.sync(units, limit - fixed)
+        return fixed
+
+    def size(self, units: Units, limit: int) -> int:
+        """The window's size in tokens (0 for a history with nothing to send)."""
+        fixed = self.sync(units, limit)
+        return fixed + self.suffix.total if fixed or units.starts else 0

@@ -55,7 +55,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from messages._io import dump_messages, load_messages
-from messages._window import Suffix, Units, checked_count, head_and_tail_window, positive_int, suffix_window
+from messages._window import (
+    Suffix,
+    TokenWindow,
+    Units,
+    checked_count,
+    head_and_tail_window,
+    positive_int,
+    suffix_window,
+)
 from messages.errors import ContextStateError, MessageTypeError
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
 from messages.parts import AudioPart, ImagePart, VideoPart
@@ -404,8 +412,7 @@ class TokenLimitedContext(ChatCompletionContext):
         self._message_counter = message_token_counter
         self._counter: MessageTokenCounter | None = None  # made on first use (litellm is imported then)
         self._overhead = 0
-        self._counts: list[int | None] = []
-        self._suffix = Suffix(self._count)
+        self._tokens = TokenWindow(self._count, self._ensure_overhead)
         super().__init__(initial_messages)
 
     @property
@@ -430,11 +437,10 @@ class TokenLimitedContext(ChatCompletionContext):
 
     def _append(self, message: Message) -> None:
         super()._append(message)
-        self._counts.append(None)
+        self._tokens.append()
 
     def _reset(self) -> None:
-        self._suffix.reset()
-        self._counts = [None] * len(self._history)
+        self._tokens.reset(len(self._history))
 
     def _ensure_counter(self) -> MessageTokenCounter:
         if self._counter is None:
@@ -449,36 +455,26 @@ class TokenLimitedContext(ChatCompletionContext):
                 self._overhead, self._counter = _litellm_counter(self._model)
         return self._counter
 
-    def _count(self, index: int) -> int:
-        """The token count of the history's message at ``index``, counted once."""
-        count = self._counts[index]
-        if count is None:
-            counter = self._ensure_counter()
-            what = f"the token count of message {index}"
-            if self._list_counter is not None:
-                what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
-            count = checked_count(counter(self._history[index]), what)
-            self._counts[index] = count
-        return count
-
-    def _sync(self) -> int:
-        """Bring the window up to date; the tokens of the leading system messages and the list overhead."""
-        if not self._history:
-            return 0
+    def _ensure_overhead(self) -> int:
         self._ensure_counter()
-        fixed = self._overhead + sum(self._count(i) for i in range(self._units.lead))
-        self._suffix.sync(self._units, self.token_limit - fixed)
-        return fixed
+        return self._overhead
+
+    def _count(self, index: int) -> int:
+        """The token count of the history's message at ``index`` (``TokenWindow`` caches it)."""
+        counter = self._ensure_counter()
+        what = f"the token count of message {index}"
+        if self._list_counter is not None:
+            what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
+        return checked_count(counter(self._history[index]), what)
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit."""
-        self._sync()
-        return suffix_window(self._history, self._units, self._suffix.first)
+        self._tokens.sync(self._units, self.token_limit)
+        return suffix_window(self._history, self._units, self._tokens.suffix.first)
 
     def token_count(self) -> int:
         """The size of the current window in tokens, counted as the class docstring says (0 when empty)."""
-        fixed = self._sync()
-        return fixed + self._suffix.total if self._history else 0
+        return self._tokens.size(self._units, self.token_limit)
 
 
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:

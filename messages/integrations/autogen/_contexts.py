@@ -45,7 +45,15 @@ from autogen_core.models import (
 from autogen_core.tools import ToolSchema
 from pydantic import BaseModel, Field, ValidationError
 
-from messages._window import Suffix, Units, checked_count, head_and_tail_window, positive_int, suffix_window
+from messages._window import (
+    Suffix,
+    TokenWindow,
+    Units,
+    checked_count,
+    head_and_tail_window,
+    positive_int,
+    suffix_window,
+)
 from messages.errors import ContextStateError, MessageTypeError
 from messages.integrations.autogen._tokens import LiteLLMTokens
 
@@ -362,8 +370,7 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
         self._litellm = LiteLLMTokens(model) if model is not None else None
         self._overhead: int | None = None
         self._limit: int | None = None
-        self._counts: list[int | None] = []
-        self._suffix = Suffix(self._count)
+        self._tokens = TokenWindow(self._count, self._ensure_overhead)
         super().__init__(initial_messages)
 
     @property
@@ -383,11 +390,10 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
 
     def _append(self, message: LLMMessage) -> None:
         super()._append(message)
-        self._counts.append(None)
+        self._tokens.append()
 
     def _reset(self) -> None:
-        self._suffix.reset()
-        self._counts = [None] * len(self._messages)
+        self._tokens.reset(len(self._messages))
 
     def _list_count(self) -> Callable[[Sequence[LLMMessage]], int]:
         client = self._model_client
@@ -405,20 +411,15 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
         return self._overhead
 
     def _count(self, index: int) -> int:
-        count = self._counts[index]
-        if count is None:
-            overhead = self._ensure_overhead()
-            message = self._messages[index]
-            if self._litellm is not None:
-                count = checked_count(self._litellm.message(message), f"the token count of message {index}")
-            else:
-                count = checked_count(
-                    self._list_count()([message]) - overhead,
-                    f"the token count of message {index} (model_client.count_tokens([message {index}]) - "
-                    "model_client.count_tokens([]): it must add up per message)",
-                )
-            self._counts[index] = count
-        return count
+        """The token count of the history's message at ``index`` (``TokenWindow`` caches it)."""
+        message = self._messages[index]
+        if self._litellm is not None:
+            return checked_count(self._litellm.message(message), f"the token count of message {index}")
+        return checked_count(
+            self._list_count()([message]) - self._ensure_overhead(),
+            f"the token count of message {index} (model_client.count_tokens([message {index}]) - "
+            "model_client.count_tokens([]): it must add up per message)",
+        )
 
     def _ensure_limit(self) -> int:
         if self._token_limit is not None:
@@ -437,22 +438,17 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
             self._limit = limit
         return self._limit
 
-    def _sync(self) -> int:
-        if not self._units.starts and not self._units.lead:
-            return 0
-        fixed = self._ensure_overhead() + sum(self._count(i) for i in range(self._units.lead))
-        self._suffix.sync(self._units, self._ensure_limit() - fixed)
-        return fixed
-
     async def get_messages(self) -> list[LLMMessage]:
         """The leading system messages and the newest whole exchanges that fit in what the limit leaves."""
-        self._sync()
-        return self._from(self._suffix.first)
+        if self._units.starts or self._units.lead:
+            self._tokens.sync(self._units, self._ensure_limit())
+        return self._from(self._tokens.suffix.first)
 
     def token_count(self) -> int:
         """The size in tokens of the current window, as counted (0 when the history is empty)."""
-        fixed = self._sync()
-        return fixed + self._suffix.total if self._messages else 0
+        if not self._units.starts and not self._units.lead:
+            return 0
+        return self._tokens.size(self._units, self._ensure_limit())
 
     def _to_config(self) -> TokenLimitedChatCompletionContextConfig:
         return TokenLimitedChatCompletionContextConfig(
