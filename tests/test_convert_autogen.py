@@ -346,7 +346,7 @@ def test_importing_the_converter_imports_neither_autogen_nor_pil():
         (SystemMessage(role="developer", content="x"), "role", "AutoGen has no developer role"),
         (SystemMessage(content="x", name="ops"), "name", "AutoGen's SystemMessage has no name"),
         (SystemMessage(content=[TextPart(text="x")]), "content", "system text as parts"),
-        (UserMessage(content=[AudioPart(data="AAAA", format="wav")]), 0, "a input_audio part"),
+        (UserMessage(content=[AudioPart(data="AAAA", format="wav")]), 0, "an? 'input_audio' part"),
         (AIMessage(content=[TextPart(text="a"), TextPart(text="b")]), "content", "assistant text as parts"),
         (
             AIMessage(content="x", reasoning_content="r", tool_calls=[ToolCall(id="c", name="f")]),
