@@ -152,7 +152,7 @@ def _user(agm: Any, message: UserMessage, index: int, source: str, reencode: boo
                 content.append(_image(part, index, position, reencode))
             else:
                 raise _error(
-                    index, position, f"a {part.type} part, which AutoGen's UserMessage has no place for"
+                    index, position, f"a {part.type!r} part, which AutoGen's UserMessage has no place for"
                 )
     return agm.UserMessage(content=content, source=_source(message, index, source, "user_source"))
 
