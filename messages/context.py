@@ -55,6 +55,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from messages._io import dump_messages, load_messages
+from messages._window import (
+    Suffix,
+    TokenWindow,
+    Units,
+    checked_count,
+    head_and_tail_window,
+    positive_int,
+    suffix_window,
+)
 from messages.errors import ContextStateError, MessageTypeError
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
 from messages.parts import AudioPart, ImagePart, VideoPart
@@ -94,8 +103,7 @@ class ChatCompletionContext(ABC):
 
     def __init__(self, initial_messages: Iterable[Message] | None = None) -> None:
         self._history: list[Message] = []
-        self._lead = 0  # how many leading system messages the history has
-        self._starts: list[int] = []  # where each unit after them starts, in the history
+        self._units = Units()  # the leading system messages and where each unit after them starts
         self._reset()
         for index, message in enumerate(initial_messages or ()):
             self._append(_check_message(message, f"initial message {index}"))
@@ -107,14 +115,10 @@ class ChatCompletionContext(ABC):
         self._append(_check_message(message, "the message to add"))
 
     def _append(self, message: Message) -> None:
-        index = len(self._history)
         self._history.append(message)
-        if self._lead == index and isinstance(message, SystemMessage):
-            self._lead += 1
-        elif not (isinstance(message, ToolMessage) and self._starts):
-            # A tool result joins the unit before it; one right after the leading system messages (an
-            # orphan, in a broken history) starts a unit of its own.
-            self._starts.append(index)
+        # A tool result joins the unit before it; one right after the leading system messages (an orphan,
+        # in a broken history) starts a unit of its own.
+        self._units.add(isinstance(message, SystemMessage), isinstance(message, ToolMessage))
 
     @property
     def history(self) -> list[Message]:
@@ -128,19 +132,11 @@ class ChatCompletionContext(ABC):
     def clear(self) -> None:
         """Empty the history, initial messages included."""
         self._history = []
-        self._lead = 0
-        self._starts = []
+        self._units.clear()
         self._reset()
 
     def _reset(self) -> None:  # noqa: B027 - a hook: the unbounded window derives nothing
         """Forget what the window derived from the history (the history was replaced)."""
-
-    def _units(self) -> int:
-        return len(self._starts)
-
-    def _unit_end(self, unit: int) -> int:
-        """Where unit ``unit`` ends (exclusive), in the history."""
-        return self._starts[unit + 1] if unit + 1 < len(self._starts) else len(self._history)
 
     # -- state --------------------------------------------------------------------------------------------
 
@@ -220,69 +216,6 @@ class UnboundedContext(ChatCompletionContext):
         return list(self._history)
 
 
-class _Suffix:
-    """The newest whole units whose weights sum to at most a budget, kept up to date as messages arrive.
-
-    The window's first unit only moves forward while the history grows (each new message adds weight at the
-    end, never takes any away), so each message is weighed once and passed over once: amortized O(1) per
-    message. After the history is replaced, the first read walks back from the end instead, weighing only
-    the units it keeps and the one that does not fit, so loading a long history does not weigh all of it.
-    """
-
-    def __init__(self, context: ChatCompletionContext, weigh: Callable[[int], int]) -> None:
-        self._context = context
-        self._weigh = weigh  # the weight of the history's message at an index (cached by the caller)
-        self.first = 0  # the window's first unit
-        self.total = 0  # the weight of the units from `first` to the end, as of `synced`
-        self._synced: int | None = None  # how much of the history `total` covers; None: not yet walked
-
-    def reset(self) -> None:
-        self.first = 0
-        self.total = 0
-        self._synced = None
-
-    def _weight(self, start: int, end: int) -> int:
-        return sum(self._weigh(i) for i in range(start, end))
-
-    def sync(self, budget: float) -> None:
-        """Move the window to the newest units that fit ``budget`` (the newest unit always)."""
-        context = self._context
-        units = context._units()
-        size = len(context._history)
-        if units == 0:
-            self.first, self.total, self._synced = 0, 0, size
-            return
-        if self._synced is None:
-            # Walk back from the end: the newest unit, then older ones while they fit.
-            first = units - 1
-            total = self._weight(context._starts[first], size)
-            while first > 0:
-                weight = self._weight(context._starts[first - 1], context._starts[first])
-                if total + weight > budget:
-                    break
-                first -= 1
-                total += weight
-            self.first, self.total, self._synced = first, total, size
-            return
-        # Weigh what arrived since the last read (the window always reaches the end), then drop units from
-        # the front while the window is over budget.
-        added = self._weight(max(self._synced, context._starts[self.first]), size)
-        total = self.total + added
-        first = self.first
-        while total > budget and first < units - 1:
-            total -= self._weight(context._starts[first], context._starts[first + 1])
-            first += 1
-        self.first, self.total, self._synced = first, total, size
-
-
-def _positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int; got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}; got {value}")
-    return value
-
-
 class BufferedContext(ChatCompletionContext):
     """A window of the last ``buffer_size`` messages of the conversation, in whole exchanges.
 
@@ -297,8 +230,8 @@ class BufferedContext(ChatCompletionContext):
     """
 
     def __init__(self, buffer_size: int, initial_messages: Iterable[Message] | None = None) -> None:
-        self._buffer_size = _positive_int(buffer_size, "buffer_size")
-        self._suffix = _Suffix(self, lambda _: 1)
+        self._buffer_size = positive_int(buffer_size, "buffer_size")
+        self._suffix = Suffix()
         super().__init__(initial_messages)
 
     @property
@@ -311,10 +244,8 @@ class BufferedContext(ChatCompletionContext):
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units of at most ``buffer_size`` messages."""
-        self._suffix.sync(self.buffer_size)
-        if not self._starts:
-            return list(self._history)
-        return self._history[: self._lead] + self._history[self._starts[self._suffix.first] :]
+        self._suffix.sync(self._units, self.buffer_size)
+        return suffix_window(self._history, self._units, self._suffix.first)
 
 
 def skipped_messages_note(count: int) -> UserMessage:
@@ -363,11 +294,11 @@ class HeadAndTailContext(ChatCompletionContext):
         *,
         placeholder: Callable[[int], Message] = skipped_messages_note,
     ) -> None:
-        self._head_size = _positive_int(head_size, "head_size", minimum=0)
-        self._tail_size = _positive_int(tail_size, "tail_size")
+        self._head_size = positive_int(head_size, "head_size", minimum=0)
+        self._tail_size = positive_int(tail_size, "tail_size")
         self.placeholder = placeholder
         """Makes the message that stands for the ``count`` messages left out."""
-        self._suffix = _Suffix(self, lambda _: 1)
+        self._suffix = Suffix()
         super().__init__(initial_messages)
 
     @property
@@ -383,33 +314,21 @@ class HeadAndTailContext(ChatCompletionContext):
     def _reset(self) -> None:
         self._suffix.reset()
 
-    def _head_units(self) -> int:
-        """How many units the head holds: the oldest whole units of at most ``head_size`` messages."""
-        count = 0
-        units = self._units()
-        while count < units and self._unit_end(count) - self._starts[0] <= self.head_size:
-            count += 1
-        return count
-
     def get_messages(self) -> list[Message]:
         """The leading system messages, the head, a placeholder for what is left out, and the tail."""
-        self._suffix.sync(self.tail_size)
-        if not self._starts or len(self._history) - self._lead <= self.head_size + self.tail_size:
-            return list(self._history)  # it fits: the whole history, as AutoGen gives it
-        head = self._head_units()
-        tail = max(self._suffix.first, head)
-        if tail == head:  # nothing left out
-            return list(self._history)
-        head_end = self._starts[head]
-        tail_start = self._starts[tail]
-        note = self.placeholder(tail_start - head_end)
+        return head_and_tail_window(
+            self._history, self._units, self._suffix, self.head_size, self.tail_size, self._note
+        )
+
+    def _note(self, count: int) -> Message:
+        note = self.placeholder(count)
         _check_message(note, "the placeholder")
         if isinstance(note, ToolMessage) or (isinstance(note, AIMessage) and note.tool_calls):
             raise ValueError(
                 "the placeholder must not be a tool result or make tool calls: it would break the tool-call "
                 f"protocol of the window; got {note!r}"
             )
-        return [*self._history[:head_end], note, *self._history[tail_start:]]
+        return note
 
 
 TokenCounter = Callable[[list[Message]], int]
@@ -475,7 +394,7 @@ class TokenLimitedContext(ChatCompletionContext):
         token_counter: TokenCounter | None = None,
         message_token_counter: MessageTokenCounter | None = None,
     ) -> None:
-        self._token_limit = _positive_int(token_limit, "token_limit")
+        self._token_limit = positive_int(token_limit, "token_limit")
         counters = {
             "model": model,
             "token_counter": token_counter,
@@ -493,8 +412,7 @@ class TokenLimitedContext(ChatCompletionContext):
         self._message_counter = message_token_counter
         self._counter: MessageTokenCounter | None = None  # made on first use (litellm is imported then)
         self._overhead = 0
-        self._counts: list[int | None] = []
-        self._suffix = _Suffix(self, self._count)
+        self._tokens = TokenWindow(self._count, self._ensure_overhead)
         super().__init__(initial_messages)
 
     @property
@@ -519,11 +437,10 @@ class TokenLimitedContext(ChatCompletionContext):
 
     def _append(self, message: Message) -> None:
         super()._append(message)
-        self._counts.append(None)
+        self._tokens.append()
 
     def _reset(self) -> None:
-        self._suffix.reset()
-        self._counts = [None] * len(self._history)
+        self._tokens.reset(len(self._history))
 
     def _ensure_counter(self) -> MessageTokenCounter:
         if self._counter is None:
@@ -531,53 +448,33 @@ class TokenLimitedContext(ChatCompletionContext):
                 self._overhead, self._counter = 0, self._message_counter
             elif self._list_counter is not None:
                 counter = self._list_counter
-                overhead = _checked(counter([]), "token_counter([])")
+                overhead = checked_count(counter([]), "token_counter([])")
                 self._overhead, self._counter = overhead, lambda m: counter([m]) - overhead
             else:
                 assert self._model is not None  # one of the three was given (checked in __init__)
                 self._overhead, self._counter = _litellm_counter(self._model)
         return self._counter
 
-    def _count(self, index: int) -> int:
-        """The token count of the history's message at ``index``, counted once."""
-        count = self._counts[index]
-        if count is None:
-            counter = self._ensure_counter()
-            what = f"the token count of message {index}"
-            if self._list_counter is not None:
-                what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
-            count = _checked(counter(self._history[index]), what)
-            self._counts[index] = count
-        return count
-
-    def _sync(self) -> int:
-        """Bring the window up to date; the tokens of the leading system messages and the list overhead."""
-        if not self._history:
-            return 0
+    def _ensure_overhead(self) -> int:
         self._ensure_counter()
-        fixed = self._overhead + sum(self._count(i) for i in range(self._lead))
-        self._suffix.sync(self.token_limit - fixed)
-        return fixed
+        return self._overhead
+
+    def _count(self, index: int) -> int:
+        """The token count of the history's message at ``index`` (``TokenWindow`` caches it)."""
+        counter = self._ensure_counter()
+        what = f"the token count of message {index}"
+        if self._list_counter is not None:
+            what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
+        return checked_count(counter(self._history[index]), what)
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit."""
-        self._sync()
-        if not self._starts:
-            return list(self._history)
-        return self._history[: self._lead] + self._history[self._starts[self._suffix.first] :]
+        self._tokens.sync(self._units, self.token_limit)
+        return suffix_window(self._history, self._units, self._tokens.suffix.first)
 
     def token_count(self) -> int:
         """The size of the current window in tokens, counted as the class docstring says (0 when empty)."""
-        fixed = self._sync()
-        return fixed + self._suffix.total if self._history else 0
-
-
-def _checked(count: Any, what: str) -> int:
-    if not isinstance(count, int) or isinstance(count, bool):
-        raise TypeError(f"{what} is a {type(count).__name__} ({count!r}), not an int")
-    if count < 0:
-        raise ValueError(f"{what} is {count}, below 0; a token counter must not count negative tokens")
-    return count
+        return self._tokens.size(self._units, self.token_limit)
 
 
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:

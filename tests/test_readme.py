@@ -114,3 +114,22 @@ def test_the_coming_from_examples_run_as_written(library):
     else:
         assert [m.role for m in conversation] == ["user", "assistant", "tool"]
         assert "No user 'John'" in conversation[2].content
+
+
+def test_the_inside_autogen_example_builds_the_agent_as_written():
+    pytest.importorskip("autogen_agentchat")
+    (code,) = _section_blocks("Inside AutoGen")
+
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return "sunny"
+
+    namespace: dict = {"get_weather": get_weather}
+    exec(compile(code, "README.md", "exec"), namespace)
+    agent = namespace["agent"]
+    from messages.integrations.autogen import BufferedChatCompletionContext, LiteLLMChatCompletionClient
+
+    assert isinstance(agent.model_context, BufferedChatCompletionContext)
+    assert agent.model_context.buffer_size == 20
+    assert isinstance(agent._model_client, LiteLLMChatCompletionClient)
+    assert agent._model_client.model == "gemini/gemini-2.5-flash"
