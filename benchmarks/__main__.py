@@ -28,6 +28,7 @@ BENCHMARKS = {
     "check": "benchmarks.bench_check",
     "caching": "benchmarks.bench_caching",
     "convert": "benchmarks.bench_convert",
+    "autogen": "benchmarks.bench_autogen",
 }
 
 

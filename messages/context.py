@@ -55,7 +55,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from messages._io import dump_messages, load_messages
-from messages._window import Part, ReadPlan, TailWalk, head_end
+from messages._window import (
+    Part,
+    ReadPlan,
+    Suffix,
+    TokenWindow,
+    Units,
+    checked_count,
+    head_and_tail_window,
+    positive_int,
+    suffix_window,
+)
 from messages.errors import ContextStateError, MessageTypeError
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
 from messages.parts import AudioPart, ImagePart, VideoPart
@@ -99,12 +109,7 @@ class ChatCompletionContext(ABC):
 
     def __init__(self, initial_messages: Iterable[Message] | None = None) -> None:
         self._history: list[Message] = []
-        self._lead = 0  # how many leading system messages the history has
-        self._starts: list[int] = []  # where each unit after them starts, in the history
-        # A window that a store read gave part of its thread holds the messages it keeps: `_omitted`
-        # messages of the thread are left out before `_history[_gap]` (a unit boundary after the lead).
-        self._gap: int | None = None
-        self._omitted = 0
+        self._units = Units()  # the leading system messages and where each unit after them starts
         self._reset()
         for index, message in enumerate(initial_messages or ()):
             self._append(_check_message(message, f"initial message {index}"))
@@ -116,14 +121,10 @@ class ChatCompletionContext(ABC):
         self._append(_check_message(message, "the message to add"))
 
     def _append(self, message: Message) -> None:
-        index = len(self._history)
         self._history.append(message)
-        if self._lead == index and self._gap is None and isinstance(message, SystemMessage):
-            self._lead += 1
-        elif not (isinstance(message, ToolMessage) and self._starts):
-            # A tool result joins the unit before it; one right after the leading system messages (an
-            # orphan, in a broken history) starts a unit of its own.
-            self._starts.append(index)
+        # A tool result joins the unit before it; one right after the leading system messages (an orphan,
+        # in a broken history) starts a unit of its own.
+        self._units.add(isinstance(message, SystemMessage), isinstance(message, ToolMessage))
 
     @property
     def history(self) -> list[Message]:
@@ -139,11 +140,11 @@ class ChatCompletionContext(ABC):
     def clear(self) -> None:
         """Empty the history, initial messages included."""
         self._history = []
-        self._lead = 0
-        self._starts = []
-        self._gap = None
-        self._omitted = 0
+        self._units.clear()
         self._reset()
+
+    def _reset(self) -> None:  # noqa: B027 - a hook: the unbounded window derives nothing
+        """Forget what the window derived from the history (the history was replaced)."""
 
     def _read_plan(self) -> ReadPlan | None:
         """What a store read must give this window (``messages._window``); ``None``: the whole thread."""
@@ -155,34 +156,9 @@ class ChatCompletionContext(ABC):
         self.clear()
         for message in part.head:
             self._append(message)
-        if part.omitted:
-            self._gap, self._omitted = len(self._history), part.omitted
+        self._units.mark_gap(part.omitted)
         for message in part.tail:
             self._append(message)
-
-    def _tail_floor(self) -> int:
-        """The first unit a tail may hold: none before the messages left out."""
-        if self._gap is None:
-            return 0
-        return sum(1 for start in self._starts if start < self._gap)
-
-    def _end_position(self, index: int) -> int:
-        """The position in the thread where the history's units before ``index`` end."""
-        return index if self._gap is None or index <= self._gap else index + self._omitted
-
-    def _position(self, index: int) -> int:
-        """The position in the thread of the history's message at ``index``."""
-        return index if self._gap is None or index < self._gap else index + self._omitted
-
-    def _reset(self) -> None:  # noqa: B027 - a hook: the unbounded window derives nothing
-        """Forget what the window derived from the history (the history was replaced)."""
-
-    def _units(self) -> int:
-        return len(self._starts)
-
-    def _unit_end(self, unit: int) -> int:
-        """Where unit ``unit`` ends (exclusive), in the history."""
-        return self._starts[unit + 1] if unit + 1 < len(self._starts) else len(self._history)
 
     # -- state --------------------------------------------------------------------------------------------
 
@@ -198,9 +174,9 @@ class ChatCompletionContext(ABC):
             "version": 1,
             "messages": dump_messages(self._history, validate=False),
         }
-        if self._gap is not None:
+        if self._units.gap is not None:
             state["version"] = 2
-            state["omitted"] = {"at": self._gap, "count": self._omitted}
+            state["omitted"] = {"at": self._units.gap, "count": self._units.omitted}
         return state
 
     def load_state(self, state: Mapping[str, Any]) -> None:
@@ -278,68 +254,6 @@ class UnboundedContext(ChatCompletionContext):
         return list(self._history)
 
 
-class _Suffix:
-    """The newest whole units whose weights sum to at most a budget, kept up to date as messages arrive.
-
-    The window's first unit only moves forward while the history grows (each new message adds weight at the
-    end, never takes any away), so each message is weighed once and passed over once: amortized O(1) per
-    message. After the history is replaced, the first read walks back from the end instead, weighing only
-    the units it keeps and the one that does not fit, so loading a long history does not weigh all of it.
-    """
-
-    def __init__(self, context: ChatCompletionContext, weigh: Callable[[int], int]) -> None:
-        self._context = context
-        self._weigh = weigh  # the weight of the history's message at an index (cached by the caller)
-        self.first = 0  # the window's first unit
-        self.total = 0  # the weight of the units from `first` to the end, as of `synced`
-        self._synced: int | None = None  # how much of the history `total` covers; None: not yet walked
-
-    def reset(self) -> None:
-        self.first = 0
-        self.total = 0
-        self._synced = None
-
-    def _weight(self, start: int, end: int) -> int:
-        return sum(self._weigh(i) for i in range(start, end))
-
-    def sync(self, budget: float) -> None:
-        """Move the window to the newest units that fit ``budget`` (the newest unit always)."""
-        context = self._context
-        units = context._units()
-        size = len(context._history)
-        if units == 0:
-            self.first, self.total, self._synced = 0, 0, size
-            return
-        if self._synced is None:
-            # Walk back from the end: the newest unit, then older ones while they fit (never into the
-            # messages a store read left out).
-            walk = TailWalk(budget)
-            for unit in range(units - 1, context._tail_floor() - 1, -1):
-                end = context._starts[unit + 1] if unit + 1 < units else size
-                if not walk.offer(unit, self._weight(context._starts[unit], end)):
-                    break
-            assert walk.start is not None  # the newest unit is always kept
-            self.first, self.total, self._synced = walk.start, walk.total, size
-            return
-        # Weigh what arrived since the last read (the window always reaches the end), then drop units from
-        # the front while the window is over budget.
-        added = self._weight(max(self._synced, context._starts[self.first]), size)
-        total = self.total + added
-        first = self.first
-        while total > budget and first < units - 1:
-            total -= self._weight(context._starts[first], context._starts[first + 1])
-            first += 1
-        self.first, self.total, self._synced = first, total, size
-
-
-def _positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int; got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}; got {value}")
-    return value
-
-
 class BufferedContext(ChatCompletionContext):
     """A window of the last ``buffer_size`` messages of the conversation, in whole exchanges.
 
@@ -354,8 +268,8 @@ class BufferedContext(ChatCompletionContext):
     """
 
     def __init__(self, buffer_size: int, initial_messages: Iterable[Message] | None = None) -> None:
-        self._buffer_size = _positive_int(buffer_size, "buffer_size")
-        self._suffix = _Suffix(self, lambda _: 1)
+        self._buffer_size = positive_int(buffer_size, "buffer_size")
+        self._suffix = Suffix()
         super().__init__(initial_messages)
 
     @property
@@ -373,10 +287,8 @@ class BufferedContext(ChatCompletionContext):
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units of at most ``buffer_size`` messages."""
-        self._suffix.sync(self.buffer_size)
-        if not self._starts:
-            return list(self._history)
-        return self._history[: self._lead] + self._history[self._starts[self._suffix.first] :]
+        self._suffix.sync(self._units, self.buffer_size)
+        return suffix_window(self._history, self._units, self._suffix.first)
 
 
 def skipped_messages_note(count: int) -> UserMessage:
@@ -425,11 +337,11 @@ class HeadAndTailContext(ChatCompletionContext):
         *,
         placeholder: Callable[[int], Message] = skipped_messages_note,
     ) -> None:
-        self._head_size = _positive_int(head_size, "head_size", minimum=0)
-        self._tail_size = _positive_int(tail_size, "tail_size")
+        self._head_size = positive_int(head_size, "head_size", minimum=0)
+        self._tail_size = positive_int(tail_size, "tail_size")
         self.placeholder = placeholder
         """Makes the message that stands for the ``count`` messages left out."""
-        self._suffix = _Suffix(self, lambda _: 1)
+        self._suffix = Suffix()
         super().__init__(initial_messages)
 
     @property
@@ -450,33 +362,21 @@ class HeadAndTailContext(ChatCompletionContext):
             return None  # a subclass that chooses otherwise: it gets the whole thread
         return ReadPlan(tail=lambda lead: self.tail_size, head=self.head_size, tail_fixed=self.tail_size)
 
-    def _head_units(self) -> int:
-        """How many units the head holds: the oldest whole units of at most ``head_size`` messages."""
-        ends = (self._end_position(start) for start in self._starts[1:])
-        end = head_end(ends, self._lead, self.head_size)
-        return sum(1 for start in self._starts if self._end_position(start) < end)
-
     def get_messages(self) -> list[Message]:
         """The leading system messages, the head, a placeholder for what is left out, and the tail."""
-        self._suffix.sync(self.tail_size)
-        length = len(self._history) + self._omitted
-        if not self._starts or length - self._lead <= self.head_size + self.tail_size:
-            return list(self._history)  # it fits: the whole history, as AutoGen gives it
-        head = self._head_units()
-        tail = max(self._suffix.first, head)
-        head_end_index = self._starts[head] if head < len(self._starts) else len(self._history)
-        tail_start = self._starts[tail]
-        left_out = self._position(tail_start) - self._end_position(head_end_index)
-        if left_out == 0:  # nothing left out
-            return list(self._history)
-        note = self.placeholder(left_out)
+        return head_and_tail_window(
+            self._history, self._units, self._suffix, self.head_size, self.tail_size, self._note
+        )
+
+    def _note(self, count: int) -> Message:
+        note = self.placeholder(count)
         _check_message(note, "the placeholder")
         if isinstance(note, ToolMessage) or (isinstance(note, AIMessage) and note.tool_calls):
             raise ValueError(
                 "the placeholder must not be a tool result or make tool calls: it would break the tool-call "
                 f"protocol of the window; got {note!r}"
             )
-        return [*self._history[:head_end_index], note, *self._history[tail_start:]]
+        return note
 
 
 TokenCounter = Callable[[list[Message]], int]
@@ -542,7 +442,7 @@ class TokenLimitedContext(ChatCompletionContext):
         token_counter: TokenCounter | None = None,
         message_token_counter: MessageTokenCounter | None = None,
     ) -> None:
-        self._token_limit = _positive_int(token_limit, "token_limit")
+        self._token_limit = positive_int(token_limit, "token_limit")
         counters = {
             "model": model,
             "token_counter": token_counter,
@@ -560,8 +460,7 @@ class TokenLimitedContext(ChatCompletionContext):
         self._message_counter = message_token_counter
         self._counter: MessageTokenCounter | None = None  # made on first use (litellm is imported then)
         self._overhead = 0
-        self._counts: list[int | None] = []
-        self._suffix = _Suffix(self, self._count)
+        self._tokens = TokenWindow(self._count, self._ensure_overhead)
         super().__init__(initial_messages)
 
     @property
@@ -586,12 +485,12 @@ class TokenLimitedContext(ChatCompletionContext):
 
     def _append(self, message: Message) -> None:
         super()._append(message)
-        self._counts.append(None)
+        self._tokens.append()
 
     def _load_part(self, part: Part) -> None:
         super()._load_part(part)
         for index, weight in part.weights.items():
-            self._counts[index] = weight
+            self._tokens.counts[index] = weight
 
     def _read_plan(self) -> ReadPlan | None:
         if type(self).get_messages is not TokenLimitedContext.get_messages:
@@ -599,7 +498,7 @@ class TokenLimitedContext(ChatCompletionContext):
         counter = self._ensure_counter()
 
         def count(message: Message) -> int:
-            return _checked(counter(message), "the token count of a stored message")
+            return checked_count(counter(message), "the token count of a stored message")
 
         def tail(lead: Sequence[Message]) -> float:
             return self.token_limit - self._overhead - sum(count(message) for message in lead)
@@ -607,8 +506,7 @@ class TokenLimitedContext(ChatCompletionContext):
         return ReadPlan(tail=tail, weigh=count)
 
     def _reset(self) -> None:
-        self._suffix.reset()
-        self._counts = [None] * len(self._history)
+        self._tokens.reset(len(self._history))
 
     def _ensure_counter(self) -> MessageTokenCounter:
         if self._counter is None:
@@ -616,53 +514,33 @@ class TokenLimitedContext(ChatCompletionContext):
                 self._overhead, self._counter = 0, self._message_counter
             elif self._list_counter is not None:
                 counter = self._list_counter
-                overhead = _checked(counter([]), "token_counter([])")
+                overhead = checked_count(counter([]), "token_counter([])")
                 self._overhead, self._counter = overhead, lambda m: counter([m]) - overhead
             else:
                 assert self._model is not None  # one of the three was given (checked in __init__)
                 self._overhead, self._counter = _litellm_counter(self._model)
         return self._counter
 
-    def _count(self, index: int) -> int:
-        """The token count of the history's message at ``index``, counted once."""
-        count = self._counts[index]
-        if count is None:
-            counter = self._ensure_counter()
-            what = f"the token count of message {index}"
-            if self._list_counter is not None:
-                what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
-            count = _checked(counter(self._history[index]), what)
-            self._counts[index] = count
-        return count
-
-    def _sync(self) -> int:
-        """Bring the window up to date; the tokens of the leading system messages and the list overhead."""
-        if not self._history:
-            return 0
+    def _ensure_overhead(self) -> int:
         self._ensure_counter()
-        fixed = self._overhead + sum(self._count(i) for i in range(self._lead))
-        self._suffix.sync(self.token_limit - fixed)
-        return fixed
+        return self._overhead
+
+    def _count(self, index: int) -> int:
+        """The token count of the history's message at ``index`` (``TokenWindow`` caches it)."""
+        counter = self._ensure_counter()
+        what = f"the token count of message {index}"
+        if self._list_counter is not None:
+            what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
+        return checked_count(counter(self._history[index]), what)
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit."""
-        self._sync()
-        if not self._starts:
-            return list(self._history)
-        return self._history[: self._lead] + self._history[self._starts[self._suffix.first] :]
+        self._tokens.sync(self._units, self.token_limit)
+        return suffix_window(self._history, self._units, self._tokens.suffix.first)
 
     def token_count(self) -> int:
         """The size of the current window in tokens, counted as the class docstring says (0 when empty)."""
-        fixed = self._sync()
-        return fixed + self._suffix.total if self._history else 0
-
-
-def _checked(count: Any, what: str) -> int:
-    if not isinstance(count, int) or isinstance(count, bool):
-        raise TypeError(f"{what} is a {type(count).__name__} ({count!r}), not an int")
-    if count < 0:
-        raise ValueError(f"{what} is {count}, below 0; a token counter must not count negative tokens")
-    return count
+        return self._tokens.size(self._units, self.token_limit)
 
 
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:

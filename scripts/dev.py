@@ -27,6 +27,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 import venv
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,14 +67,37 @@ def ensure_venv(extras: str) -> None:
     if not PYTHON.exists():
         _say(f"creating the virtual environment {VENV}")
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
-    _say(f"installing llm-messages{extras} (pinned by constraints.txt); this takes a few minutes once")
-    pip: list[str | Path] = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    code = _run(*pip, "-c", "constraints.txt", "-e", f".{extras}")
+    _say(f"installing llm-messages{extras} (pinned by constraints.txt); this takes a minute or two once")
+    code = _install_with_uv(extras)
+    if code != 0:
+        _say(f"uv could not install it (exit status {code}); installing with pip instead")
+        pip: list[str | Path] = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        code = _run(*pip, "-c", "constraints.txt", "-e", f".{extras}")
     if code != 0:
         sys.exit(f"installing the package failed (pip exit status {code})")
     for old in VENV.glob(f".installed-{label}-*"):
         old.unlink()
     stamp.touch()
+
+
+def _install_with_uv(extras: str) -> int:
+    """Install with uv (the version constraints.txt pins, itself installed by pip): the same resolution
+    under the same constraints, in less than half of pip's time (a clean clone's `[dev]` install, bytecode
+    compiled: 48 s of CPU against pip's 113 s on a 2-core machine)."""
+    pinned = [
+        line.strip()
+        for line in (ROOT / "constraints.txt").read_text().splitlines()
+        if line.strip().lower().startswith("uv==")
+    ]
+    pip: list[str | Path] = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    code = _run(*pip, *(pinned or ["uv"]))
+    if code != 0:
+        return code
+    # --compile-bytecode, as pip does by default: without .pyc files every process compiles what it imports
+    # again wherever PYTHONDONTWRITEBYTECODE is set (it is on the CI machines), and `import litellm` then
+    # takes 9 s of CPU instead of 2.5 s in each of the suite's many processes.
+    uv: list[str | Path] = [PYTHON, "-m", "uv", "pip", "install", "-q", "--compile-bytecode"]
+    return _run(*uv, "--python", PYTHON, "-c", "constraints.txt", "-e", f".{extras}")
 
 
 def _env() -> dict[str, str]:
@@ -161,26 +186,81 @@ def postgres_server(env: dict[str, str], args: list[str]) -> Iterator[None]:
     yield
 
 
+def _parallel(args: list[str]) -> list[str]:
+    """pytest-xdist's options for the run: one worker per core, unless the arguments choose (``-n 0`` runs
+    in one process, as ``--pdb`` needs). Work-stealing: the conformance and property tests vary from
+    milliseconds to seconds each, and an idle worker takes from a busy one's queue."""
+    chosen = any(a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in args)
+    if chosen or "no:xdist" in args:
+        return []
+    return ["-n", str(max(os.cpu_count() or 1, 1)), "--dist", "worksteal"]
+
+
+def _junit_counts(report: Path) -> str:
+    """``"2,160 tests: 2,140 passed, 3 skipped, ..."`` from a JUnit report."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        cases = list(ET.parse(report).getroot().iter("testcase"))
+    except (OSError, ET.ParseError):
+        return "no test report"
+    outcomes = {"failed": 0, "error": 0, "skipped": 0}
+    for case in cases:
+        for outcome in ("failure", "error", "skipped"):
+            if case.find(outcome) is not None:
+                outcomes["failed" if outcome == "failure" else outcome] += 1
+                break
+    passed = len(cases) - sum(outcomes.values())
+    rest = ", ".join(f"{n:,} {name}" for name, n in outcomes.items() if n)
+    return f"{len(cases):,} tests: {passed:,} passed" + (f", {rest}" if rest else "")
+
+
+def _minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)} m {seconds % 60:04.1f} s"
+
+
 def test(args: list[str]) -> int:
+    """ruff, then mypy beside pytest (mypy takes a core for a minute on a clean clone, pytest every core);
+    the wall time and the test count at the end, so that a slowdown is seen the day it comes."""
+    started = time.monotonic()
     ensure_venv(EXTRAS["test"])
+    installed = time.monotonic()
     env = _env()
-    steps: list[tuple[str, list[str | Path]]] = [
+    checks: list[tuple[str, list[str | Path]]] = [
         ("ruff check", [PYTHON, "-m", "ruff", "check", "."]),
         ("ruff format --check", [PYTHON, "-m", "ruff", "format", "--check", "."]),
-        ("mypy (strict)", [PYTHON, "-m", "mypy"]),
     ]
-    for title, argv in steps:
+    for title, argv in checks:
         _say(title)
         code = _run(*argv, env=env)
         if code != 0:
             _say(f"{title} failed (exit status {code})")
             return code
-    with postgres_server(env, args):
-        _say("pytest")
-        code = _run(PYTHON, "-m", "pytest", *args, env=env)
-    if code != 0:
-        _say(f"pytest failed (exit status {code})")
-    return code
+    _say("mypy (strict), beside pytest; its verdict comes after pytest's")
+    with tempfile.TemporaryFile("w+") as mypy_log, tempfile.TemporaryDirectory() as scratch:
+        mypy = subprocess.Popen(
+            [str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env, stdout=mypy_log, stderr=subprocess.STDOUT
+        )
+        given = next((a.split("=", 1)[1] for a in args if a.startswith("--junitxml=")), None)
+        report = Path(given) if given else Path(scratch) / "junit.xml"
+        extra = [] if given else [f"--junitxml={report}"]
+        with postgres_server(env, args):
+            _say("pytest")
+            code = _run(PYTHON, "-m", "pytest", *_parallel(args), *extra, *args, env=env)
+        if code != 0:
+            _say(f"pytest failed (exit status {code})")
+        mypy_code = mypy.wait()
+        _say(f"mypy (strict): {'passed' if mypy_code == 0 else f'failed (exit status {mypy_code})'}")
+        if mypy_code != 0:
+            mypy_log.seek(0)
+            print(mypy_log.read(), end="", file=sys.stderr)
+        counts = _junit_counts(ROOT / report)
+    done = time.monotonic()
+    _say(
+        f"test: {counts}; {_minutes(done - started)} in all (set-up {_minutes(installed - started)}, "
+        f"checks and tests {_minutes(done - installed)})"
+    )
+    return code or mypy_code
 
 
 def bench(args: list[str]) -> int:

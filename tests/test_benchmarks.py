@@ -86,3 +86,12 @@ def test_the_quick_convert_benchmark_runs_and_prints_every_ratio():
     ):
         assert what in summary, out
     assert summary.count("x\n") >= 6, out
+
+
+def test_the_quick_autogen_benchmark_runs_beside_autogens_own_windows():
+    out = quick_run("autogen")
+    assert "get_messages() of a buffered window (20) over 2,000 messages" in out, out
+    assert "AutoGen BufferedChatCompletionContext" in out, out
+    summary = out.split("== summary", 1)[1]
+    for figure in ("get_messages, buffered, ours vs AutoGen's", "read + convert, 10x the history vs 1x"):
+        assert figure in summary, summary

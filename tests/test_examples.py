@@ -182,3 +182,22 @@ def test_prompt_caching_moves_the_marks_forward_within_four():
     assert [m[-1] for m in marks] == [1, 3, 5, 7, 9, 11]  # the last message, turn after turn
     assert "the 2 oldest are removed" in out
     assert "sent with marks on: ['Question 1', 'Question 2', 'Question 3', 'Question 4']" in out
+
+
+def test_autogen_agent_keeps_whole_exchanges_and_gemini_gets_a_user_turn_first():
+    out = run_example("autogen_agent.py")
+    lines = out.splitlines()
+    assert [line for line in lines if line.startswith("user: ")] == [
+        "user: Weather in Paris?",
+        "user: And in Tokyo?",
+        "user: What about Atlantis?",
+        "user: Finally, Oslo?",
+    ]
+    assert "  tool: ''" in lines  # the unknown city's empty result
+    windows = [line for line in lines if line.startswith("  [window: ")]
+    assert len(windows) == 4
+    assert windows[0] == "  [window: 4 of 4 messages, whole exchanges; profile fixes: nothing]"
+    assert all("profile fixes: ['quirk 24']" in line for line in windows[1:])  # the window opens on an answer
+    assert "state loaded into AutoGen's own context: 16 messages" in out
+    assert '"provider": "messages.integrations.autogen.BufferedChatCompletionContext"' in out
+    assert lines[-1] == "8 requests to the stand-in Gemini, each opening on a turn of role ['user']"

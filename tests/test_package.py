@@ -55,7 +55,7 @@ def test_import_messages_leaves_the_library_converters_unloaded():
     # build validators at import) only on first use.
     code = (
         "import sys, json, messages; print(json.dumps(sorted(m for m in sys.modules if m in "
-        "('messages.convert.langchain', 'messages.convert.pydantic_ai'))))"
+        "('messages.convert.langchain', 'messages.convert.pydantic_ai', 'messages.convert.autogen'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
@@ -63,6 +63,27 @@ def test_import_messages_leaves_the_library_converters_unloaded():
 
     assert from_langchain.__module__ == "messages.convert.langchain"
     assert to_pydantic_ai.__module__ == "messages.convert.pydantic_ai"
+
+
+def test_import_messages_imports_no_framework_and_no_integration():
+    code = (
+        "import sys, json, messages, messages.convert, messages.context; print(json.dumps(sorted(m for m in "
+        "sys.modules if m.split('.')[0] in ('autogen_core', 'autogen_ext', 'autogen_agentchat', 'PIL') "
+        "or m.startswith('messages.integrations'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []
+
+
+def test_the_autogen_integration_without_autogen_says_how_to_install_it():
+    code = "import sys; sys.modules['autogen_core'] = None; import messages.integrations.autogen"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert (
+        "ImportError: messages.integrations.autogen needs AutoGen's core package: pip install "
+        in result.stderr
+    )
+    assert "'llm-messages[autogen]'" in result.stderr
 
 
 def test_public_names_are_exported_once_and_sorted():

@@ -77,7 +77,8 @@ def test_the_coverage_table_is_what_the_profiles_do():
 
 
 def test_the_coverage_table_has_a_row_for_every_key_of_litellms_message_types():
-    # Every key and content-part type litellm 1.106.2 declares for a message, read from its own types.
+    # Every key and content-part type litellm 1.110.2 (as 1.106.2) declares for a message, read from its own
+    # types.
     import typing
 
     from litellm.types.llms import openai as types
@@ -113,3 +114,22 @@ def test_the_coming_from_examples_run_as_written(library):
     else:
         assert [m.role for m in conversation] == ["user", "assistant", "tool"]
         assert "No user 'John'" in conversation[2].content
+
+
+def test_the_inside_autogen_example_builds_the_agent_as_written():
+    pytest.importorskip("autogen_agentchat")
+    (code,) = _section_blocks("Inside AutoGen")
+
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return "sunny"
+
+    namespace: dict = {"get_weather": get_weather}
+    exec(compile(code, "README.md", "exec"), namespace)
+    agent = namespace["agent"]
+    from messages.integrations.autogen import BufferedChatCompletionContext, LiteLLMChatCompletionClient
+
+    assert isinstance(agent.model_context, BufferedChatCompletionContext)
+    assert agent.model_context.buffer_size == 20
+    assert isinstance(agent._model_client, LiteLLMChatCompletionClient)
+    assert agent._model_client.model == "gemini/gemini-2.5-flash"

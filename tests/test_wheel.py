@@ -85,7 +85,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     _step([sys.executable, "-m", "venv", "--without-pip", venv], base)
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bin_dir / ("python.exe" if os.name == "nt" else "python")
-    # The [hypothesis] extra: messages.strategies is a public module, and needs it.
+    # The [hypothesis] extra: messages.strategies is a public module, and needs it; so does
+    # messages.integrations.autogen, [autogen].
     constraints = ROOT / "constraints.txt"
     _step(
         [
@@ -99,7 +100,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
             python,
             "-c",
             constraints,
-            f"{wheel}[hypothesis]",
+            f"{wheel}[hypothesis,autogen]",
         ],
         base,
     )
@@ -186,3 +187,67 @@ def test_every_public_module_imports_from_the_installed_wheel(installed):
     code = "import importlib, sys\nprint(len([importlib.import_module(name) for name in sys.argv[1:]]))"
     out = installed.run(installed.python, "-c", code, *modules).stdout
     assert out.strip() == str(len(modules))
+
+
+_TOOLS_CALL = """
+import importlib.util, litellm
+from messages import AIMessage, ToolCall
+from messages.testing import StandInServer, scripted
+assert importlib.util.find_spec("mcp") is None, "mcp is installed here"
+tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+reply = AIMessage(tool_calls=[ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})])
+for model in ("openai/gpt-4o-mini", "anthropic/claude-sonnet-4-5", "gemini/gemini-2.5-flash"):
+    with StandInServer(scripted(reply)) as server:
+        response = litellm.completion(
+            model=model, messages=[{"role": "user", "content": "Weather?"}], tools=tools,
+            **server.completion_kwargs(model),
+        )
+        assert server.last_body(), model
+    print(model, response.choices[0].message.tool_calls[0].function.name)
+"""
+
+
+def test_litellm_completion_takes_tools_in_the_installed_environment_without_mcp(installed):
+    # The package no longer depends on litellm[mcp] (issue 25: its mcp>=2.3 breaks autogen-ext's MCP
+    # tools); the fresh environment is resolved from the wheel's own metadata, so mcp is absent here
+    # unless something the package needs requires it, and the script checks that it is.
+    out = installed.run(installed.python, "-c", _TOOLS_CALL).stdout.splitlines()
+    assert out == [
+        "openai/gpt-4o-mini get_weather",
+        "anthropic/claude-sonnet-4-5 get_weather",
+        "gemini/gemini-2.5-flash get_weather",
+    ]
+
+
+def test_the_autogen_extra_installs_beside_autogens_mcp_tools(installed, tmp_path):
+    # autogen-ext 0.7.5's MCP tools need mcp 1.x (they fail to import with mcp 2.x, which autogen-ext's own
+    # bound admits); with litellm[mcp], which wanted mcp>=2.3, the two could not be installed together.
+    venv = tmp_path / "venv"
+    _step([sys.executable, "-m", "venv", "--without-pip", venv], tmp_path)
+    python = (
+        venv / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python")
+    )
+    _step(
+        [
+            sys.executable,
+            "-m",
+            "uv",
+            "pip",
+            "install",
+            "-q",
+            "--python",
+            python,
+            "-c",
+            ROOT / "constraints.txt",
+            f"{installed.wheel}[autogen]",
+            "autogen-ext[mcp]",
+            "mcp<2",
+        ],
+        tmp_path,
+    )
+    code = (
+        "import importlib.metadata as m, autogen_ext.tools.mcp, messages.integrations.autogen; "
+        "print(m.version('mcp').split('.')[0], m.version('autogen-ext'))"
+    )
+    out = installed.run(python, "-c", code).stdout.split()
+    assert out == ["1", "0.7.5"]

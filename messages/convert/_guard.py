@@ -20,9 +20,17 @@ __all__ = ["refuse_unmapped"]
 _REPLY_FIELDS = ("annotations", "images", "audio")
 
 
-def refuse_unmapped(messages: Sequence[Message], library: str, *, text_cache_control: bool = False) -> None:
+def refuse_unmapped(
+    messages: Sequence[Message],
+    library: str,
+    *,
+    text_cache_control: bool = False,
+    is_error_false: bool = False,
+) -> None:
     """Raise ``ConversionError`` for the first field or part of ``messages`` that ``library`` cannot hold;
-    with ``text_cache_control``, a text part's ``cache_control`` is not refused (the library holds it)."""
+    with ``text_cache_control``, a text part's ``cache_control`` is not refused (the library holds it);
+    with ``is_error_false``, nor is a tool result's explicit ``is_error=False`` (the library holds it apart
+    from unset, as AutoGen's ``FunctionExecutionResult.is_error`` does)."""
     for index, message in enumerate(messages):
         if message.cache_control is not None:
             where = (
@@ -35,7 +43,7 @@ def refuse_unmapped(messages: Sequence[Message], library: str, *, text_cache_con
                 index=index,
                 part="cache_control",
             )
-        if isinstance(message, ToolMessage) and message.is_error is False:
+        if isinstance(message, ToolMessage) and message.is_error is False and not is_error_false:
             raise ConversionError(
                 f"message {index}: {library} holds a tool result as failed or not, so an explicit "
                 "is_error=False would come back unset; leave it unset",

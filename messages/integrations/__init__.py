@@ -1,0 +1,14 @@
+"""This package inside other frameworks: each subpackage is one framework, behind its own extra.
+
+=================================  ===============================================================
+subpackage                         what it gives the framework
+=================================  ===============================================================
+``messages.integrations.autogen``  AutoGen model contexts (the four windows) and a model client
+                                   through litellm with the provider profiles (``[autogen]``)
+=================================  ===============================================================
+
+An integration is built on ``messages.convert``, ``messages.context`` and ``messages.profiles``, and
+nothing below it imports it. Its framework is imported when the subpackage is, never by
+``import messages``; without the extra, importing the subpackage raises ``ImportError`` with the pip
+command that installs it.
+"""

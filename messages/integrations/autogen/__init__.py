@@ -1,0 +1,59 @@
+"""This package inside AutoGen (``pip install 'llm-messages[autogen]'``): its windows as AutoGen model
+contexts, and a model client that sends through litellm with the provider profiles.
+
+=========================================  =============================================================
+name                                       what
+=========================================  =============================================================
+``UnboundedChatCompletionContext``         AutoGen ``ChatCompletionContext`` components with AutoGen's
+``BufferedChatCompletionContext``          names, arguments, configuration and state format, choosing
+``HeadAndTailChatCompletionContext``       their window by the rules of ``messages.context``: no tool
+``TokenLimitedChatCompletionContext``      call is ever cut from its result (``_contexts``)
+``LiteLLMChatCompletionClient``            an AutoGen ``ChatCompletionClient`` on ``litellm.acompletion``,
+                                           every request passed through the provider's profile
+                                           (``_client``)
+=========================================  =============================================================
+
+Use them where AutoGen takes its own: ``AssistantAgent(..., model_client=LiteLLMChatCompletionClient(
+"gemini/gemini-2.5-flash"), model_context=BufferedChatCompletionContext(buffer_size=20))``. The README's
+"Inside AutoGen" says why, and ``examples/autogen_agent.py`` runs one offline.
+
+Importing this subpackage imports autogen-core (and raises ``ImportError`` with the pip command when it is
+missing); ``import messages`` never does. litellm is imported on first use.
+"""
+
+try:
+    import autogen_core  # noqa: F401
+except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
+    raise ImportError(
+        "messages.integrations.autogen needs AutoGen's core package: pip install 'llm-messages[autogen]'"
+    ) from exc
+
+from messages.integrations.autogen._client import (
+    LiteLLMChatCompletionClient,
+    LiteLLMChatCompletionClientConfig,
+)
+from messages.integrations.autogen._contexts import (
+    BufferedChatCompletionContext,
+    BufferedChatCompletionContextConfig,
+    HeadAndTailChatCompletionContext,
+    HeadAndTailChatCompletionContextConfig,
+    TokenLimitedChatCompletionContext,
+    TokenLimitedChatCompletionContextConfig,
+    UnboundedChatCompletionContext,
+    UnboundedChatCompletionContextConfig,
+    skipped_messages_note,
+)
+
+__all__ = [
+    "BufferedChatCompletionContext",
+    "BufferedChatCompletionContextConfig",
+    "HeadAndTailChatCompletionContext",
+    "HeadAndTailChatCompletionContextConfig",
+    "LiteLLMChatCompletionClient",
+    "LiteLLMChatCompletionClientConfig",
+    "TokenLimitedChatCompletionContext",
+    "TokenLimitedChatCompletionContextConfig",
+    "UnboundedChatCompletionContext",
+    "UnboundedChatCompletionContextConfig",
+    "skipped_messages_note",
+]
