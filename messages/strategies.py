@@ -27,11 +27,13 @@ parts in an assistant turn).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import string
 from collections.abc import Sequence
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
+from hypothesis import reject
 from hypothesis import strategies as st
 
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
@@ -65,9 +67,21 @@ __all__ = [
 _ALNUM = string.ascii_letters + string.digits
 _HEX = "0123456789abcdef"
 
+# Every strategy tree is built once per set of arguments (``functools.cache`` on the builders below) and
+# shared: Hypothesis validates a new strategy object, and works out its recursive properties, the first
+# time it draws from it, which for a tree as deep as a conversation cost more than the drawing itself
+# (160 ms a conversation when the composites built their parts anew at every draw; see the CHANGELOG).
+# Strategies are immutable values, so sharing one changes nothing of what it generates.
+_built = functools.cache
+
 
 def texts(*, min_size: int = 0, max_size: int = 200) -> st.SearchStrategy[str]:
     """Text as users and models write it: unicode (emoji, CJK, RTL, combining marks), whitespace, empty."""
+    return _texts(min_size, max_size)
+
+
+@_built
+def _texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
     return st.one_of(
         st.text(min_size=min_size, max_size=max_size),
         st.sampled_from(
@@ -76,11 +90,13 @@ def texts(*, min_size: int = 0, max_size: int = 200) -> st.SearchStrategy[str]:
     )
 
 
+@_built
 def participant_names() -> st.SearchStrategy[str]:
     """``name`` values that OpenAI's strictest documented pattern accepts (quirk 4)."""
     return st.text(alphabet=_ALNUM + "_-", min_size=1, max_size=64)
 
 
+@_built
 def tool_names() -> st.SearchStrategy[str]:
     """Function names as tool schemas declare them."""
     return st.builds(
@@ -90,10 +106,12 @@ def tool_names() -> st.SearchStrategy[str]:
     )
 
 
+@_built
 def _chars(alphabet: str, size: int) -> st.SearchStrategy[str]:
     return st.text(alphabet=alphabet, min_size=size, max_size=size)
 
 
+@_built
 def tool_call_ids() -> st.SearchStrategy[str]:
     """Tool-call ids in the shapes providers mint, and long or odd ones that break other providers' rules."""
     return st.one_of(
@@ -114,6 +132,11 @@ def tool_call_ids() -> st.SearchStrategy[str]:
 def arguments(*, valid_json: bool = True) -> st.SearchStrategy[str]:
     """Tool-call argument strings: JSON objects (compact or spaced), ``""`` for none; with
     ``valid_json=False`` also text that is not JSON, as models sometimes emit."""
+    return _arguments(valid_json)
+
+
+@_built
+def _arguments(valid_json: bool) -> st.SearchStrategy[str]:
     scalars = st.one_of(
         st.none(),
         st.booleans(),
@@ -138,6 +161,7 @@ def arguments(*, valid_json: bool = True) -> st.SearchStrategy[str]:
     return st.one_of(encoded, st.sampled_from(['{"city": "Par', "{'a': 1}", "null", "[1, 2]", "not json"]))
 
 
+@_built
 def _signature() -> st.SearchStrategy[str]:
     return st.binary(min_size=8, max_size=48).map(lambda b: base64.b64encode(b).decode("ascii"))
 
@@ -150,25 +174,42 @@ def tool_calls(
 ) -> st.SearchStrategy[ToolCall]:
     """One tool call; with ``extensions`` it may carry a Gemini thought signature in its provider fields,
     with ``invalid_arguments`` its arguments may be text that is not a JSON object."""
-    fields = st.none()
-    if extensions:
-        fields = st.one_of(st.none(), _signature().map(lambda s: {"thought_signature": s}))
-    return st.builds(
-        lambda call_id, name, args, extra: ToolCall(
-            id=call_id, name=name, arguments=args, provider_specific_fields=extra
-        ),
-        ids if ids is not None else tool_call_ids(),
-        tool_names(),
-        arguments(valid_json=not invalid_arguments),
-        fields,
+    if ids is None:
+        return _tool_calls(extensions, invalid_arguments)
+    return st.tuples(ids, _call_bodies(extensions, invalid_arguments)).map(lambda t: _call(t[0], t[1]))
+
+
+@_built
+def _tool_calls(extensions: bool, invalid_arguments: bool) -> st.SearchStrategy[ToolCall]:
+    return st.tuples(tool_call_ids(), _call_bodies(extensions, invalid_arguments)).map(
+        lambda t: _call(t[0], t[1])
     )
 
 
+_CallBody = tuple[str, str, dict[str, Any] | None]
+"""A tool call without its id: name, arguments and provider fields."""
+
+
+@_built
+def _call_bodies(extensions: bool, invalid_arguments: bool) -> st.SearchStrategy[_CallBody]:
+    fields: st.SearchStrategy[dict[str, Any] | None] = st.none()
+    if extensions:
+        fields = st.one_of(st.none(), _signature().map(lambda s: {"thought_signature": s}))
+    return st.tuples(tool_names(), arguments(valid_json=not invalid_arguments), fields)
+
+
+def _call(call_id: str, body: _CallBody) -> ToolCall:
+    name, args, extra = body
+    return ToolCall(id=call_id, name=name, arguments=args, provider_specific_fields=extra)
+
+
+@_built
 def cache_controls() -> st.SearchStrategy[CacheControl]:
     """A prompt-cache breakpoint: ``{"type": "ephemeral"}``, with or without a ``ttl``."""
     return st.builds(CacheControl, ttl=st.sampled_from([None, None, "5m", "1h"]))
 
 
+@_built
 def _sometimes_cached(extensions: bool) -> st.SearchStrategy[CacheControl | None]:
     """Mostly no breakpoint; with ``extensions``, one now and then."""
     if not extensions:
@@ -178,9 +219,15 @@ def _sometimes_cached(extensions: bool) -> st.SearchStrategy[CacheControl | None
 
 def text_parts(*, extensions: bool = True) -> st.SearchStrategy[TextPart]:
     """A text part (possibly empty); with ``extensions``, sometimes a cache breakpoint on it."""
+    return _text_parts(extensions)
+
+
+@_built
+def _text_parts(extensions: bool) -> st.SearchStrategy[TextPart]:
     return st.builds(TextPart, text=texts(), cache_control=_sometimes_cached(extensions))
 
 
+@_built
 def _media_types(kind: str) -> st.SearchStrategy[str]:
     return st.sampled_from([f"{kind}/png", f"{kind}/jpeg"] if kind == "image" else [f"{kind}/mp4"])
 
@@ -188,6 +235,11 @@ def _media_types(kind: str) -> st.SearchStrategy[str]:
 def image_parts(*, extensions: bool = True) -> st.SearchStrategy[ImagePart]:
     """An image by https URL or as a small base64 data URL, with or without ``detail``; with
     ``extensions``, also an URL given as a bare string, and litellm's ``format``."""
+    return _image_parts(extensions)
+
+
+@_built
+def _image_parts(extensions: bool) -> st.SearchStrategy[ImagePart]:
     urls = st.one_of(
         st.text(alphabet=_ALNUM, min_size=1, max_size=20).map(lambda s: f"https://example.com/{s}.png"),
         st.tuples(
@@ -205,6 +257,7 @@ def image_parts(*, extensions: bool = True) -> st.SearchStrategy[ImagePart]:
     return st.one_of(nested, nested, urls.map(lambda url: ImagePart(image_url=url)))
 
 
+@_built
 def video_parts() -> st.SearchStrategy[VideoPart]:
     """A video by URL (a litellm extension: only some providers read it), nested or as a bare string."""
     urls = st.one_of(
@@ -222,6 +275,7 @@ def video_parts() -> st.SearchStrategy[VideoPart]:
     )
 
 
+@_built
 def audio_parts() -> st.SearchStrategy[AudioPart]:
     """A short base64 audio clip in a format OpenAI accepts (wav or mp3)."""
     return st.builds(
@@ -234,6 +288,11 @@ def audio_parts() -> st.SearchStrategy[AudioPart]:
 def file_parts(*, extensions: bool = True) -> st.SearchStrategy[FilePart]:
     """A file, inline (a data URL with a filename) or by uploaded file id; with ``extensions``, sometimes
     with litellm's ``format``, ``detail`` and ``video_metadata``."""
+    return _file_parts(extensions)
+
+
+@_built
+def _file_parts(extensions: bool) -> st.SearchStrategy[FilePart]:
     inline = st.builds(
         lambda data, name: FilePart.from_bytes(data, filename=f"{name}.pdf"),
         st.binary(max_size=64),
@@ -265,6 +324,13 @@ def content_parts(
     *, extensions: bool = True
 ) -> st.SearchStrategy[TextPart | ImagePart | AudioPart | FilePart | VideoPart]:
     """Any content part, text most often; with ``extensions``, video parts and litellm's keys too."""
+    return _content_parts(extensions)
+
+
+@_built
+def _content_parts(
+    extensions: bool,
+) -> st.SearchStrategy[TextPart | ImagePart | AudioPart | FilePart | VideoPart]:
     parts: list[st.SearchStrategy[Any]] = [
         text_parts(extensions=extensions),
         text_parts(extensions=extensions),
@@ -280,6 +346,11 @@ def content_parts(
 def system_messages(*, extensions: bool = True) -> st.SearchStrategy[SystemMessage]:
     """A system (or developer) message, as a string or text parts, sometimes named; with ``extensions``,
     sometimes a cache breakpoint on it or on its parts."""
+    return _system_messages(extensions)
+
+
+@_built
+def _system_messages(extensions: bool) -> st.SearchStrategy[SystemMessage]:
     return st.builds(
         SystemMessage,
         role=st.sampled_from(["system", "system", "developer"]),
@@ -292,6 +363,11 @@ def system_messages(*, extensions: bool = True) -> st.SearchStrategy[SystemMessa
 def user_messages(*, extensions: bool = True) -> st.SearchStrategy[UserMessage]:
     """A user message: text, or a list of text, image, audio and file parts (and video, with
     ``extensions``); sometimes named; with ``extensions``, sometimes a cache breakpoint."""
+    return _user_messages(extensions)
+
+
+@_built
+def _user_messages(extensions: bool) -> st.SearchStrategy[UserMessage]:
     return st.builds(
         UserMessage,
         content=st.one_of(texts(), st.lists(content_parts(extensions=extensions), min_size=1, max_size=4)),
@@ -300,6 +376,7 @@ def user_messages(*, extensions: bool = True) -> st.SearchStrategy[UserMessage]:
     )
 
 
+@_built
 def _thinking_blocks() -> st.SearchStrategy[list[dict[str, Any]]]:
     thinking = st.builds(
         lambda text, sig, cached: (
@@ -314,6 +391,7 @@ def _thinking_blocks() -> st.SearchStrategy[list[dict[str, Any]]]:
     return st.lists(st.one_of(thinking, redacted), min_size=1, max_size=2)
 
 
+@_built
 def _message_fields() -> st.SearchStrategy[dict[str, Any]]:
     """Message-level provider fields as litellm reads them: Gemini text thought signatures, Anthropic
     citations."""
@@ -337,41 +415,88 @@ def ai_messages(
     """An assistant message: text, tool calls (``calls`` if given, else drawn), or both, and sometimes a
     refusal (alone, or beside text, as OpenAI may send it); with ``extensions``, reasoning text, signed
     thinking blocks, message-level provider fields and the provider that produced them."""
+    return _draw_reply(draw, extensions, calls)
+
+
+def _draw_reply(draw: st.DrawFn, extensions: bool, calls: list[ToolCall] | None) -> AIMessage:
+    """The body of ``ai_messages``, which ``_draw_exchange`` also calls with its own ``draw`` (a composite
+    strategy made anew for each exchange would be validated anew)."""
+    pieces = _reply_pieces(extensions)
     if calls is None:
-        calls = draw(st.lists(tool_calls(extensions=extensions), max_size=3, unique_by=lambda c: c.id))
+        calls = draw(pieces.calls)
+    content = draw(pieces.content_beside_calls if calls else pieces.content)
+    fields: dict[str, Any] = {"content": content, "tool_calls": calls}
+    if content is None and not calls:
+        fields["refusal"] = draw(pieces.some_text)  # an empty turn needs something: the refusal
+    else:
+        fields["refusal"] = draw(pieces.refusal)
+    fields["name"] = draw(pieces.name)
+    if extensions:
+        fields["reasoning_content"] = draw(pieces.reasoning)
+        blocks = draw(pieces.thinking_blocks)
+        fields["thinking_blocks"] = blocks
+        extra = draw(pieces.provider_fields)
+        fields["provider_specific_fields"] = extra
+        bound = blocks is not None or extra is not None or any(c.provider_specific_fields for c in calls)
+        if bound:
+            fields["provider"] = draw(pieces.provider)
+        fields["cache_control"] = draw(_sometimes_cached(extensions))
+        reply = draw(pieces.reply_kind)
+        if reply == "annotations":
+            fields["annotations"] = draw(pieces.annotations)
+        elif reply == "images":
+            fields["images"] = draw(pieces.images)
+        elif reply == "audio":
+            fields["audio"] = {"id": draw(pieces.audio_id)}
+    return AIMessage(**fields)
+
+
+class _ReplyPieces(NamedTuple):
+    """The strategies ``ai_messages`` draws its fields from, built once per ``extensions``."""
+
+    calls: st.SearchStrategy[list[ToolCall]]
+    content: st.SearchStrategy[Any]
+    content_beside_calls: st.SearchStrategy[Any]
+    some_text: st.SearchStrategy[str]
+    refusal: st.SearchStrategy[str | None]
+    name: st.SearchStrategy[str | None]
+    reasoning: st.SearchStrategy[str | None]
+    thinking_blocks: st.SearchStrategy[list[dict[str, Any]] | None]
+    provider_fields: st.SearchStrategy[dict[str, Any] | None]
+    provider: st.SearchStrategy[str]
+    reply_kind: st.SearchStrategy[str]
+    annotations: st.SearchStrategy[list[dict[str, Any]]]
+    images: st.SearchStrategy[list[dict[str, Any]]]
+    audio_id: st.SearchStrategy[str]
+
+
+@_built
+def _reply_pieces(extensions: bool) -> _ReplyPieces:
     parts: st.SearchStrategy[Any] = text_parts(extensions=extensions)
     if extensions:  # litellm allows image, audio and file parts in an assistant turn; OpenAI does not
         parts = st.one_of(
             parts, parts, parts, image_parts(), audio_parts(), file_parts(extensions=extensions)
         )
     text = st.one_of(texts(), st.lists(parts, min_size=1, max_size=2))
-    content = draw(st.one_of(st.none(), st.just(""), text) if calls else st.one_of(text, st.none()))
-    fields: dict[str, Any] = {"content": content, "tool_calls": calls}
-    if content is None and not calls:
-        fields["refusal"] = draw(texts(min_size=1))  # an empty turn needs something: the refusal
-    else:
-        fields["refusal"] = draw(st.one_of(st.none(), st.none(), st.none(), texts(min_size=1)))
-    fields["name"] = draw(st.one_of(st.none(), participant_names()))
-    if extensions:
-        fields["reasoning_content"] = draw(st.one_of(st.none(), texts(min_size=1)))
-        blocks = draw(st.one_of(st.none(), _thinking_blocks()))
-        fields["thinking_blocks"] = blocks
-        extra = draw(st.one_of(st.none(), st.none(), _message_fields()))
-        fields["provider_specific_fields"] = extra
-        bound = blocks is not None or extra is not None or any(c.provider_specific_fields for c in calls)
-        if bound:
-            fields["provider"] = draw(st.sampled_from(["anthropic", "gemini", "vertex_ai", "bedrock"]))
-        fields["cache_control"] = draw(_sometimes_cached(extensions))
-        reply = draw(st.sampled_from(["plain", "plain", "plain", "annotations", "images", "audio"]))
-        if reply == "annotations":
-            fields["annotations"] = draw(st.lists(_url_citations(), min_size=1, max_size=2))
-        elif reply == "images":
-            fields["images"] = draw(st.lists(_generated_images(), min_size=1, max_size=2))
-        elif reply == "audio":
-            fields["audio"] = {"id": draw(_chars(_ALNUM, 16).map(lambda s: f"audio_{s}"))}
-    return AIMessage(**fields)
+    return _ReplyPieces(
+        calls=st.lists(tool_calls(extensions=extensions), max_size=3, unique_by=lambda c: c.id),
+        content=st.one_of(text, st.none()),
+        content_beside_calls=st.one_of(st.none(), st.just(""), text),
+        some_text=texts(min_size=1),
+        refusal=st.one_of(st.none(), st.none(), st.none(), texts(min_size=1)),
+        name=st.one_of(st.none(), participant_names()),
+        reasoning=st.one_of(st.none(), texts(min_size=1)),
+        thinking_blocks=st.one_of(st.none(), _thinking_blocks()),
+        provider_fields=st.one_of(st.none(), st.none(), _message_fields()),
+        provider=st.sampled_from(["anthropic", "gemini", "vertex_ai", "bedrock"]),
+        reply_kind=st.sampled_from(["plain", "plain", "plain", "annotations", "images", "audio"]),
+        annotations=st.lists(_url_citations(), min_size=1, max_size=2),
+        images=st.lists(_generated_images(), min_size=1, max_size=2),
+        audio_id=_chars(_ALNUM, 16).map(lambda s: f"audio_{s}"),
+    )
 
 
+@_built
 def _url_citations() -> st.SearchStrategy[dict[str, Any]]:
     """An OpenAI web-search citation, as a reply carries it."""
     return st.builds(
@@ -391,6 +516,7 @@ def _url_citations() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+@_built
 def _generated_images() -> st.SearchStrategy[dict[str, Any]]:
     """An image a model generated (Gemini image output, as litellm reads it)."""
     return st.binary(max_size=48).map(
@@ -407,6 +533,21 @@ def tool_messages(
 ) -> st.SearchStrategy[ToolMessage]:
     """A tool result: JSON, plain or empty text, text parts; with ``extensions`` also images, the tool's
     ``name``, ``is_error`` and a cache breakpoint."""
+    if tool_call_id is None:
+        return _tool_messages(extensions)
+    return _result_fields(extensions).map(lambda fields: ToolMessage(tool_call_id=tool_call_id, **fields))
+
+
+@_built
+def _tool_messages(extensions: bool) -> st.SearchStrategy[ToolMessage]:
+    return st.tuples(tool_call_ids(), _result_fields(extensions)).map(
+        lambda t: ToolMessage(tool_call_id=t[0], **t[1])
+    )
+
+
+@_built
+def _result_fields(extensions: bool) -> st.SearchStrategy[dict[str, Any]]:
+    """A tool result's fields but its ``tool_call_id``."""
     parts: st.SearchStrategy[Any] = text_parts(extensions=extensions)
     if extensions:
         parts = st.one_of(text_parts(), image_parts())
@@ -415,18 +556,23 @@ def tool_messages(
         arguments().filter(bool),
         st.lists(parts, min_size=1, max_size=3),
     )
-    return st.builds(
-        ToolMessage,
-        tool_call_id=st.just(tool_call_id) if tool_call_id is not None else tool_call_ids(),
-        content=content,
-        name=st.one_of(st.none(), tool_names()) if extensions else st.none(),
-        cache_control=_sometimes_cached(extensions),
-        is_error=st.one_of(st.none(), st.none(), st.booleans()) if extensions else st.none(),
+    return st.fixed_dictionaries(
+        {
+            "content": content,
+            "name": st.one_of(st.none(), tool_names()) if extensions else st.none(),
+            "cache_control": _sometimes_cached(extensions),
+            "is_error": st.one_of(st.none(), st.none(), st.booleans()) if extensions else st.none(),
+        }
     )
 
 
 def messages(*, extensions: bool = True) -> st.SearchStrategy[Message]:
     """Any single message (not necessarily a valid conversation on its own)."""
+    return _messages(extensions)
+
+
+@_built
+def _messages(extensions: bool) -> st.SearchStrategy[Message]:
     return st.one_of(
         system_messages(extensions=extensions),
         user_messages(extensions=extensions),
@@ -435,13 +581,14 @@ def messages(*, extensions: bool = True) -> st.SearchStrategy[Message]:
     )
 
 
-@st.composite
-def _exchange(draw: st.DrawFn, ids: list[str], *, extensions: bool) -> list[Message]:
+def _draw_exchange(draw: st.DrawFn, ids: list[str], *, extensions: bool) -> list[Message]:
     """An assistant turn calling ``ids`` (in parallel if several), and one result per call in any order."""
-    calls = [draw(tool_calls(extensions=extensions, ids=st.just(call_id))) for call_id in ids]
-    turn: list[Message] = [draw(ai_messages(extensions=extensions, calls=calls))]
+    bodies = _call_bodies(extensions, False)
+    calls = [_call(call_id, draw(bodies)) for call_id in ids]
+    turn: list[Message] = [_draw_reply(draw, extensions, calls)]
+    results = _result_fields(extensions)
     for call_id in draw(st.permutations(ids)):
-        turn.append(draw(tool_messages(extensions=extensions, tool_call_id=call_id)))
+        turn.append(ToolMessage(tool_call_id=call_id, **draw(results)))
     return turn
 
 
@@ -464,39 +611,74 @@ def conversations(
     of an earlier turn again, as Kimi K2 (``functions.NAME:0``) and local servers (``call_0``) mint them
     and as the protocol allows (quirk 17): ``reused_ids=False`` keeps every id of the conversation unique.
     """
-    conversation: list[Message] = list(draw(st.lists(system_messages(extensions=extensions), max_size=2)))
-    kinds = draw(
-        st.lists(
-            st.sampled_from(["user", "user", "assistant", "tools", "tools", "system"]),
-            min_size=min_turns,
-            max_size=max_turns,
-        )
-    )
+    conversation: list[Message] = list(draw(_openings(extensions)))
+    kinds = draw(_turn_kinds(min_turns, max_turns))
     used: set[str] = set()
     for kind in kinds:
         if kind == "user":
             conversation.append(draw(user_messages(extensions=extensions)))
         elif kind == "assistant":
-            conversation.append(draw(ai_messages(extensions=extensions, calls=[])))
+            conversation.append(draw(_texts_only(extensions)))
         elif kind == "system":
             conversation.append(draw(system_messages(extensions=extensions)))
         else:
             count = draw(st.integers(1, max_parallel_calls))
-            fresh = tool_call_ids().filter(lambda i: i not in used)
-            earlier = st.sampled_from(sorted(used)) if reused_ids and used else None
-            ids = draw(
-                st.lists(
-                    fresh if earlier is None else st.one_of(earlier, fresh),
-                    min_size=count,
-                    max_size=count,
-                    unique=True,
-                )
-            )
+            ids = _draw_turn_ids(draw, count, used, reuse=reused_ids)
             used.update(ids)
-            conversation.extend(draw(_exchange(ids, extensions=extensions)))
+            conversation.extend(_draw_exchange(draw, ids, extensions=extensions))
     if not conversation:
         conversation.append(draw(user_messages(extensions=extensions)))
     return conversation
+
+
+_COIN = st.booleans()
+
+
+def _draw_turn_ids(draw: st.DrawFn, count: int, used: set[str], *, reuse: bool) -> list[str]:
+    """``count`` distinct ids for the calls of one turn: each a fresh id (none of ``used``) or, with
+    ``reuse``, as often as not one of ``used`` again.
+
+    Drawn one by one from the shared id strategy rather than from a list strategy made for the turn
+    (see ``_built``); a fresh id that is taken is drawn again, as ``filter`` would."""
+    ids: list[str] = []
+    for _ in range(count):
+        again = sorted(used.difference(ids)) if reuse else []
+        take_again: bool = bool(again) and draw(_COIN)
+        if take_again:
+            ids.append(draw(st.sampled_from(again)))
+            continue
+        for _attempt in range(_ATTEMPTS):
+            candidate = draw(tool_call_ids())
+            if candidate not in used and candidate not in ids:
+                ids.append(candidate)
+                break
+        else:
+            reject()  # as a filter that never passes: this example is left out
+    return ids
+
+
+_ATTEMPTS = 50
+"""How many ids a turn draws for one call before giving the example up (ids collide rarely)."""
+
+
+@_built
+def _openings(extensions: bool) -> st.SearchStrategy[list[SystemMessage]]:
+    return st.lists(system_messages(extensions=extensions), max_size=2)
+
+
+@_built
+def _turn_kinds(min_turns: int, max_turns: int) -> st.SearchStrategy[list[str]]:
+    return st.lists(
+        st.sampled_from(["user", "user", "assistant", "tools", "tools", "system"]),
+        min_size=min_turns,
+        max_size=max_turns,
+    )
+
+
+@_built
+def _texts_only(extensions: bool) -> st.SearchStrategy[AIMessage]:
+    """An assistant turn without tool calls."""
+    return ai_messages(extensions=extensions, calls=[])
 
 
 Breakage = Literal[
@@ -538,8 +720,7 @@ def _result_indexes(conversation: Sequence[Message], turn: int) -> list[int]:
     return list(range(turn + 1, end))
 
 
-@st.composite
-def _break_once(draw: st.DrawFn, conversation: list[Message], kind: Breakage, *, extensions: bool) -> None:
+def _draw_break(draw: st.DrawFn, conversation: list[Message], kind: Breakage, *, extensions: bool) -> None:
     """Apply one breakage of ``kind`` to ``conversation`` in place."""
     turns = _turn_indexes(conversation)
     if kind == "trim":
@@ -566,14 +747,7 @@ def _break_once(draw: st.DrawFn, conversation: list[Message], kind: Breakage, *,
         turn = draw(st.sampled_from(turns))
         results = _result_indexes(conversation, turn)
         position = draw(st.integers(turn + 1, results[-1] if results else turn + 1))
-        injected = draw(
-            st.one_of(
-                user_messages(extensions=extensions),
-                user_messages(extensions=extensions),
-                system_messages(extensions=extensions),
-                ai_messages(extensions=extensions, calls=[]),
-            )
-        )
+        injected = draw(_injected(extensions))
         conversation.insert(position, injected)
     elif kind == "duplicate_id":
         turn = draw(st.sampled_from(turns))
@@ -617,10 +791,28 @@ def _break_once(draw: st.DrawFn, conversation: list[Message], kind: Breakage, *,
         conversation.clear()
 
 
-def _fresh_ids(used: set[str], count: int) -> st.SearchStrategy[list[str]]:
-    """``count`` distinct tool-call ids, none of them in ``used``."""
-    fresh = tool_call_ids().filter(lambda i: i not in used)
-    return st.lists(fresh, min_size=count, max_size=count, unique=True)
+@_built
+def _injected(extensions: bool) -> st.SearchStrategy[Message]:
+    """What a breakage files between a call and its results: mostly a user message."""
+    return st.one_of(
+        user_messages(extensions=extensions),
+        user_messages(extensions=extensions),
+        system_messages(extensions=extensions),
+        _texts_only(extensions),
+    )
+
+
+@_built
+def _whole(
+    max_turns: int, max_parallel_calls: int, extensions: bool, reused_ids: bool
+) -> st.SearchStrategy[list[Message]]:
+    """The conversation a breakage starts from."""
+    return conversations(
+        max_turns=max_turns,
+        max_parallel_calls=max_parallel_calls,
+        extensions=extensions,
+        reused_ids=reused_ids,
+    )
 
 
 def _as_ai(message: Message) -> AIMessage:
@@ -673,20 +865,13 @@ def _broken(
     options = [k for k in kinds if k != "empty"]
     if "empty" in kinds and (not options or draw(st.integers(0, 19)) == 0):
         return []
-    conversation = draw(
-        conversations(
-            max_turns=max_turns,
-            max_parallel_calls=max_parallel_calls,
-            extensions=extensions,
-            reused_ids=reused_ids,
-        )
-    )
+    conversation = draw(_whole(max_turns, max_parallel_calls, extensions, reused_ids))
     for _ in range(draw(st.integers(1, max_breaks))):
         kind = draw(st.sampled_from(options))
         if kind in _NEEDS_TOOLS and not _turn_indexes(conversation):
             used = {call.id for m in conversation if isinstance(m, AIMessage) for call in m.tool_calls}
             used |= {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}
-            ids = draw(_fresh_ids(used, draw(st.integers(1, max_parallel_calls))))
-            conversation.extend(draw(_exchange(ids, extensions=extensions)))
-        draw(_break_once(conversation, kind, extensions=extensions))
+            ids = _draw_turn_ids(draw, draw(st.integers(1, max_parallel_calls)), used, reuse=False)
+            conversation.extend(_draw_exchange(draw, ids, extensions=extensions))
+        _draw_break(draw, conversation, kind, extensions=extensions)
     return conversation
