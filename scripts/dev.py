@@ -3,6 +3,7 @@
 
     python3 scripts/dev.py run      # the example bot, offline (a loopback stand-in provider)
     python3 scripts/dev.py test     # ruff, mypy and the whole test suite (PostgreSQL tests included)
+    python3 scripts/dev.py test --quick  # the one-minute loop for a change (see `quick` below)
     python3 scripts/dev.py bench    # the benchmarks, printing ratios against baselines
     python3 scripts/dev.py conformance  # providers x hard cases, litellm alone and with the profiles
 
@@ -17,6 +18,13 @@ tests asked for leave out tests/stores; when none can start, it says why in one 
 giving the same reason. pytest gets MESSAGES_POSTGRES_STATUS (`started`, `configured`, `unavailable` or
 `not started`), which the JUnit report records and .ci/check_junit.py reads: with a server up, no
 PostgreSQL test may skip.
+
+`test` runs pytest on every core (pytest-xdist) and mypy beside it, and ends with one line giving the test
+count and the wall time. `test --quick` is the loop for a change: the same checks and every test file, but
+each property test at the quick profile's 10 examples (its own `@settings` capped too, tests/conftest.py)
+and without the tests marked `slow` (other processes: the examples, the benchmarks' smoke runs, the wheel,
+the multi-process and server-kill store tests). It answers in about a minute; the full command is what
+CI runs and what a change must pass.
 """
 
 from __future__ import annotations
@@ -223,9 +231,15 @@ def test(args: list[str]) -> int:
     """ruff, then mypy beside pytest (mypy takes a core for a minute on a clean clone, pytest every core);
     the wall time and the test count at the end, so that a slowdown is seen the day it comes."""
     started = time.monotonic()
+    quick = "--quick" in args
+    args = [a for a in args if a != "--quick"]
     ensure_venv(EXTRAS["test"])
     installed = time.monotonic()
     env = _env()
+    if quick:
+        env["HYPOTHESIS_PROFILE"] = "quick"
+        if not any(a == "-m" or a.startswith("-m") for a in args):
+            args = ["-m", "not slow", *args]
     checks: list[tuple[str, list[str | Path]]] = [
         ("ruff check", [PYTHON, "-m", "ruff", "check", "."]),
         ("ruff format --check", [PYTHON, "-m", "ruff", "format", "--check", "."]),

@@ -31,6 +31,24 @@ settings.register_profile(
 settings.register_profile("quick", max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+QUICK = settings.get_current_profile_name() == "quick"
+"""The one-minute loop (`scripts/dev.py test --quick`): every property test runs at most the quick
+profile's examples, its own `@settings` included (``pytest_collection_modifyitems``). The full run keeps
+every count."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under the quick profile, cap the examples of tests that set their own (``QUICK``)."""
+    if not QUICK:
+        return
+    cap = settings.default.max_examples
+    for item in items:
+        test = getattr(item, "obj", None)
+        # Where @given keeps the settings it runs with (hypothesis.core reads them at each call).
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if own is not None and own.max_examples > cap:
+            test._hypothesis_internal_use_settings = settings(own, max_examples=cap)
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Record whether a PostgreSQL server was up for this run (scripts/dev.py says so in

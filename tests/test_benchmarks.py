@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+
+# Each smoke run is a process of its own that measures for seconds: left out of the quick loop.
+pytestmark = pytest.mark.slow
 
 
 def quick_run(*names: str) -> str:

@@ -3,26 +3,37 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib
 import io
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from messages.testing import StandInServer
+from tests._zygote import Zygote
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
+SUBPROCESS = pytest.mark.slow
+"""A test that starts the example as a process of its own (a few seconds each, most of it litellm's
+import): left out of the quick loop (`scripts/dev.py test --quick`), run by the full suite."""
+
+
+_zygote: list[Zygote] = []
+
 
 def start_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``examples/<name>`` as a user without provider keys would."""
+    """Run ``examples/<name>`` as a user without provider keys would: ``python examples/<name> ARGS``, in a
+    process of its own, forked from one that has imported litellm and the package already
+    (tests/_zygote.py: the same run without paying the imports again for each example)."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return subprocess.run(
-        [sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True, env=env, timeout=300
-    )
+    if not _zygote:
+        _zygote.append(Zygote.start(preload=["litellm", "messages"]))
+        atexit.register(_zygote[0].close)
+    return _zygote[0].run(EXAMPLES / name, list(args), env=env, timeout=300)
 
 
 def run_example(name: str, *args: str) -> str:
@@ -32,6 +43,7 @@ def run_example(name: str, *args: str) -> str:
     return result.stdout
 
 
+@SUBPROCESS
 def test_tool_loop_calls_both_tools_and_answers():
     out = run_example("tool_loop.py")
     lines = out.splitlines()
@@ -49,18 +61,21 @@ def test_tool_loop_calls_both_tools_and_answers():
     assert "2 requests to the stand-in provider" in out
 
 
+@SUBPROCESS
 def test_tool_loop_takes_a_question_and_answers_without_tools_when_none_fit():
     out = run_example("tool_loop.py", "Tell me a joke")
     assert "assistant -> " not in out
     assert "assistant: I can tell the weather" in out
 
 
+@SUBPROCESS
 def test_tool_loop_refuses_a_model_without_its_key():
     result = start_example("tool_loop.py", "--model", "openai/gpt-4o-mini")
     assert result.returncode == 2
     assert "OPENAI_API_KEY" in result.stderr
 
 
+@SUBPROCESS
 def test_streaming_bot_streams_the_tool_calls_then_the_answer():
     out = run_example("streaming_bot.py")
     lines = out.splitlines()
@@ -122,6 +137,7 @@ def test_streaming_bot_prints_text_and_arguments_as_they_arrive(litellm, monkeyp
     assert "light rain" in answer
 
 
+@SUBPROCESS
 def test_streaming_bot_refuses_a_model_without_its_key():
     result = start_example("streaming_bot.py", "--model", "openai/gpt-4o-mini")
     assert result.returncode == 2
@@ -129,6 +145,7 @@ def test_streaming_bot_refuses_a_model_without_its_key():
     assert result.stdout == ""
 
 
+@SUBPROCESS
 def test_long_chat_window_stays_within_its_limit_and_restores():
     out = run_example("long_chat.py", "--turns", "40", "--limit", "600")
     rows = [line for line in out.splitlines() if line.startswith("turn ")]
@@ -142,6 +159,7 @@ def test_long_chat_window_stays_within_its_limit_and_restores():
     assert "restored window identical: True" in out
 
 
+@SUBPROCESS
 def test_persist_thread_is_continued_by_a_second_process():
     out = run_example("persist_thread.py")
     first, second = (line for line in out.splitlines() if line.startswith("[process"))
@@ -154,6 +172,7 @@ def test_persist_thread_is_continued_by_a_second_process():
     assert lines[-1].startswith("assistant: Tokyo: clear, 22 °C; local time")
 
 
+@SUBPROCESS
 def test_switch_provider_continues_one_conversation_on_four_providers():
     out = run_example("switch_provider.py")
     hops = [line for line in out.splitlines() if line.startswith("== ")]
@@ -173,6 +192,7 @@ def test_switch_provider_continues_one_conversation_on_four_providers():
     assert "signed reasoning kept in history from: ['anthropic', 'gemini']" in out
 
 
+@SUBPROCESS
 def test_prompt_caching_moves_the_marks_forward_within_four():
     out = run_example("prompt_caching.py", "--turns", "6")
     turns = [line for line in out.splitlines() if line.startswith("turn ")]
@@ -184,6 +204,7 @@ def test_prompt_caching_moves_the_marks_forward_within_four():
     assert "sent with marks on: ['Question 1', 'Question 2', 'Question 3', 'Question 4']" in out
 
 
+@SUBPROCESS
 def test_autogen_agent_keeps_whole_exchanges_and_gemini_gets_a_user_turn_first():
     out = run_example("autogen_agent.py")
     lines = out.splitlines()
