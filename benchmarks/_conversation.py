@@ -26,29 +26,37 @@ def build_conversation(size: int) -> list[Message]:
     It repeats a six-message exchange: a user question (every fifth one with an image), an assistant turn
     with two parallel tool calls, their two results, an assistant answer, and a short user follow-up.
     """
-    conversation: list[Message] = [SystemMessage(content="You are a helpful assistant with weather tools.")]
+    conversation: list[Message] = [SYSTEM]
     n = 0
     while len(conversation) < size:
         n += 1
-        question = f"What is the weather in city {n} and in its twin town, and should I take an umbrella?"
-        if n % 5 == 0:
-            conversation.append(
-                UserMessage(content=[TextPart(text=question), ImagePart(url=_PNG, detail="low")])
-            )
-        else:
-            conversation.append(UserMessage(content=question))
-        calls = [
-            ToolCall(id=f"call_{n:08d}a", name="get_weather", arguments=f'{{"city": "City {n}"}}'),
-            ToolCall(id=f"call_{n:08d}b", name="get_weather", arguments=f'{{"city": "Twin {n}"}}'),
-        ]
-        conversation.append(AIMessage(content=None, tool_calls=calls))
-        conversation.append(ToolMessage(tool_call_id=calls[0].id, content='{"sky": "rain", "celsius": 12}'))
-        conversation.append(ToolMessage(tool_call_id=calls[1].id, content='{"sky": "clear", "celsius": 19}'))
-        conversation.append(
-            AIMessage(content=f"Rain in city {n}, clear in its twin: take an umbrella for the first.")
-        )
-        conversation.append(UserMessage(content="Thanks!"))
+        conversation += exchange(n)
     return _cut(conversation, size)
+
+
+SYSTEM = SystemMessage(content="You are a helpful assistant with weather tools.")
+"""The first message of ``build_conversation``."""
+
+
+def exchange(n: int) -> list[Message]:
+    """The ``n``-th six-message exchange of ``build_conversation`` (``n`` >= 1)."""
+    question = f"What is the weather in city {n} and in its twin town, and should I take an umbrella?"
+    if n % 5 == 0:
+        asked: Message = UserMessage(content=[TextPart(text=question), ImagePart(url=_PNG, detail="low")])
+    else:
+        asked = UserMessage(content=question)
+    calls = [
+        ToolCall(id=f"call_{n:08d}a", name="get_weather", arguments=f'{{"city": "City {n}"}}'),
+        ToolCall(id=f"call_{n:08d}b", name="get_weather", arguments=f'{{"city": "Twin {n}"}}'),
+    ]
+    return [
+        asked,
+        AIMessage(content=None, tool_calls=calls),
+        ToolMessage(tool_call_id=calls[0].id, content='{"sky": "rain", "celsius": 12}'),
+        ToolMessage(tool_call_id=calls[1].id, content='{"sky": "clear", "celsius": 19}'),
+        AIMessage(content=f"Rain in city {n}, clear in its twin: take an umbrella for the first."),
+        UserMessage(content="Thanks!"),
+    ]
 
 
 def _cut(conversation: list[Message], size: int) -> list[Message]:

@@ -1,29 +1,68 @@
-"""The window rules without message types: units, the newest units within a budget, the head.
+"""The window rules without message types, and the window-aware store read.
 
 ``messages.context`` windows this package's messages with them, and ``messages.integrations.autogen``
 windows AutoGen's ``LLMMessage`` objects with the same code, so both keep and drop whole exchanges by the
 same rules (``messages.context``'s module docstring states them). A history is seen here only through
 what each item is: a leading system message, a tool result (which joins the unit before it), or anything
 else (which starts a unit); and, for the bounds, through a weight per item.
+
+The vocabulary: the *lead* is the leading system messages; after it the history is cut into *units*, each
+a message that is not a tool result with the tool results that follow it (a tool result right after the
+lead starts a unit of its own). A window keeps the lead, then whole units: a *head* (``HeadAndTailContext``)
+and a *tail*.
+
+* ``Units``, ``Suffix``, ``TokenWindow``, ``head_units``, ``suffix_window``, ``head_and_tail_window``: a
+  window over a history held in memory, kept up to date as items arrive;
+* ``TailWalk``: the newest whole units whose weights sum to at most a budget (the newest always), found
+  by offering the units from the newest back; ``head_end``: where a head of at most ``head_size``
+  messages after the lead ends;
+* ``plan_read``: the store read of a window (a generator without I/O: it asks for lengths, roles and
+  messages, and returns the part of the thread the window needs), driven by ``read_sync`` and
+  ``read_async``. A window given such a part holds the lead (and head) and the tail, with a *gap* between
+  them: ``omitted`` messages of the thread left out before the history's item ``gap``; the in-memory rules
+  take the gap as a floor (no tail reaches back across it) and count positions across it.
+
+The read asks only for what the window can return. Buffered and head-and-tail windows weigh each message 1,
+so the roles alone (one short column, no message parsed) place the cut, and only the kept messages are read;
+a token-limited window reads messages from the end, a page at a time, until its budget is spent. Every cut
+falls between units, so no call is cut from its result. A summary checkpoint (a stored summary standing for
+every message before a position) fits the same read later: the walk stops at the newest checkpoint, whose
+summary then stands in for what precedes it, as the head and the placeholder do here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from messages.models import Message
 
 __all__ = [
+    "SYSTEM_ROLES",
+    "Gap",
+    "Part",
+    "ReadPlan",
     "Suffix",
+    "TailWalk",
     "TokenWindow",
     "Units",
     "checked_count",
     "head_and_tail_window",
+    "head_end",
     "head_units",
+    "lead_of",
+    "plan_read",
     "positive_int",
+    "read_async",
+    "read_sync",
     "suffix_window",
 ]
 
 T = TypeVar("T")
+
+SYSTEM_ROLES = frozenset({"system", "developer"})
+"""The roles of a ``SystemMessage``, which make up the lead."""
 
 
 class Units:
@@ -35,7 +74,7 @@ class Units:
     holds them and no bound counts them.
     """
 
-    __slots__ = ("lead", "size", "skip_orphans", "skipped", "starts")
+    __slots__ = ("lead", "lead_closed", "size", "skip_orphans", "skipped", "starts")
 
     def __init__(self, *, skip_orphans: bool = False) -> None:
         self.skip_orphans = skip_orphans
@@ -48,6 +87,8 @@ class Units:
         """Where each unit after them starts, in the history."""
         self.size = 0
         """How many items the history has."""
+        self.lead_closed = False
+        """No later item joins the lead (the items after a gap follow messages left out)."""
 
     def add(self, system: bool, result: bool, /) -> None:
         """Account for one more item at the end of the history: a system message or not, a tool result or
@@ -57,7 +98,7 @@ class Units:
         if self.starts:
             if not result:
                 self.starts.append(index)
-        elif system and self.lead == index:
+        elif system and self.lead == index and not self.lead_closed:
             self.lead += 1
         elif result and self.skip_orphans:
             self.skipped += 1
@@ -69,6 +110,7 @@ class Units:
         self.skipped = 0
         self.starts = []
         self.size = 0
+        self.lead_closed = False
 
     @property
     def windowed(self) -> int:
@@ -78,6 +120,27 @@ class Units:
     def end(self, unit: int) -> int:
         """Where unit ``unit`` ends (exclusive), in the history."""
         return self.starts[unit + 1] if unit + 1 < len(self.starts) else self.size
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Messages of a thread left out of a window's history: ``omitted`` of them before the history's item
+    ``at`` (a unit boundary after the lead), as a store read (``plan_read``) leaves them out."""
+
+    at: int
+    omitted: int
+
+    def floor(self, units: Units) -> int:
+        """The first unit a tail may hold: none before the messages left out."""
+        return sum(1 for start in units.starts if start < self.at)
+
+    def end_position(self, index: int) -> int:
+        """The position in the thread where the history's items before ``index`` end."""
+        return index if index <= self.at else index + self.omitted
+
+    def position(self, index: int) -> int:
+        """The position in the thread of the history's item at ``index``."""
+        return index if index < self.at else index + self.omitted
 
 
 class Suffix:
@@ -112,8 +175,9 @@ class Suffix:
             return end - start
         return sum(weigh(i) for i in range(start, end))
 
-    def sync(self, units: Units, budget: float) -> None:
-        """Move the window over ``units`` to the newest units that fit ``budget`` (the newest always)."""
+    def sync(self, units: Units, budget: float, floor: int = 0) -> None:
+        """Move the window over ``units`` to the newest units that fit ``budget`` (the newest always), none
+        before unit ``floor`` (the first after messages a store read left out)."""
         starts = units.starts
         size = units.size
         if self._synced == size:
@@ -123,16 +187,14 @@ class Suffix:
             self.first, self.total, self._synced = 0, 0, size
             return
         if self._synced is None:
-            # Walk back from the end: the newest unit, then older ones while they fit.
-            first = count - 1
-            total = self._weight(starts[first], size)
-            while first > 0:
-                weight = self._weight(starts[first - 1], starts[first])
-                if total + weight > budget:
+            # Walk back from the end: the newest unit, then older ones while they fit (never into the
+            # messages a store read left out).
+            walk = TailWalk(budget)
+            for unit in range(count - 1, floor - 1, -1):
+                if not walk.offer(unit, self._weight(starts[unit], units.end(unit))):
                     break
-                first -= 1
-                total += weight
-            self.first, self.total, self._synced = first, total, size
+            assert walk.start is not None  # the newest unit is always kept
+            self.first, self.total, self._synced = walk.start, walk.total, size
             return
         # Weigh what arrived since the last read (the window always reaches the end), then drop units from
         # the front while the window is over budget.
@@ -144,11 +206,13 @@ class Suffix:
         self.first, self.total, self._synced = first, total, size
 
 
-def head_units(units: Units, head_size: int) -> int:
-    """How many units the head holds: the oldest whole units of at most ``head_size`` items."""
+def head_units(units: Units, head_size: int, gap: Gap | None = None) -> int:
+    """How many units the head holds: the oldest whole units of at most ``head_size`` items (counted as
+    positions in the thread, across a ``gap``)."""
     count = 0
     total = len(units.starts)
-    while count < total and units.end(count) - units.starts[0] <= head_size:
+    end = units.end if gap is None else (lambda unit: gap.end_position(units.end(unit)))
+    while count < total and end(count) - units.starts[0] <= head_size:
         count += 1
     return count
 
@@ -171,22 +235,30 @@ def head_and_tail_window(
     head_size: int,
     tail_size: int,
     placeholder: Callable[[int], T],
+    gap: Gap | None = None,
 ) -> list[T]:
     """The leading system messages, the oldest whole units within ``head_size``, ``placeholder(count)`` for
     the ``count`` items left out, and the newest whole units within ``tail_size`` (``tail``, a ``Suffix``
     weighing 1 per item); the units whole when they hold at most ``head_size + tail_size`` items, or when
-    head and tail leave nothing out (``messages.context.HeadAndTailContext`` states the rules)."""
-    tail.sync(units, tail_size)
-    if not units.starts or units.windowed <= head_size + tail_size:
+    head and tail leave nothing out (``messages.context.HeadAndTailContext`` states the rules). ``gap``:
+    the items a store read left out, which count as left out (``plan_read`` gives the window its head
+    and its tail)."""
+    tail.sync(units, tail_size, 0 if gap is None else gap.floor(units))
+    omitted = 0 if gap is None else gap.omitted
+    if not units.starts or units.windowed + omitted <= head_size + tail_size:
         return suffix_window(items, units, 0)
-    head = head_units(units, head_size)
+    head = head_units(units, head_size, gap)
     first = max(tail.first, head)
-    if first == head:  # nothing left out
-        return suffix_window(items, units, 0)
-    head_end = units.starts[head]
+    head_end_index = units.starts[head] if head < len(units.starts) else units.size
     tail_start = units.starts[first]
-    note = placeholder(tail_start - head_end)
-    return [*items[: units.lead], *items[units.starts[0] : head_end], note, *items[tail_start:]]
+    if gap is None:
+        left_out = tail_start - head_end_index
+    else:
+        left_out = gap.position(tail_start) - gap.end_position(head_end_index)
+    if left_out == 0:  # nothing left out
+        return suffix_window(items, units, 0)
+    note = placeholder(left_out)
+    return [*items[: units.lead], *items[units.starts[0] : head_end_index], note, *items[tail_start:]]
 
 
 def positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
@@ -239,16 +311,252 @@ class TokenWindow:
             self.counts[index] = count
         return count
 
-    def sync(self, units: Units, limit: int) -> int:
-        """Bring the window up to date; the tokens of the overhead and the leading system messages (0 for a
-        history with nothing to send)."""
+    def sync(self, units: Units, limit: int, floor: int = 0) -> int:
+        """Bring the window up to date (none of it before unit ``floor``); the tokens of the overhead and
+        the leading system messages (0 for a history with nothing to send)."""
         if not units.starts and not units.lead:
             return 0
         fixed = self._overhead() + sum(self.count(i) for i in range(units.lead))
-        self.suffix.sync(units, limit - fixed)
+        self.suffix.sync(units, limit - fixed, floor)
         return fixed
 
-    def size(self, units: Units, limit: int) -> int:
+    def size(self, units: Units, limit: int, floor: int = 0) -> int:
         """The window's size in tokens (0 for a history with nothing to send)."""
-        fixed = self.sync(units, limit)
+        fixed = self.sync(units, limit, floor)
         return fixed + self.suffix.total if fixed or units.starts else 0
+
+
+class TailWalk:
+    """The newest whole units whose weights sum to at most ``budget``, the newest always: offer the units
+    from the newest back (``offer(start, weight)``) until one is refused; ``start`` is then where the
+    tail begins and ``total`` its weight."""
+
+    __slots__ = ("budget", "done", "start", "total")
+
+    def __init__(self, budget: float) -> None:
+        self.budget = budget
+        self.start: int | None = None
+        """The start of the oldest unit kept (a position, or a unit's index: whatever was offered)."""
+        self.total = 0
+        self.done = False
+
+    def offer(self, start: int, weight: int) -> bool:
+        """Keep the next older unit (its start and weight) if it is the newest or fits; ``False`` once one
+        does not (the walk is then done, and refuses every later offer)."""
+        if self.done:
+            return False
+        if self.start is None or self.total + weight <= self.budget:
+            self.start, self.total = start, self.total + weight
+            return True
+        self.done = True
+        return False
+
+
+def head_end(starts: Iterable[int], lead: int, head_size: int) -> int:
+    """Where the head ends: the start of the first unit that does not fit in ``head_size`` messages after
+    the lead. ``starts`` are the unit starts after the first (ascending positions, in a history longer
+    than the lead and the head), each the end of the unit before it."""
+    end = lead
+    for start in starts:
+        if start - lead > head_size:
+            break
+        end = start
+    return end
+
+
+def lead_of(roles: Sequence[str]) -> int:
+    """How many of ``roles`` (from the start of a history) are leading system messages."""
+    count = 0
+    for role in roles:
+        if role not in SYSTEM_ROLES:
+            break
+        count += 1
+    return count
+
+
+def starts_unit(role: str, position: int, lead: int) -> bool:
+    """Whether the message at ``position`` (after the lead) starts a unit."""
+    return role != "tool" or position == lead
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """What a window needs of a thread, from ``window._read_plan()``."""
+
+    tail: Callable[[Sequence[Message]], float]
+    """The tail's budget, given the lead's messages."""
+    weigh: Callable[[Message], int] | None = None
+    """A message's weight (tokens); ``None``: every message weighs 1, and roles suffice to place the cut."""
+    head: int | None = None
+    """The head's bound in messages (``HeadAndTailContext``), or ``None`` for no head."""
+    tail_fixed: float | None = None
+    """For a head-and-tail window: the tail's bound, where a history of at most head + tail messages after
+    the lead is kept whole."""
+
+
+@dataclass
+class Part:
+    """What a window read gives the window: the messages before the cut (the lead, and the head),
+    how many it leaves out, and the messages after it; with the weights it counted, by message."""
+
+    head: list[Message]
+    omitted: int
+    tail: list[Message]
+    weights: dict[int, int] = field(default_factory=dict)
+    """Weights counted on the way, by index in ``head + tail``."""
+
+
+class Length:
+    """A request: the thread's length."""
+
+
+@dataclass(frozen=True)
+class Roles:
+    """A request: the roles of ``[lo, hi)``."""
+
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class Messages:
+    """A request: the messages of ``[lo, hi)``."""
+
+    lo: int
+    hi: int
+
+
+Request = Length | Roles | Messages
+_LEAD_PAGE = 8
+_PAGE = 64
+
+
+def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
+    """The reads that give a window what it keeps of a thread, and that part (see the module docstring).
+
+    Positions are fixed by the length read first: messages are only ever appended, so later reads of
+    positions below it see the same messages, whatever is appended meanwhile."""
+    length: int = yield Length()
+    lead = 0
+    page = _LEAD_PAGE
+    while lead < length:  # the lead: roles from the start until one is not a system message
+        roles: list[str] = yield Roles(lead, min(length, lead + page))
+        counted = lead_of(roles)
+        lead += counted
+        if counted < len(roles):
+            break
+        page *= 4
+    if lead == length:  # no unit: the whole history is the window
+        return Part((yield Messages(0, length)), 0, [])
+    if plan.head is not None and plan.tail_fixed is not None and length - lead <= plan.head + plan.tail_fixed:
+        return Part((yield Messages(0, length)), 0, [])  # it fits: the whole history
+    head_messages: list[Message] = yield Messages(0, lead)
+    weights: dict[int, int] = {}
+    floor = lead
+    if plan.head is not None:
+        roles = yield Roles(lead, min(length, lead + plan.head + 1))
+        starts = (p for p, role in enumerate(roles, lead) if p > lead and starts_unit(role, p, lead))
+        floor = head_end(starts, lead, plan.head)
+        if floor > lead:
+            head_messages += yield Messages(lead, floor)
+    walk = TailWalk(plan.tail(head_messages[:lead]))
+    tail: list[Message] = []  # the messages read from the end, oldest first
+    hi, unit, page = length, 0, _PAGE
+    start = length
+    while not walk.done and hi > floor:
+        lo = max(floor, hi - page)
+        if plan.weigh is None:
+            roles = yield Roles(lo, hi)
+            units = [(p, 1, roles[p - lo]) for p in range(hi - 1, lo - 1, -1)]
+        else:
+            got: list[Message] = yield Messages(lo, hi)
+            tail[:0] = got
+            units = [
+                (p, _weigh(plan.weigh, got[p - lo], p, weights), got[p - lo].role)
+                for p in range(hi - 1, lo - 1, -1)
+            ]
+        for position, weight, role in units:
+            unit += weight
+            if starts_unit(role, position, lead):
+                if not walk.offer(position, unit):
+                    break
+                unit = 0
+        hi, page = lo, page * 2
+    start = walk.start if walk.start is not None else length
+    if plan.weigh is None:
+        tail = yield Messages(start, length)
+    else:
+        tail = tail[len(tail) - (length - start) :]
+        offset = len(head_messages) - start
+        weights = {position + offset: weight for position, weight in weights.items() if position >= start}
+    if start == floor and plan.head is not None:  # the tail reaches the head: nothing is left out
+        return Part(head_messages + tail, 0, [], {})
+    return Part(head_messages, start - floor, tail, weights)
+
+
+def _weigh(weigh: Callable[[Message], int], message: Message, position: int, weights: dict[int, int]) -> int:
+    weight = weigh(message)
+    weights[position] = weight
+    return weight
+
+
+class SyncReader(Protocol):
+    """What a window read needs of a sync store (every ``ThreadStore``)."""
+
+    def thread_info(self, thread_id: str) -> Any: ...
+    def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]: ...
+    def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]: ...
+
+
+class AsyncReader(Protocol):
+    """What a window read needs of an async store (every ``AsyncThreadStore``)."""
+
+    def thread_info(self, thread_id: str) -> Awaitable[Any]: ...
+    def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> Awaitable[list[str]]: ...
+    def messages(
+        self, thread_id: str, start: int = 0, stop: int | None = None
+    ) -> Awaitable[list[Message]]: ...
+
+
+def read_sync(store: SyncReader, thread_id: str, plan: ReadPlan) -> Part:
+    """Run ``plan_read`` against a sync store."""
+    reads = plan_read(plan)
+    answer: Any = None
+    try:
+        while True:
+            request = reads.send(answer)
+            if isinstance(request, Length):
+                info = store.thread_info(thread_id)
+                if info.kind != "local":
+                    store.messages(thread_id)  # raises the store's ThreadKindError
+                answer = info.length
+            elif isinstance(request, Roles):
+                answer = store.roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+            else:
+                answer = store.messages(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+async def read_async(store: AsyncReader, thread_id: str, plan: ReadPlan) -> Part:
+    """Run ``plan_read`` against an async store."""
+    reads = plan_read(plan)
+    answer: Any = None
+    try:
+        while True:
+            request = reads.send(answer)
+            if isinstance(request, Length):
+                info = await store.thread_info(thread_id)
+                if info.kind != "local":
+                    await store.messages(thread_id)  # raises the store's ThreadKindError
+                answer = info.length
+            elif isinstance(request, Roles):
+                answer = (
+                    await store.roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+                )
+            else:
+                answer = (
+                    await store.messages(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+                )
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]

@@ -49,13 +49,16 @@ are cached per message. Contexts are not thread-safe.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from messages._io import dump_messages, load_messages
 from messages._window import (
+    Gap,
+    Part,
+    ReadPlan,
     Suffix,
     TokenWindow,
     Units,
@@ -80,11 +83,15 @@ __all__ = [
     "skipped_messages_note",
 ]
 
-STATE_VERSION = 1
-"""The version ``save_state`` writes; ``load_state`` reads states up to this version."""
+STATE_VERSION = 2
+"""The newest version ``save_state`` writes; ``load_state`` reads states up to this version. Version 1
+holds a whole history; version 2 (written only by a window that a store read gave part of its thread, see
+``LocalThread.read``) adds ``"omitted": {"at": index, "count": n}``: ``n`` messages of the history left
+out before ``messages[index]``."""
 
 _MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
 _STATE_KEYS = frozenset({"type", "version", "messages"})
+_STATE_KEYS_2 = _STATE_KEYS | {"omitted"}
 
 
 def _check_message(message: Any, where: str) -> Message:
@@ -104,6 +111,9 @@ class ChatCompletionContext(ABC):
     def __init__(self, initial_messages: Iterable[Message] | None = None) -> None:
         self._history: list[Message] = []
         self._units = Units()  # the leading system messages and where each unit after them starts
+        # A window that a store read gave part of its thread holds the messages it keeps: the gap says how
+        # many messages of the thread are left out, and before which of the history's messages.
+        self._gap: Gap | None = None
         self._reset()
         for index, message in enumerate(initial_messages or ()):
             self._append(_check_message(message, f"initial message {index}"))
@@ -122,7 +132,9 @@ class ChatCompletionContext(ABC):
 
     @property
     def history(self) -> list[Message]:
-        """Every message added so far, in order (a new list)."""
+        """Every message added so far, in order (a new list). After ``LocalThread.read(store, window)``,
+        the messages the read gave the window: what it keeps of the thread, without those it leaves
+        out."""
         return list(self._history)
 
     @abstractmethod
@@ -133,7 +145,28 @@ class ChatCompletionContext(ABC):
         """Empty the history, initial messages included."""
         self._history = []
         self._units.clear()
+        self._gap = None
         self._reset()
+
+    def _read_plan(self) -> ReadPlan | None:
+        """What a store read must give this window (``messages._window``); ``None``: the whole thread."""
+        return None
+
+    def _load_part(self, part: Part) -> None:
+        """Replace the history with the part of a thread a store read gave: ``part.head``, then
+        ``part.omitted`` messages left out, then ``part.tail``."""
+        self.clear()
+        for message in part.head:
+            self._append(message)
+        if part.omitted:
+            self._gap = Gap(len(self._history), part.omitted)
+            self._units.lead_closed = True  # what follows the gap is not the lead
+        for message in part.tail:
+            self._append(message)
+
+    def _tail_floor(self) -> int:
+        """The first unit a tail may hold: none before the messages left out."""
+        return 0 if self._gap is None else self._gap.floor(self._units)
 
     def _reset(self) -> None:  # noqa: B027 - a hook: the unbounded window derives nothing
         """Forget what the window derived from the history (the history was replaced)."""
@@ -147,11 +180,15 @@ class ChatCompletionContext(ABC):
         settings (sizes, limits, token counters, placeholder), which stay those of the context that loads it:
         AutoGen likewise keeps a context's configuration apart from its state.
         """
-        return {
+        state: dict[str, Any] = {
             "type": type(self).__name__,
-            "version": STATE_VERSION,
+            "version": 1,
             "messages": dump_messages(self._history, validate=False),
         }
+        if self._gap is not None:
+            state["version"] = 2
+            state["omitted"] = {"at": self._gap.at, "count": self._gap.omitted}
+        return state
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         """Replace the history with the one ``state`` holds (from ``save_state`` of this class).
@@ -159,12 +196,10 @@ class ChatCompletionContext(ABC):
         Raises ``ContextStateError``, and leaves this context unchanged, for a state that is not a mapping,
         that another context class saved, that a newer version wrote, or whose messages do not read.
         """
-        messages = self._read_state(state)
-        self.clear()
-        for message in messages:
-            self._append(message)
+        messages, gap, omitted = self._read_state(state)
+        self._load_part(Part(messages[:gap], omitted, messages[gap:]))
 
-    def _read_state(self, state: Any) -> list[Message]:
+    def _read_state(self, state: Any) -> tuple[list[Message], int, int]:
         name = type(self).__name__
         if not isinstance(state, Mapping):
             raise ContextStateError(
@@ -191,7 +226,7 @@ class ChatCompletionContext(ABC):
                 f"the state was written by a newer version of this package (state version {version}); this "
                 f"version reads state version {STATE_VERSION} and older: upgrade llm-messages to load it"
             )
-        extra = sorted(map(str, state.keys() - _STATE_KEYS))
+        extra = sorted(map(str, state.keys() - (_STATE_KEYS if version == 1 else _STATE_KEYS_2)))
         if extra:
             raise ContextStateError(
                 f"the state has keys that version {version} does not write: {extra}; it was changed by hand "
@@ -203,9 +238,23 @@ class ChatCompletionContext(ABC):
                 f"the state's 'messages' is a {type(raw).__name__}, not a list of messages"
             )
         try:
-            return load_messages(raw)
+            messages = load_messages(raw)
         except ValidationError as exc:
             raise ContextStateError(f"the state's 'messages' do not read as messages: {exc}") from None
+        omitted = state.get("omitted")
+        if omitted is None:
+            return messages, len(messages), 0
+        at, count = (
+            (omitted.get("at"), omitted.get("count")) if isinstance(omitted, Mapping) else (None, None)
+        )
+        if not (
+            isinstance(at, int) and isinstance(count, int) and 0 <= at <= len(messages) and count >= 0
+        ) or isinstance(at, bool):
+            raise ContextStateError(
+                f"the state's 'omitted' is {omitted!r}, not {{'at': an index into 'messages', 'count': a "
+                "number of messages}"
+            )
+        return messages, at, count
 
 
 class UnboundedContext(ChatCompletionContext):
@@ -242,9 +291,14 @@ class BufferedContext(ChatCompletionContext):
     def _reset(self) -> None:
         self._suffix.reset()
 
+    def _read_plan(self) -> ReadPlan | None:
+        if type(self).get_messages is not BufferedContext.get_messages:
+            return None  # a subclass that chooses otherwise: it gets the whole thread
+        return ReadPlan(tail=lambda lead: self.buffer_size)
+
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units of at most ``buffer_size`` messages."""
-        self._suffix.sync(self._units, self.buffer_size)
+        self._suffix.sync(self._units, self.buffer_size, self._tail_floor())
         return suffix_window(self._history, self._units, self._suffix.first)
 
 
@@ -314,10 +368,15 @@ class HeadAndTailContext(ChatCompletionContext):
     def _reset(self) -> None:
         self._suffix.reset()
 
+    def _read_plan(self) -> ReadPlan | None:
+        if type(self).get_messages is not HeadAndTailContext.get_messages:
+            return None  # a subclass that chooses otherwise: it gets the whole thread
+        return ReadPlan(tail=lambda lead: self.tail_size, head=self.head_size, tail_fixed=self.tail_size)
+
     def get_messages(self) -> list[Message]:
         """The leading system messages, the head, a placeholder for what is left out, and the tail."""
         return head_and_tail_window(
-            self._history, self._units, self._suffix, self.head_size, self.tail_size, self._note
+            self._history, self._units, self._suffix, self.head_size, self.tail_size, self._note, self._gap
         )
 
     def _note(self, count: int) -> Message:
@@ -439,6 +498,24 @@ class TokenLimitedContext(ChatCompletionContext):
         super()._append(message)
         self._tokens.append()
 
+    def _load_part(self, part: Part) -> None:
+        super()._load_part(part)
+        for index, weight in part.weights.items():
+            self._tokens.counts[index] = weight
+
+    def _read_plan(self) -> ReadPlan | None:
+        if type(self).get_messages is not TokenLimitedContext.get_messages:
+            return None  # a subclass that chooses otherwise: it gets the whole thread
+        counter = self._ensure_counter()
+
+        def count(message: Message) -> int:
+            return checked_count(counter(message), "the token count of a stored message")
+
+        def tail(lead: Sequence[Message]) -> float:
+            return self.token_limit - self._overhead - sum(count(message) for message in lead)
+
+        return ReadPlan(tail=tail, weigh=count)
+
     def _reset(self) -> None:
         self._tokens.reset(len(self._history))
 
@@ -469,12 +546,12 @@ class TokenLimitedContext(ChatCompletionContext):
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit."""
-        self._tokens.sync(self._units, self.token_limit)
+        self._tokens.sync(self._units, self.token_limit, self._tail_floor())
         return suffix_window(self._history, self._units, self._tokens.suffix.first)
 
     def token_count(self) -> int:
         """The size of the current window in tokens, counted as the class docstring says (0 when empty)."""
-        return self._tokens.size(self._units, self.token_limit)
+        return self._tokens.size(self._units, self.token_limit, self._tail_floor())
 
 
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:

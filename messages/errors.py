@@ -28,6 +28,7 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
       StoreError                               a thread store failed
         ThreadNotFoundError (KeyError)           no thread with that id
         ThreadExistsError (ValueError)           create_thread with an id that is taken
+        MessageExistsError (ValueError)          append of a message whose id the thread already holds
         InvalidThreadIdError (ValueError)        a thread id that is not a non-empty string
         CorruptDataError (ValueError)            stored data that no longer reads (bad JSON, a dump that no
                                                  longer validates, a missing position): thread and position
@@ -69,6 +70,7 @@ __all__ = [
     "EmptyConversationError",
     "InvalidThreadIdError",
     "MaybeWrittenError",
+    "MessageExistsError",
     "MessageTypeError",
     "MessagesError",
     "NotWrittenError",
@@ -191,6 +193,17 @@ class ThreadExistsError(StoreError, ValueError):
         )
         self.thread_id = thread_id
         """The id that is taken."""
+
+
+class MessageExistsError(StoreError, ValueError):
+    """``append`` of a message whose id the thread already holds (``skip_existing=True`` skips those)."""
+
+    def __init__(self, message: str, *, thread_id: str, message_id: str) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        """The thread appended to."""
+        self.message_id = message_id
+        """The id it already holds."""
 
 
 class InvalidThreadIdError(StoreError, ValueError):

@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_che
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
+from messages._window import ReadPlan, read_async, read_sync
 from messages.convert.responses import from_responses_output, response_id, to_responses_items
 from messages.errors import (
     DuplicateToolCallIdError,
@@ -39,8 +40,10 @@ from messages.models import AIMessage, Message, SystemMessage, ToolMessage, User
 from messages.protocol import check_types, unique_call_id
 
 __all__ = [
+    "AsyncMessageStore",
     "ContextWindow",
     "LocalThread",
+    "MessageStore",
     "RemoteThread",
     "Thread",
     "as_message_list",
@@ -92,7 +95,8 @@ class ContextWindow(Protocol):
 
 
 class MessageStore(Protocol):
-    """What a local thread needs of its store: every ``ThreadStore`` (``messages.stores``) is one."""
+    """What a local thread needs of its store: every ``ThreadStore`` (``messages.stores``) is one. A store
+    that also has ``roles`` and ``thread_info`` (every ``ThreadStore``) serves window-aware reads."""
 
     def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
         """Add one message or several, atomically, at the end of the thread; the positions they got."""
@@ -101,6 +105,34 @@ class MessageStore(Protocol):
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
         ...
+
+
+class AsyncMessageStore(Protocol):
+    """What a local thread needs of an async store: every ``AsyncThreadStore`` is one."""
+
+    async def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
+        """Add one message or several, atomically, at the end of the thread; the positions they got."""
+        ...
+
+    async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
+        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
+        ...
+
+
+def _read_plan(window: ContextWindow, store: object) -> ReadPlan | None:
+    """The window's read plan, when the window has one (those of ``messages.context``) and the store can
+    serve it; ``None``: read the whole thread."""
+    plan = getattr(window, "_read_plan", None)
+    if plan is None or not (hasattr(store, "roles") and hasattr(store, "thread_info")):
+        return None
+    return plan()  # type: ignore[no-any-return]
+
+
+def _envelope(ids: Any, metadata: Any, skip_existing: bool) -> dict[str, Any]:
+    """The envelope arguments of an append, passed on only when given (a store of the ``MessageStore``
+    protocol alone takes none)."""
+    given = {"ids": ids, "metadata": metadata, "skip_existing": skip_existing or None}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 _THREAD_CONFIG = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -143,9 +175,18 @@ class LocalThread(BaseModel):
     context_state: ContextState = Field(default_factory=dict)
     """JSON-able state for context providers, by provider name."""
 
-    def append(self, store: MessageStore, messages: Message | Iterable[Message]) -> range:
-        """Add one message or several, atomically, at the end; returns the positions they got."""
-        return store.append(self.id, messages)
+    def append(
+        self,
+        store: MessageStore,
+        messages: Message | Iterable[Message],
+        *,
+        ids: Any = None,
+        metadata: Any = None,
+        skip_existing: bool = False,
+    ) -> range:
+        """Add one message or several, atomically, at the end; returns the positions they got (``ids``,
+        ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them)."""
+        return store.append(self.id, messages, **_envelope(ids, metadata, skip_existing))
 
     def messages(self, store: MessageStore, start: int = 0, stop: int | None = None) -> list[Message]:
         """The stored messages, in order; ``start``/``stop`` slice by position as a list does."""
@@ -154,12 +195,51 @@ class LocalThread(BaseModel):
     def read(self, store: MessageStore, window: ContextWindow | None = None) -> list[Message]:
         """The conversation to send: every stored message, or what ``window`` keeps of them.
 
-        The window is cleared, then given every message of the thread in order (one read of the store);
-        what its ``get_messages()`` returns is the answer.
-        """
-        stored = store.messages(self.id)
+        With a window of ``messages.context`` and a ``ThreadStore``, the store is asked only for what the
+        window can return (the tail, the head and the tail, or pages from the end for a token budget,
+        always in whole exchanges), and the window is given that part of the thread: a turn costs what the
+        window keeps, not what the thread holds (``messages._window``). The answer is the one the window
+        would give with every message added. Any other window is cleared and given every message of the
+        thread in order (one read of the store). What its ``get_messages()`` returns is the answer."""
         if window is None:
-            return stored
+            return store.messages(self.id)
+        plan = _read_plan(window, store)
+        if plan is not None:
+            window._load_part(read_sync(store, self.id, plan))  # type: ignore[attr-defined, arg-type]
+            return window.get_messages()
+        stored = store.messages(self.id)
+        window.clear()
+        for message in stored:
+            window.add_message(message)
+        return window.get_messages()
+
+    async def aappend(
+        self,
+        store: AsyncMessageStore,
+        messages: Message | Iterable[Message],
+        *,
+        ids: Any = None,
+        metadata: Any = None,
+        skip_existing: bool = False,
+    ) -> range:
+        """``append`` with an async store (``AsyncThreadStore``)."""
+        return await store.append(self.id, messages, **_envelope(ids, metadata, skip_existing))
+
+    async def amessages(
+        self, store: AsyncMessageStore, start: int = 0, stop: int | None = None
+    ) -> list[Message]:
+        """``messages`` with an async store."""
+        return await store.messages(self.id, start, stop)
+
+    async def aread(self, store: AsyncMessageStore, window: ContextWindow | None = None) -> list[Message]:
+        """``read`` with an async store: the same reads, awaited."""
+        if window is None:
+            return await store.messages(self.id)
+        plan = _read_plan(window, store)
+        if plan is not None:
+            window._load_part(await read_async(store, self.id, plan))  # type: ignore[attr-defined, arg-type]
+            return window.get_messages()
+        stored = await store.messages(self.id)
         window.clear()
         for message in stored:
             window.add_message(message)

@@ -1,17 +1,35 @@
 """Thread stores: where ``LocalThread`` messages and saved thread values live.
 
-One contract (``ThreadStore``, in ``base``), one file per backend:
+One contract (``ThreadStore``, and its async twin ``AsyncThreadStore``, in ``base``), one file per backend,
+each holding the sync class and the async one side by side:
 
-* ``InMemoryThreadStore`` (``memory``): a dict behind a lock, for tests and bots that keep nothing;
-* ``SQLiteThreadStore`` (``sqlite``): one SQLite file, the embedded default, shared by the processes of
-  one machine;
-* ``PostgresThreadStore`` (``postgres``): a PostgreSQL database, for many processes on many machines
-  (psycopg 3, the ``postgres`` extra, imported only when such a store is made).
+* ``InMemoryThreadStore`` / ``AsyncInMemoryThreadStore`` (``memory``): a dict behind a lock, for tests and
+  bots that keep nothing;
+* ``SQLiteThreadStore`` / ``AsyncSQLiteThreadStore`` (``sqlite``): one SQLite file, the embedded default,
+  shared by the processes of one machine (the async one works in a thread of its own);
+* ``PostgresThreadStore`` / ``AsyncPostgresThreadStore`` (``postgres``): a PostgreSQL database, for many
+  processes on many machines (psycopg 3, the ``postgres`` extra, imported only when such a store is made;
+  the async one on psycopg's ``AsyncConnection``).
+
+Below them, without I/O: the codec (``_codec``), the SQL (``_sql``), the migration runner and steps
+(``_migrations``) and the mapping of driver failures (``_failures``).
 """
 
-from messages.stores.base import ThreadInfo, ThreadStore
-from messages.stores.memory import InMemoryThreadStore
-from messages.stores.postgres import PostgresThreadStore
-from messages.stores.sqlite import SQLiteThreadStore
+from messages.stores._codec import MessageRecord, ThreadInfo
+from messages.stores.base import AsyncThreadStore, ThreadStore
+from messages.stores.memory import AsyncInMemoryThreadStore, InMemoryThreadStore
+from messages.stores.postgres import AsyncPostgresThreadStore, PostgresThreadStore
+from messages.stores.sqlite import AsyncSQLiteThreadStore, SQLiteThreadStore
 
-__all__ = ["InMemoryThreadStore", "PostgresThreadStore", "SQLiteThreadStore", "ThreadInfo", "ThreadStore"]
+__all__ = [
+    "AsyncInMemoryThreadStore",
+    "AsyncPostgresThreadStore",
+    "AsyncSQLiteThreadStore",
+    "AsyncThreadStore",
+    "InMemoryThreadStore",
+    "MessageRecord",
+    "PostgresThreadStore",
+    "SQLiteThreadStore",
+    "ThreadInfo",
+    "ThreadStore",
+]

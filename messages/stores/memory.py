@@ -1,9 +1,11 @@
-"""``InMemoryThreadStore``: the contract in a dict, for tests and single-process bots that keep nothing.
+"""``InMemoryThreadStore`` and ``AsyncInMemoryThreadStore``: the contract in a dict, for tests and
+single-process bots that keep nothing.
 
 It keeps each message as its JSON dump, as the database backends do, so what it gives back is a fresh value
 equal to what was appended (never the caller's object), and it behaves like them in every other respect.
 One lock makes it safe to share between threads; it is not shared between processes. ``close()`` drops
-everything.
+everything. The async twin is the same store behind awaited methods: its calls never wait on I/O, so they
+run inline on the loop.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from messages.errors import ThreadExistsError, ThreadNotFoundError
+from messages.stores._codec import Row, StoredThread, bounds, kind_change, message_exists, not_local, utc_now
 from messages.stores._failures import ClosedError
-from messages.stores.base import StoredThread, ThreadStore, bounds, kind_change, not_local, utc_now
+from messages.stores.base import OffloadedStore, ThreadStore
 
-__all__ = ["InMemoryThreadStore"]
+__all__ = ["AsyncInMemoryThreadStore", "InMemoryThreadStore"]
 
 
 @dataclass
@@ -26,7 +29,8 @@ class _Record:
     kind: str
     created_at: datetime
     updated_at: datetime
-    rows: list[str] = field(default_factory=list)
+    rows: list[tuple[Row, datetime]] = field(default_factory=list)
+    positions: dict[str, int] = field(default_factory=dict)  # message id -> position
 
 
 class InMemoryThreadStore(ThreadStore):
@@ -71,20 +75,40 @@ class InMemoryThreadStore(ThreadStore):
                 raise ThreadExistsError(thread_id)
             self._threads[thread_id] = _Record(state, "local", now, now)
 
-    def _append_rows(self, thread_id: str, rows: list[str]) -> int:
+    def _append_rows(self, thread_id: str, rows: list[Row], skip_existing: bool) -> tuple[int, int]:
         with self._lock:
             record = self._get_local(thread_id, "append")
             first = len(record.rows)
+            held = [row for row in rows if row.id in record.positions]
+            if held and not skip_existing:
+                raise message_exists(thread_id, held[0].id, record.positions[held[0].id])
+            if held:
+                rows = [row for row in rows if row.id not in record.positions]
             if rows:
-                record.rows.extend(rows)
-                record.updated_at = utc_now()
-        return first
+                now = utc_now()
+                record.rows.extend((row, now) for row in rows)
+                record.positions.update((row.id, first + offset) for offset, row in enumerate(rows))
+                record.updated_at = now
+        return first, len(rows)
 
-    def _read_rows(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[str]]:
+    def _range(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[tuple[Row, datetime]]]:
         with self._lock:
             rows = self._get_local(thread_id, "read").rows
             lo, hi = bounds(start, stop, len(rows))
             return lo, rows[lo:hi]
+
+    def _read_rows(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[str]]:
+        lo, rows = self._range(thread_id, start, stop)
+        return lo, [row.text for row, _ in rows]
+
+    def _read_records(
+        self, thread_id: str, start: int, stop: int | None
+    ) -> tuple[int, list[tuple[Any, ...]]]:
+        lo, rows = self._range(thread_id, start, stop)
+        return lo, [(row.text, row.id, row.metadata, at) for row, at in rows]
+
+    def _read_roles(self, thread_id: str, start: int, stop: int | None) -> list[str]:
+        return [row.role for row, _ in self._range(thread_id, start, stop)[1]]
 
     def _thread_ids(self) -> list[str]:
         with self._lock:
@@ -113,3 +137,14 @@ class InMemoryThreadStore(ThreadStore):
         with self._lock:
             record = self._get(thread_id)
             return StoredThread(record.state, len(record.rows), record.created_at, record.updated_at)
+
+
+class AsyncInMemoryThreadStore(OffloadedStore):
+    """``InMemoryThreadStore`` behind awaited methods (its calls hold a lock for microseconds and never wait
+    on I/O, so they run on the loop)."""
+
+    def __init__(self) -> None:
+        super().__init__(InMemoryThreadStore(), workers=0)
+
+    def __repr__(self) -> str:
+        return "AsyncInMemoryThreadStore()"

@@ -1,4 +1,5 @@
-"""``SQLiteThreadStore``: threads in one SQLite file (the standard library's sqlite3), the embedded default.
+"""``SQLiteThreadStore`` and ``AsyncSQLiteThreadStore``: threads in one SQLite file (the standard library's
+sqlite3), the embedded default.
 
 * WAL journal: readers never block the writer nor the writer readers; many processes share the file.
 * Appends run in ``BEGIN IMMEDIATE`` transactions: the write lock is taken first, the thread's length is
@@ -17,89 +18,41 @@
   (``SQLITE_BUSY``) did not commit either; any other failure of ``COMMIT`` (an fsync error, say) may have
   left a whole commit frame in the WAL, which the next recovery replays: ``MaybeWrittenError``. The same
   connection goes on after a failure (a connection still inside a transaction is replaced).
-* The schema is built by a list of small migration steps (simonw/llm's pattern), each applied once, in a
+* The schema is built by the migration steps of ``_migrations`` (``MIGRATIONS``), each applied once, in a
   transaction, and recorded by name in ``thread_store_migrations``. A file whose table names a step this
   version does not know was written by a newer version, and is refused rather than misread.
+* ``AsyncSQLiteThreadStore`` runs each call whole (checks, encoding, the transaction, decoding) in a
+  worker thread of its own, one hop per call, so that the event loop only awaits. ``python -m benchmarks
+  stores`` measures it beside aiosqlite, which also runs its connection in a thread of its own but hops
+  to it once per statement, and beside a variant that decoded on the loop (whose CPU work, from 100
+  conversations, held the loop for 70 to 160 ms at a time): see the README's "Threads and stores".
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.stores._codec import Row, message_exists, not_local, utc_now
 from messages.stores._connections import PerThread
 from messages.stores._failures import BackendFailedError
-from messages.stores.base import SQLThreadStore, not_local, utc_now
+from messages.stores._migrations import SQLITE, SQLITE_MIGRATIONS, Migration, migrate, run_sync
+from messages.stores._sql import SQLThreadStore
+from messages.stores.base import OffloadedStore
 
-__all__ = ["MIGRATIONS", "SQLiteThreadStore"]
+__all__ = ["MIGRATIONS", "AsyncSQLiteThreadStore", "SQLiteThreadStore"]
 
-Migration = Callable[[sqlite3.Connection], None]
-
-MIGRATIONS: list[Migration] = []
-"""The schema steps, in order; each is applied once and recorded by its function name."""
-
-
-def migration(step: Migration) -> Migration:
-    """Register ``step`` as the next schema migration."""
-    MIGRATIONS.append(step)
-    return step
-
-
-@migration
-def m001_create_threads(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """
-        CREATE TABLE thread_store_threads (
-            id TEXT PRIMARY KEY,
-            state TEXT NOT NULL,             -- the thread value's JSON (LocalThread / RemoteThread)
-            length INTEGER NOT NULL DEFAULT 0,
-            created_at TEXT NOT NULL,        -- ISO 8601, UTC
-            updated_at TEXT NOT NULL
-        )
-        """
-    )
-
-
-@migration
-def m002_create_messages(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """
-        CREATE TABLE thread_store_messages (
-            thread_id TEXT NOT NULL REFERENCES thread_store_threads (id),
-            position INTEGER NOT NULL,
-            message TEXT NOT NULL,           -- the message's lossless JSON dump
-            created_at TEXT NOT NULL,
-            PRIMARY KEY (thread_id, position)
-        )
-        """
-    )
-
-
-@migration
-def m003_add_thread_kind(conn: sqlite3.Connection) -> None:
-    # The kind of the saved thread value, where every append and read can check it without parsing the
-    # value: only a local thread has messages here. A saved value's JSON starts with its kind.
-    conn.execute("ALTER TABLE thread_store_threads ADD COLUMN kind TEXT NOT NULL DEFAULT 'local'")
-    conn.execute("UPDATE thread_store_threads SET kind = 'remote' WHERE state LIKE '{\"kind\":\"remote\"%'")
-
-
-@migration
-def m004_add_thread_order(conn: sqlite3.Connection) -> None:
-    # threads() lists in creation order. The implicit rowid gave it until now, but VACUUM may renumber the
-    # rowids of a table without an INTEGER PRIMARY KEY (https://sqlite.org/lang_vacuum.html): an explicit
-    # column keeps it. Existing threads keep the order their rowids give them.
-    conn.execute("ALTER TABLE thread_store_threads ADD COLUMN ordinal INTEGER")
-    conn.execute("UPDATE thread_store_threads SET ordinal = rowid")
-    conn.execute("CREATE UNIQUE INDEX thread_store_threads_ordinal ON thread_store_threads (ordinal)")
-
+MIGRATIONS: list[Migration] = SQLITE_MIGRATIONS
+"""The schema steps, in order; each is applied once and recorded by its name."""
 
 # A new thread's place in threads(): after every other. The statement that inserts it holds the write lock
 # from its start, so two processes never take the same one (and the unique index would refuse it).
@@ -115,6 +68,27 @@ _READ_SPAN = (
     "SELECT CAST('[' || group_concat(message, ',') || ']' AS BLOB), group_concat(position - ?, ',') FROM ("
     "SELECT message, position FROM thread_store_messages "
     "WHERE thread_id = ? AND position >= ? AND position < ? ORDER BY position)"
+)
+_INSERT_THREAD = (
+    "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
+    f"VALUES (?, ?, 'local', 0, ?, ?, {_NEXT_ORDINAL})"
+)
+_BUMP = (
+    "UPDATE thread_store_threads SET length = length + ?, updated_at = ? WHERE id = ? RETURNING length, kind"
+)
+_INSERT_MESSAGE = (
+    "INSERT INTO thread_store_messages "
+    "(thread_id, position, message, created_at, message_id, metadata, role) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_HELD = (
+    "SELECT message_id, position FROM thread_store_messages "
+    "WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))"
+)
+_SAVE = (
+    "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
+    f"VALUES (?, ?, ?, 0, ?, ?, {_NEXT_ORDINAL}) "
+    "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at "
+    "WHERE thread_store_threads.kind = excluded.kind"
 )
 
 
@@ -225,38 +199,12 @@ class SQLiteThreadStore(SQLThreadStore):
                 time.sleep(0.01)
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
-        known = [step.__name__ for step in MIGRATIONS]
-        if self._applied(conn) == set(known):
-            return  # the usual case: nothing to do, and no write lock taken
-        with _transaction(conn, "IMMEDIATE"):
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS thread_store_migrations "
-                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-            )
-            applied = self._applied(conn)
-            unknown = sorted(applied - set(known))
-            if unknown:
-                raise StoreError(
-                    f"the database {str(self.path)!r} was written by a newer version of llm-messages: it "
-                    f"has the schema migrations {', '.join(unknown)}, which this version does not know; "
-                    "upgrade llm-messages to open it"
-                )
-            for step in MIGRATIONS:
-                if step.__name__ not in applied:
-                    step(conn)
-                    conn.execute(
-                        "INSERT INTO thread_store_migrations (name, applied_at) VALUES (?, ?)",
-                        (step.__name__, utc_now().isoformat()),
-                    )
+        def execute(sql: str, params: tuple[object, ...] | None) -> list[tuple[object, ...]]:
+            return conn.execute(sql, params or ()).fetchall()
 
-    @staticmethod
-    def _applied(conn: sqlite3.Connection) -> set[str]:
-        exists = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'thread_store_migrations'"
-        ).fetchone()
-        if exists is None:
-            return set()
-        return {name for (name,) in conn.execute("SELECT name FROM thread_store_migrations")}
+        run_sync(
+            execute, lambda: _roll_back(conn), migrate(SQLITE, MIGRATIONS, f"the database {str(self.path)!r}")
+        )
 
     def _close(self) -> None:
         # Every connection this store opened, in any thread of this process.
@@ -288,43 +236,46 @@ class SQLiteThreadStore(SQLThreadStore):
         conn = self._connection()
         try:
             with _transaction(conn, "IMMEDIATE"):
-                conn.execute(
-                    "INSERT INTO thread_store_threads "
-                    "(id, state, kind, length, created_at, updated_at, ordinal) "
-                    f"VALUES (?, ?, 'local', 0, ?, ?, {_NEXT_ORDINAL})",
-                    (thread_id, state, now, now),
-                )
+                conn.execute(_INSERT_THREAD, (thread_id, state, now, now))
         except sqlite3.IntegrityError:
             raise ThreadExistsError(thread_id) from None
 
-    def _append_rows(self, thread_id: str, rows: list[str]) -> int:
+    def _append_rows(self, thread_id: str, rows: list[Row], skip_existing: bool) -> tuple[int, int]:
         # The rows are encoded before the lock is taken: the lock is held for the writes only.
-        count = len(rows)
         conn = self._connection()
-        if not count:
-            return self._local_length(conn, thread_id, "append")
+        if not rows:
+            return self._local_length(conn, thread_id, "append"), 0
         now = utc_now().isoformat()
-        with _transaction(conn, "IMMEDIATE"):
-            row = conn.execute(
-                "UPDATE thread_store_threads SET length = length + ?, updated_at = ? WHERE id = ? "
-                "RETURNING length, kind",
-                (count, now, thread_id),
-            ).fetchone()
-            if row is None:
-                raise ThreadNotFoundError(thread_id)
-            if row[1] != "local":
-                raise not_local(thread_id, "append")  # the transaction rolls back
-            first: int = row[0] - count
-            conn.executemany(
-                "INSERT INTO thread_store_messages (thread_id, position, message, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                [(thread_id, first + offset, text, now) for offset, text in enumerate(rows)],
-            )
-        return first
-
-    def _thread_ids(self) -> list[str]:
-        conn = self._connection()
-        return [tid for (tid,) in conn.execute("SELECT id FROM thread_store_threads ORDER BY ordinal")]
+        try:
+            with _transaction(conn, "IMMEDIATE"):
+                if skip_existing:  # under the write lock: no other process adds one of these meanwhile
+                    held = {
+                        mid for mid, _ in conn.execute(_HELD, (thread_id, json.dumps([r.id for r in rows])))
+                    }
+                    rows = [row for row in rows if row.id not in held]
+                    if not rows:
+                        return self._local_length(conn, thread_id, "append"), 0
+                row = conn.execute(_BUMP, (len(rows), now, thread_id)).fetchone()
+                if row is None:
+                    raise ThreadNotFoundError(thread_id)
+                if row[1] != "local":
+                    raise not_local(thread_id, "append")  # the transaction rolls back
+                first: int = row[0] - len(rows)
+                conn.executemany(
+                    _INSERT_MESSAGE,
+                    [
+                        (thread_id, first + offset, r.text, now, r.id, r.metadata, r.role)
+                        for offset, r in enumerate(rows)
+                    ],
+                )
+        except sqlite3.IntegrityError:
+            # An id the thread holds (the unique index refused it; nothing was written): say which.
+            ids = json.dumps([r.id for r in rows])
+            held_at = conn.execute(_HELD + " ORDER BY position LIMIT 1", (thread_id, ids)).fetchone()
+            if held_at is None:
+                raise
+            raise message_exists(thread_id, held_at[0], held_at[1]) from None
+        return first, len(rows)
 
     def _delete_thread(self, thread_id: str) -> None:
         conn = self._connection()
@@ -338,16 +289,36 @@ class SQLiteThreadStore(SQLThreadStore):
         conn = self._connection()
         with _transaction(conn, "IMMEDIATE"):
             # One statement: the thread is created, or updated if it is of the same kind, or left alone.
-            written = conn.execute(
-                "INSERT INTO thread_store_threads "
-                "(id, state, kind, length, created_at, updated_at, ordinal) "
-                f"VALUES (?, ?, ?, 0, ?, ?, {_NEXT_ORDINAL}) "
-                "ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at "
-                "WHERE thread_store_threads.kind = excluded.kind",
-                (thread_id, state, kind, now, now),
-            ).rowcount
+            written = conn.execute(_SAVE, (thread_id, state, kind, now, now)).rowcount
             if written == 0:
                 raise self._kind_conflict(conn, thread_id, kind)
+
+
+class AsyncSQLiteThreadStore(OffloadedStore):
+    """``SQLiteThreadStore`` for asyncio: the same file, contract and errors. Each call runs whole (its
+    checks, encoding, transaction and decoding) in a worker thread of the store's own (``workers`` of
+    them, one connection each), so the event loop only awaits it: the loop never waits on SQLite, and the
+    CPU work of many conversations does not pile up between two turns of the loop (the GIL is handed back
+    to it every few milliseconds). The file is opened (and its schema built) when the store is made: make
+    it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or ``async with``)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        timeout: float = 30.0,
+        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        workers: int = 1,
+    ) -> None:
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+            raise ValueError(f"workers is the number of worker threads, at least 1; got {workers!r}")
+        sync = SQLiteThreadStore(path, timeout=timeout, synchronous=synchronous)
+        super().__init__(sync, workers=workers)
+        self.path = sync.path
+        """The database file."""
+
+    def __repr__(self) -> str:
+        return f"AsyncSQLiteThreadStore({str(self.path)!r})"
 
 
 _COMMIT_NOT_WRITTEN = frozenset({"SQLITE_IOERR_WRITE", "SQLITE_FULL", "SQLITE_BUSY"})

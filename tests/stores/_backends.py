@@ -1,12 +1,31 @@
-"""How the store tests reach each backend: a spec (JSON-able, so a child process can open the same store)."""
+"""How the store tests reach each backend: a spec (JSON-able, so a child process can open the same store).
+
+A spec with ``"api": "async"`` opens the backend's async store (``AsyncSQLiteThreadStore``, ...) behind
+``Blocking``, which runs each call on an event loop of its own: the one suite, written as sync calls,
+then drives the async API, its errors and its concurrency (calls from several threads become coroutines
+running at once on one loop).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
+import threading
 import uuid
+import weakref
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from messages import InMemoryThreadStore, PostgresThreadStore, SQLiteThreadStore, ThreadStore
+from messages import (
+    AsyncInMemoryThreadStore,
+    AsyncPostgresThreadStore,
+    AsyncSQLiteThreadStore,
+    AsyncThreadStore,
+    InMemoryThreadStore,
+    PostgresThreadStore,
+    SQLiteThreadStore,
+)
 
 DSN_VARIABLE = "MESSAGES_TEST_POSTGRES_DSN"
 UNAVAILABLE_VARIABLE = "MESSAGES_TEST_POSTGRES_UNAVAILABLE"
@@ -15,9 +34,12 @@ UNAVAILABLE_VARIABLE = "MESSAGES_TEST_POSTGRES_UNAVAILABLE"
 Spec = dict[str, Any]
 
 
-def open_store(spec: Spec) -> ThreadStore:
+def open_store(spec: Spec) -> Any:
     """The store a spec names: ``{"backend": "sqlite", "path": ...}``, ``{"backend": "postgres",
-    "dsn": ...}`` or ``{"backend": "memory"}``."""
+    "dsn": ...}`` or ``{"backend": "memory"}``; with ``"api": "async"``, the async store behind
+    ``Blocking``."""
+    if spec.get("api") == "async":
+        return Blocking(lambda: open_async_store(spec))
     if spec["backend"] == "memory":
         return InMemoryThreadStore()
     if spec["backend"] == "sqlite":
@@ -25,6 +47,69 @@ def open_store(spec: Spec) -> ThreadStore:
     if spec["backend"] == "postgres":
         return PostgresThreadStore(spec["dsn"])
     raise ValueError(f"unknown backend {spec['backend']!r}")
+
+
+async def open_async_store(spec: Spec) -> AsyncThreadStore:
+    """The async store a spec names, opened (connected, for PostgreSQL) as the sync one is at once."""
+    if spec["backend"] == "memory":
+        return AsyncInMemoryThreadStore()
+    if spec["backend"] == "sqlite":
+        return AsyncSQLiteThreadStore(spec["path"])
+    if spec["backend"] == "postgres":
+        store = AsyncPostgresThreadStore(spec["dsn"])
+        await store.open()
+        return store
+    raise ValueError(f"unknown backend {spec['backend']!r}")
+
+
+class Blocking:
+    """An async store called from sync code: every coroutine method runs on this object's event loop, in a
+    thread of its own, and its result (or error) comes back to the caller; ``close()`` is ``aclose()``.
+    Calls from several threads run as concurrent coroutines on the one loop, as in an async bot."""
+
+    def __init__(self, make: Callable[[], Coroutine[Any, Any, AsyncThreadStore]]) -> None:
+        self._loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=self._loop.run_forever, name="store-test-loop", daemon=True)
+        thread.start()
+        weakref.finalize(self, _stop, self._loop, thread)
+        try:
+            self.inner = self._run(make())
+        except BaseException:
+            _stop(self._loop, thread)
+            raise
+
+    def _run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.inner, name)
+        if inspect.iscoroutinefunction(value):
+            return lambda *args, **kwargs: self._run(value(*args, **kwargs))
+        return value
+
+    def __repr__(self) -> str:
+        return f"Blocking({self.inner!r})"
+
+    def close(self) -> None:
+        self._run(self.inner.aclose())
+
+    def __enter__(self) -> Blocking:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _stop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    if not loop.is_closed():
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+def is_async(store: object) -> bool:
+    """Whether a test's store is an async one behind ``Blocking``."""
+    return isinstance(store, Blocking)
 
 
 def postgres_schema_dsn(dsn: str, schema: str) -> str:

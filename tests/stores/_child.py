@@ -86,6 +86,29 @@ def append_n(spec: dict[str, Any], thread_id: str, worker: int, count: int, barr
     store.close()
 
 
+def replayed_turn(number: int) -> tuple[list[Message], list[str]]:
+    """Turn ``number`` of a conversation, and its messages' ids (as a framework would give them)."""
+    call = ToolCall(id=f"call_{number}", name="lookup", arguments="{}")
+    messages: list[Message] = [
+        UserMessage(content=f"question {number}"),
+        AIMessage(content=None, tool_calls=[call]),
+        ToolMessage(tool_call_id=call.id, content=f"result {number}"),
+        AIMessage(content=f"answer {number}"),
+    ]
+    return messages, [f"turn{number}-{index}" for index in range(len(messages))]
+
+
+def replay_turns(spec: dict[str, Any], thread_id: str, turns: int, barrier: Barrier) -> None:
+    """Store turns 0 to ``turns - 1`` with ``skip_existing=True``, as a bot replaying its history does,
+    starting together with its siblings, which replay the same turns."""
+    store = open_store(spec)
+    barrier.wait(timeout=60)
+    for number in range(turns):
+        messages, ids = replayed_turn(number)
+        store.append(thread_id, messages, ids=ids, skip_existing=True)
+    store.close()
+
+
 def open_once(spec: dict[str, Any], barrier: Barrier) -> None:
     barrier.wait(timeout=60)
     open_store(spec).close()

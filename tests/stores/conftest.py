@@ -66,15 +66,18 @@ def make_spec(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callab
     schemas: list[tuple[str, str]] = []
 
     def make(backend: str) -> Spec:
-        if backend == "memory":
-            return {"backend": "memory"}
-        if backend == "sqlite":
-            return {"backend": "sqlite", "path": str(tmp_path / f"store{next(_counter)}.db")}
-        if backend == "postgres":
+        """``backend`` is ``memory``, ``sqlite`` or ``postgres``, with ``-async`` for the async store."""
+        name, _, flavour = backend.partition("-")
+        api = {"api": "async"} if flavour == "async" else {}
+        if name == "memory":
+            return {"backend": "memory", **api}
+        if name == "sqlite":
+            return {"backend": "sqlite", "path": str(tmp_path / f"store{next(_counter)}.db"), **api}
+        if name == "postgres":
             dsn = request.getfixturevalue("postgres_server")
             schema = new_schema(dsn)
             schemas.append((dsn, schema))
-            return {"backend": "postgres", "dsn": postgres_schema_dsn(dsn, schema)}
+            return {"backend": "postgres", "dsn": postgres_schema_dsn(dsn, schema), **api}
         raise ValueError(backend)
 
     yield make
@@ -97,12 +100,16 @@ def make_store(make_spec: Callable[[str], Spec]) -> Iterator[Callable[[str], Thr
         store.close()
 
 
+# Each backend in both flavours: the sync store, and the async one (behind tests/stores/_backends.Blocking).
 ALL = [
     pytest.param("memory", id="memory"),
     pytest.param("sqlite", id="sqlite"),
     pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+    pytest.param("memory-async", id="memory-async"),
+    pytest.param("sqlite-async", id="sqlite-async"),
+    pytest.param("postgres-async", id="postgres-async", marks=pytest.mark.postgres),
 ]
-DURABLE = ALL[1:]
+DURABLE = [param for param in ALL if not param.values[0].startswith("memory")]
 
 
 @pytest.fixture(params=ALL)
@@ -113,7 +120,13 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(params=DURABLE)
 def durable_backend(request: pytest.FixtureRequest) -> str:
-    """Each backend that outlives its process (SQLite, PostgreSQL)."""
+    """Each backend that outlives its process (SQLite, PostgreSQL), in both flavours."""
+    return str(request.param)
+
+
+@pytest.fixture(params=["sync", "async"])
+def api(request: pytest.FixtureRequest) -> str:
+    """Each flavour of the store API, for the tests that name their backend."""
     return str(request.param)
 
 

@@ -31,7 +31,7 @@ from messages import (
     UserMessage,
 )
 from messages import strategies as ms
-from messages.stores.base import SQLThreadStore
+from messages.stores._sql import SQLThreadStore
 
 CALL = ToolCall(id="call_1", name="get_weather", arguments='{"city": "Paris"}')
 CONVERSATION = [

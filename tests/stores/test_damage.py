@@ -17,7 +17,7 @@ from messages import (
     ToolMessage,
     UserMessage,
 )
-from messages.stores.base import SQLThreadStore
+from messages.stores._sql import SQLThreadStore
 from tests.stores._backends import open_store, raw_rows
 
 CONVERSATION = [

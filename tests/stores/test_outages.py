@@ -163,10 +163,10 @@ def check_outcomes(workers: Workers, stored: list, thread_id: str, driver: str) 
 
 @pytest.mark.postgres
 def test_postgres_crashed_and_restarted_during_appends_from_several_processes(
-    crashable_postgres: Server, processes
+    crashable_postgres: Server, processes, api
 ):
     server = crashable_postgres
-    spec = {"backend": "postgres", "dsn": server.dsn}
+    spec = {"backend": "postgres", "dsn": server.dsn, "api": api}
     rng = random.Random(SEED)
     parent = open_store(spec)
     thread_id = parent.create_thread("through-crashes")
@@ -203,8 +203,8 @@ def test_postgres_crashed_and_restarted_during_appends_from_several_processes(
     print(f"\npostgres, {CRASHES} crashes, {WORKERS} processes: {dict(figures)}")
 
 
-def test_sqlite_file_size_limit_reached_during_appends_from_several_processes(make_spec, processes):
-    spec = make_spec("sqlite")
+def test_sqlite_file_size_limit_reached_during_appends_from_several_processes(make_spec, processes, api):
+    spec = make_spec("sqlite-async" if api == "async" else "sqlite")
     path = Path(spec["path"])
     rng = random.Random(SEED)
     with open_store(spec) as setup:

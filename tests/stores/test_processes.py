@@ -31,7 +31,15 @@ from messages.stores import postgres as postgres_module
 from messages.stores import sqlite as sqlite_module
 from messages.testing import OpenAIResponsesRoute, StandInServer, scripted
 from tests.stores._backends import open_store, raw_rows
-from tests.stores._child import SECOND_PART, append_loop, append_n, batch, open_once
+from tests.stores._child import (
+    SECOND_PART,
+    append_loop,
+    append_n,
+    batch,
+    open_once,
+    replay_turns,
+    replayed_turn,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH_ROUNDS = 20
@@ -97,6 +105,32 @@ def test_four_processes_appending_500_messages_each_at_once_lose_nothing(
     store.close()
 
 
+def test_four_processes_replaying_the_same_turns_at_once_store_each_once_in_order(
+    durable_backend, make_spec, processes
+):
+    spec = make_spec(durable_backend)
+    store = open_store(spec)
+    thread_id = store.create_thread()
+    barrier = processes.Barrier(4)
+    children = [
+        processes.Process(target=replay_turns, args=(spec, thread_id, 25, barrier), name=f"replayer {n}")
+        for n in range(4)
+    ]
+    for child in children:
+        child.start()
+    join_all(children)
+    expected_messages, expected_ids = [], []
+    for number in range(25):
+        messages, ids = replayed_turn(number)
+        expected_messages += messages
+        expected_ids += ids
+    records = store.records(thread_id)
+    assert [r.id for r in records] == expected_ids, "a turn was stored twice, or out of order"
+    assert [r.message for r in records] == expected_messages
+    assert store.thread_info(thread_id).length == 100
+    store.close()
+
+
 def test_an_appender_killed_at_random_moments_loses_no_acknowledged_append_and_tears_nothing(
     durable_backend, make_spec, processes
 ):
@@ -108,8 +142,9 @@ def test_an_appender_killed_at_random_moments_loses_no_acknowledged_append_and_t
     for round_ in range(CRASH_ROUNDS):
         thread_id = setup.create_thread(f"crash-{round_}")
         receiver, sender = processes.Pipe(duplex=False)
+        child_spec, name = named_connections(spec, f"appender-{os.getpid()}-{round_}")
         child = processes.Process(
-            target=append_loop, args=(spec, thread_id, sender), name=f"appender {round_}"
+            target=append_loop, args=(child_spec, thread_id, sender), name=f"appender {round_}"
         )
         child.start()
         sender.close()  # the child's end: once it dies, the pipe ends (EOF) after what it sent
@@ -125,6 +160,8 @@ def test_an_appender_killed_at_random_moments_loses_no_acknowledged_append_and_t
             except EOFError:
                 break
         receiver.close()
+        if name is not None:
+            server_done_with(spec, name)
         last_acked = acks[-1][0]
         assert [number for number, _ in acks] == list(range(last_acked + 1))
 
@@ -151,11 +188,30 @@ def test_an_appender_killed_at_random_moments_loses_no_acknowledged_append_and_t
         for thread_id, length in lengths.items():
             assert reopened.thread_info(thread_id).length == length
             assert len(reopened.messages(thread_id)) == length
-    if durable_backend == "sqlite":
+    if durable_backend.startswith("sqlite"):
         assert raw_rows(spec, "PRAGMA integrity_check") == [("ok",)]
     setup.close()
     # How often the kill fell after a commit but before its acknowledgement: kills do land mid-append.
     print(f"\n{durable_backend}: {in_flight_committed} of {CRASH_ROUNDS} kills fell between commit and ack")
+
+
+def named_connections(spec: dict, name: str) -> tuple[dict, str | None]:
+    """For PostgreSQL, ``spec`` with its connections named ``name`` (``application_name``), and the name."""
+    if spec["backend"] != "postgres":
+        return spec, None
+    from psycopg.conninfo import make_conninfo
+
+    return {**spec, "dsn": make_conninfo(spec["dsn"], application_name=name)}, name
+
+
+def server_done_with(spec: dict, name: str) -> None:
+    """Wait until the server has ended the killed child's backends (named ``name``): a statement it had
+    sent is then committed or rolled back, not still running, and the test reads the final state."""
+    deadline = time.monotonic() + 30
+    query = "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?"
+    while raw_rows(spec, query, (name,)) != [(0,)]:
+        assert time.monotonic() < deadline, f"the server kept {name}'s backend for 30 s after the kill"
+        time.sleep(0.01)
 
 
 FIRST_PART = [
@@ -253,5 +309,5 @@ def test_processes_opening_a_new_store_at_once_build_its_schema_once(durable_bac
         child.start()
     join_all(children)
     names = [name for (name,) in raw_rows(spec, "SELECT name FROM thread_store_migrations ORDER BY name")]
-    module = sqlite_module if durable_backend == "sqlite" else postgres_module
-    assert names == sorted(step.__name__ for step in module.MIGRATIONS)
+    module = sqlite_module if durable_backend.startswith("sqlite") else postgres_module
+    assert names == sorted(step.name for step in module.MIGRATIONS)

@@ -3,16 +3,20 @@ refused, SQLite in WAL mode, clear errors for what cannot be opened, and psycopg
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import subprocess
 import sys
 import threading
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from messages import (
+    AsyncPostgresThreadStore,
+    AsyncSQLiteThreadStore,
     LocalThread,
     MaybeWrittenError,
     NotWrittenError,
@@ -38,12 +42,12 @@ def test_a_new_store_records_each_migration_once(durable_backend, make_spec):
     open_store(spec).close()
     open_store(spec).close()  # opening again applies nothing
     assert applied(spec)[:2] == ["m001_create_threads", "m002_create_messages"]
-    assert [step.__name__ for step in MODULES[durable_backend].MIGRATIONS] == applied(spec)
+    assert [step.name for step in MODULES[durable_backend.split("-")[0]].MIGRATIONS] == applied(spec)
 
 
 def test_an_older_schema_is_brought_up_to_date_and_keeps_its_data(durable_backend, make_spec, monkeypatch):
     spec = make_spec(durable_backend)
-    module = MODULES[durable_backend]
+    module = MODULES[durable_backend.split("-")[0]]
     with monkeypatch.context() as patch:  # the store as the first version, with the first two steps only
         patch.setattr(module, "MIGRATIONS", module.MIGRATIONS[:2])
         open_store(spec).close()
@@ -63,7 +67,7 @@ def test_an_older_schema_is_brought_up_to_date_and_keeps_its_data(durable_backen
         ("z-local", UserMessage(content="hi").model_dump_json(), now),
     )
     store = open_store(spec)
-    assert applied(spec) == [step.__name__ for step in module.MIGRATIONS]
+    assert applied(spec) == [step.name for step in module.MIGRATIONS]
     assert store.threads() == ["z-local", "a-remote"]  # creation order, not the ids' order
     assert store.messages("z-local") == [UserMessage(content="hi")]
     store.append("z-local", UserMessage(content="more"))
@@ -164,16 +168,25 @@ def test_postgres_says_when_the_dsn_does_not_read():
     assert isinstance(info.value.__cause__, psycopg.ProgrammingError)
 
 
-def test_import_messages_imports_neither_psycopg_nor_litellm():
+def test_import_messages_imports_neither_psycopg_nor_litellm_nor_asyncio():
     code = "import sys, json, messages; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = set(json.loads(out))
     assert "psycopg" not in loaded
     assert "litellm" not in loaded
+    assert "asyncio" not in loaded  # loaded by the first async store (a sync bot never needs it)
 
 
-def test_each_thread_gets_its_own_connection_and_ended_threads_give_theirs_back(durable_backend, make_spec):
-    store = open_store(make_spec(durable_backend))
+SYNC_DURABLE = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+]
+
+
+@pytest.mark.parametrize("name", SYNC_DURABLE)
+def test_each_thread_gets_its_own_connection_and_ended_threads_give_theirs_back(name, make_spec):
+    # The sync stores: one connection per thread (the async ones: the two tests below).
+    store = open_store(make_spec(name))
     store.create_thread("t")
     together = threading.Barrier(4)
     opened = []
@@ -198,6 +211,53 @@ def test_each_thread_gets_its_own_connection_and_ended_threads_give_theirs_back(
     assert all(is_closed(conn) for conn in opened)
     assert len(store.messages("t")) == 5
     store.close()
+
+
+@pytest.mark.postgres
+def test_the_async_postgres_store_gives_each_call_in_flight_a_connection_of_its_own_up_to_its_pool(make_spec):
+    from psycopg.conninfo import make_conninfo
+
+    spec = make_spec("postgres")
+    name = f"pool-{uuid.uuid4().hex[:8]}"
+    dsn = make_conninfo(spec["dsn"], application_name=name)
+    count = "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?"
+
+    async def run() -> None:
+        store = AsyncPostgresThreadStore(dsn, max_connections=3)
+        await store.create_thread("t")
+        await asyncio.gather(*(store.append("t", UserMessage(content=str(n))) for n in range(30)))
+        opened = raw_rows(spec, count, (name,))[0][0]
+        assert 1 < opened <= 3  # calls ran at once, on at most max_connections connections, kept for reuse
+        assert len(await store.messages("t")) == 30
+        await store.aclose()
+        assert raw_rows(spec, count, (name,)) == [(0,)] or await _gone(spec, count, name)
+
+    asyncio.run(run())
+
+
+async def _gone(spec, count, name) -> bool:
+    for _ in range(100):  # the server ends a closed connection's backend a moment later
+        if raw_rows(spec, count, (name,)) == [(0,)]:
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+def test_the_async_sqlite_store_runs_its_calls_in_its_worker_threads(tmp_path):
+    async def run() -> None:
+        store = AsyncSQLiteThreadStore(tmp_path / "threads.db", workers=2)
+        await store.create_thread("t")
+        await asyncio.gather(*(store.append("t", UserMessage(content=str(n))) for n in range(30)))
+        # The connection opened when the store was made, and one per worker thread at most.
+        assert store._sync._connections.count() <= 3
+        names = await asyncio.gather(
+            *(store._call(lambda: threading.current_thread().name) for _ in range(10))
+        )
+        assert all(name.startswith("messages-store") for name in names)
+        await store.aclose()
+        assert store._sync._connections.count() == 0
+
+    asyncio.run(run())
 
 
 def use_once(store) -> None:
