@@ -88,6 +88,16 @@ def test_the_autogen_integration_without_autogen_says_how_to_install_it():
     assert "'llm-messages[autogen]'" in result.stderr
 
 
+def test_the_agent_framework_integration_without_agent_framework_says_how_to_install_it():
+    code = "import sys; sys.modules['agent_framework'] = None; import messages.integrations.agent_framework"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert (
+        "ImportError: messages.integrations.agent_framework needs Agent Framework's core package: "
+        "pip install 'llm-messages[agent-framework]'"
+    ) in result.stderr
+
+
 def test_public_names_are_exported_once_and_sorted():
     # In ruff's isort-style order (RUF022): constants, then classes, then functions.
     def kind(name: str) -> int:
