@@ -35,7 +35,7 @@ from agent_framework import (  # noqa: E402
     tool,
 )
 from agent_framework._compaction import SlidingWindowStrategy  # noqa: E402
-from agent_framework.openai import OpenAIChatCompletionClient  # noqa: E402
+from agent_framework.openai import OpenAIChatClient, OpenAIChatCompletionClient  # noqa: E402
 
 from messages.integrations.agent_framework import ThreadStoreHistoryProvider  # noqa: E402
 
@@ -483,6 +483,59 @@ def test_a_session_whose_service_keeps_the_history_is_a_remote_thread(make_spec)
         assert await provider.load_session("missing") is None
 
     with_store(make_spec("sqlite-async"), body)
+
+
+def test_a_session_with_stored_messages_keeps_them_when_the_service_starts_keeping_its_history(make_spec):
+    async def body(store):
+        provider = ThreadStoreHistoryProvider(store)
+        session = AgentSession(session_id="s1")
+        await run_provider(provider, session, [Message("user", ["before"])], [Message("assistant", ["ok"])])
+        session.service_session_id = "resp_9"
+        await run_provider(provider, session, [Message("user", ["after"])], [Message("assistant", ["ok 2"])])
+        thread = store.load_thread("s1")
+        assert (thread.kind, thread.context_state) == (
+            "local",
+            {"agent_framework": {"service_session_id": "resp_9"}},
+        )
+        restored = await provider.load_session("s1")
+        assert restored.service_session_id == "resp_9"
+        return texts(await provider.get_messages("s1"))
+
+    assert with_store(make_spec("sqlite"), body) == ["before", "ok", "after", "ok 2"]
+
+
+@pytest.mark.parametrize("per_service_call", [False, True], ids=["per-run", "per-service-call"])
+def test_a_responses_agent_that_stores_its_history_leaves_the_service_id_for_the_next_process(
+    per_service_call, make_spec
+):
+    # Agent Framework's Responses client with store=True: the service keeps the history, the session its
+    # response id, the store a RemoteThread holding it, saved at the end of each run or after each model call
+    # (where the id is the one the call's response carries: Agent Framework sets the session's only after
+    # saving). Another provider gives the session back, and its next run goes on from the newest id.
+    async def body(store):
+        with StandInServer(weather_replies()) as server:
+            client = OpenAIChatClient(model="gpt-4o-mini", api_key="test", base_url=server.url + "/v1")
+            agent = Agent(
+                client=client,
+                tools=[get_weather],
+                context_providers=[ThreadStoreHistoryProvider(store)],
+                default_options={"store": True},
+                require_per_service_call_history_persistence=per_service_call,
+            )
+            session = agent.create_session()
+            await agent.run("Weather in Paris?", session=session)
+            kept = session.service_session_id
+            assert isinstance(kept, str)
+            assert kept.startswith("resp_")
+            restored = await ThreadStoreHistoryProvider(store).load_session(session.session_id)
+            assert (restored.session_id, restored.service_session_id) == (session.session_id, kept)
+            await agent.run("What did I ask?", session=restored)
+            assert server.last_body()["previous_response_id"] == kept
+            assert [item.get("role") for item in server.last_body()["input"]] == ["user"]  # nothing loaded
+            thread = store.load_thread(session.session_id)
+            return thread.kind, len(await stored(store, session.session_id)) if thread.kind == "local" else 0
+
+    assert with_store(make_spec("sqlite"), body) == ("remote", 0)
 
 
 # --- windows -----------------------------------------------------------------------------------------------

@@ -5,7 +5,10 @@ package's message, and what Agent Framework keeps beside it (``message_id``, ``a
 occurrence ids of its calls and results, ...; ``messages.convert.agent_framework``) as the envelope's
 metadata, under ``"agent_framework"``; an Agent Framework ``message_id`` is the message's id in the thread.
 A session whose history the service keeps (a ``service_session_id``) is a ``RemoteThread`` holding that
-id: nothing is loaded for it (the service sends its own history) and no message is stored.
+id: nothing is loaded for it (the service sends its own history) and no message is stored; when its
+thread holds messages already (stored before the service kept the history), they stay, the next ones are
+added, and the service's id is kept in the thread's ``context_state``. ``load_session`` gives the session
+back, with its service's id, to another process.
 
 Saving follows Agent Framework's rule for a replayed turn (``_replay``) on the thread's newest messages,
 then appends with ``skip_existing``: a message whose id the thread holds is dropped atomically, even when
@@ -25,6 +28,7 @@ from typing import Any, ClassVar
 
 from agent_framework import AgentSession, HistoryProvider, SessionContext, SupportsAgentRun
 from agent_framework import Message as AFMessage
+from agent_framework._sessions import is_local_history_conversation_id
 
 from messages._window import Length, Messages, Part, Roles, plan_read
 from messages.context import ChatCompletionContext
@@ -128,10 +132,20 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     ) -> None:
         """Store the run's messages; for a session whose history the service keeps, its id instead (a
         ``RemoteThread``)."""
-        if session is not None and session.service_session_id is not None:
-            await self._save_remote(session.session_id, session.service_session_id)
+        service = _service_id(session, context)
+        if service is None:
+            await super().after_run(agent=agent, session=session, context=context, state=state)
             return
-        await super().after_run(agent=agent, session=session, context=context, state=state)
+        try:
+            await self._save_thread(_remote_thread(session.session_id, service))
+        except ThreadKindError:
+            # The session's thread holds messages already (saved before the service kept the history):
+            # go on storing them there, with the service's id beside them.
+            await super().after_run(agent=agent, session=session, context=context, state=state)
+            thread = await self._load_thread(session.session_id)
+            await self._save_thread(
+                thread.with_context(ENVELOPE_KEY, {"service_session_id": _json_id(service)})
+            )
 
     async def get_messages(
         self, session_id: str | None, *, state: dict[str, Any] | None = None, **kwargs: Any
@@ -186,10 +200,8 @@ class ThreadStoreHistoryProvider(HistoryProvider):
             thread = await self._load_thread(_thread_id(session_id))
         except ThreadNotFoundError:
             return None
-        if isinstance(thread, LocalThread):
-            return AgentSession(session_id=session_id)
         saved = thread.context_state.get(ENVELOPE_KEY)
-        service: Any = thread.response_id
+        service: Any = thread.response_id if isinstance(thread, RemoteThread) else None
         if service is None and isinstance(saved, dict):
             service = saved.get("service_session_id")
         return AgentSession(session_id=session_id, service_session_id=service)
@@ -300,15 +312,6 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         window._load_part(part)
         return [(m, by_message.get(id(m))) for m in window.get_messages()]
 
-    async def _save_remote(self, session_id: str, service_session_id: Any) -> None:
-        if isinstance(service_session_id, str):
-            thread = RemoteThread(id=session_id, response_id=service_session_id)
-        else:
-            thread = RemoteThread(
-                id=session_id, context_state={ENVELOPE_KEY: {"service_session_id": dict(service_session_id)}}
-            )
-        await self._save_thread(thread)
-
     def _lock(self, thread_id: str) -> asyncio.Lock:
         """The lock of ``thread_id``'s saves on this event loop (one of a fixed set of stripes)."""
         loop = asyncio.get_running_loop()
@@ -326,6 +329,31 @@ def _thread_id(session_id: str | None) -> str:
             "run the agent with a session (agent.create_session(), or AgentSession(session_id=...))"
         )
     return session_id
+
+
+def _service_id(session: AgentSession | None, context: SessionContext) -> Any:
+    """The id under which the service keeps the session's history, ``None`` when it keeps none: the one
+    the response just carried (Agent Framework sets the session's after saving each model call's response,
+    when it saves per service call), else the session's."""
+    fresh = getattr(getattr(context.response, "raw_representation", None), "conversation_id", None)
+    if isinstance(fresh, str) and fresh and not is_local_history_conversation_id(fresh):
+        return fresh
+    return None if session is None else session.service_session_id
+
+
+def _json_id(service_session_id: Any) -> Any:
+    """A service session id as JSON: a string, or Agent Framework's structured mapping as an object."""
+    return service_session_id if isinstance(service_session_id, str) else dict(service_session_id)
+
+
+def _remote_thread(session_id: str, service_session_id: Any) -> RemoteThread:
+    """The thread of a session whose history the service keeps: its id as the response id, or, for a
+    structured one, in the thread's context state."""
+    if isinstance(service_session_id, str):
+        return RemoteThread(id=session_id, response_id=service_session_id)
+    return RemoteThread(
+        id=session_id, context_state={ENVELOPE_KEY: {"service_session_id": _json_id(service_session_id)}}
+    )
 
 
 def _envelope(thread_id: str, record: MessageRecord) -> AgentFrameworkEnvelope:
