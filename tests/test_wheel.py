@@ -86,7 +86,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bin_dir / ("python.exe" if os.name == "nt" else "python")
     # The [hypothesis] extra: messages.strategies is a public module, and needs it; so does
-    # messages.integrations.autogen, [autogen].
+    # messages.integrations.autogen, [autogen], and messages.integrations.agent_framework, [agent-framework].
     constraints = ROOT / "constraints.txt"
     _step(
         [
@@ -100,7 +100,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
             python,
             "-c",
             constraints,
-            f"{wheel}[hypothesis,autogen]",
+            f"{wheel}[hypothesis,autogen,agent-framework]",
         ],
         base,
     )
@@ -251,3 +251,44 @@ def test_the_autogen_extra_installs_beside_autogens_mcp_tools(installed, tmp_pat
     )
     out = installed.run(python, "-c", code).stdout.split()
     assert out == ["1", "0.7.5"]
+
+
+_AGENT_FRAMEWORK_HISTORY = """
+import asyncio, importlib.metadata as m, sys
+from agent_framework import Message
+from messages import SQLiteThreadStore
+from messages.integrations.agent_framework import ThreadStoreHistoryProvider
+
+async def main():
+    provider = ThreadStoreHistoryProvider(SQLiteThreadStore(sys.argv[1]))
+    await provider.save_messages("s1", [Message("user", ["hi"]), Message("assistant", ["hello"])])
+    print([m.text for m in await provider.get_messages("s1")], m.version("agent-framework-core"))
+
+asyncio.run(main())
+"""
+
+
+def test_the_agent_framework_extra_installs_alone_and_keeps_a_history(installed, tmp_path):
+    venv = tmp_path / "venv"
+    _step([sys.executable, "-m", "venv", "--without-pip", venv], tmp_path)
+    python = (
+        venv / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python")
+    )
+    _step(
+        [
+            sys.executable,
+            "-m",
+            "uv",
+            "pip",
+            "install",
+            "-q",
+            "--python",
+            python,
+            "-c",
+            ROOT / "constraints.txt",
+            f"{installed.wheel}[agent-framework]",
+        ],
+        tmp_path,
+    )
+    out = installed.run(python, "-c", _AGENT_FRAMEWORK_HISTORY, tmp_path / "history.db").stdout.strip()
+    assert out == "['hi', 'hello'] 1.23.0"

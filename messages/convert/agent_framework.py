@@ -80,6 +80,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import ValidationError
 
+from messages._io import collector_paused
 from messages.convert._guard import refuse_unmapped
 from messages.errors import ConversionError
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
@@ -443,13 +444,14 @@ def to_agent_framework(
             continue
         built.append((index, _message(message, index, envelope)))
     out = []
-    for index, data in built:
-        try:
-            out.append(af.Message.from_dict(data))
-        except (ValueError, TypeError) as exc:
-            raise ConversionError(
-                f"message {index}: Agent Framework cannot build it from its envelope ({exc})", index=index
-            ) from None
+    with collector_paused():  # objects without cycles, a few per message (messages._io.collector_paused)
+        for index, data in built:
+            try:
+                out.append(af.Message.from_dict(data))
+            except (ValueError, TypeError) as exc:
+                raise ConversionError(
+                    f"message {index}: Agent Framework cannot build it from its envelope ({exc})", index=index
+                ) from None
     return out
 
 
