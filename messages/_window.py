@@ -1,4 +1,4 @@
-"""The window rules without message types, and the window-aware store read.
+"""The window rules without message types: units, the newest units within a budget, the head.
 
 ``messages.context`` windows this package's messages with them, and ``messages.integrations.autogen``
 windows AutoGen's ``LLMMessage`` objects with the same code, so both keep and drop whole exchanges by the
@@ -6,41 +6,30 @@ same rules (``messages.context``'s module docstring states them). A history is s
 what each item is: a leading system message, a tool result (which joins the unit before it), or anything
 else (which starts a unit); and, for the bounds, through a weight per item.
 
-The vocabulary: the *lead* is the leading system messages; after it the history is cut into *units*, each
-a message that is not a tool result with the tool results that follow it (a tool result right after the
-lead starts a unit of its own). A window keeps the lead, then whole units: a *head* (``HeadAndTailContext``)
-and a *tail*.
-
-* ``Units``, ``Suffix``, ``TokenWindow``, ``head_units``, ``suffix_window``, ``head_and_tail_window``: a
-  window over a history held in memory, kept up to date as items arrive;
-* ``TailWalk``: the newest whole units whose weights sum to at most a budget (the newest always), found
-  by offering the units from the newest back; ``head_end``: where a head of at most ``head_size``
-  messages after the lead ends;
-* ``plan_read``: the store read of a window (a generator without I/O: it asks for lengths, roles and
-  messages, and returns the part of the thread the window needs), driven by ``read_sync`` and
-  ``read_async``. A window given such a part holds the lead (and head) and the tail, with a *gap* between
-  them: ``omitted`` messages of the thread left out before the history's item ``gap``; the in-memory rules
-  take the gap as a floor (no tail reaches back across it) and count positions across it.
-
-The read asks only for what the window can return. Buffered and head-and-tail windows weigh each message 1,
-so the roles alone (one short column, no message parsed) place the cut, and only the kept messages are read;
-a token-limited window reads messages from the end, a page at a time, until its budget is spent. Every cut
-falls between units, so no call is cut from its result. A summary checkpoint (a stored summary standing for
-every message before a position) fits the same read later: the walk stops at the newest checkpoint, whose
-summary then stands in for what precedes it, as the head and the placeholder do here.
+The same rules place the window read from a store (``LocalThread.read(store, window)``): ``plan_read``
+asks a store only for what a window can return (a generator without I/O, driven by ``read_sync`` and
+``read_async``), with ``TailWalk`` (the newest whole units within a budget, which ``Suffix`` walks back
+with too) and ``head_end`` (where a head ends, which ``head_units`` counts with). Buffered and
+head-and-tail windows weigh each message 1, so the roles alone (one short column, no message parsed) place
+the cut, and only the kept messages are read; a token-limited window reads messages from the end, a page
+at a time, until its budget is spent. Every cut falls between units, so no call is cut from its result.
+The window is then given that part of the thread (``Units.mark_gap``: how many items it leaves out, and
+where). A summary checkpoint (a stored summary standing for every message before a position) fits the same
+read later: the walk stops at the newest checkpoint, whose summary then stands in for what precedes it, as
+the head and the placeholder do here (docs/stores.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from messages.models import Message
+if TYPE_CHECKING:
+    from messages.models import Message
 
 __all__ = [
     "SYSTEM_ROLES",
-    "Gap",
     "Part",
     "ReadPlan",
     "Suffix",
@@ -74,7 +63,7 @@ class Units:
     holds them and no bound counts them.
     """
 
-    __slots__ = ("lead", "lead_closed", "size", "skip_orphans", "skipped", "starts")
+    __slots__ = ("gap", "lead", "omitted", "size", "skip_orphans", "skipped", "starts")
 
     def __init__(self, *, skip_orphans: bool = False) -> None:
         self.skip_orphans = skip_orphans
@@ -87,8 +76,28 @@ class Units:
         """Where each unit after them starts, in the history."""
         self.size = 0
         """How many items the history has."""
-        self.lead_closed = False
-        """No later item joins the lead (the items after a gap follow messages left out)."""
+        self.gap: int | None = None
+        """Where a store read left items out (``mark_gap``): before the history's item at this index."""
+        self.omitted = 0
+        """How many items it left out there."""
+
+    def mark_gap(self, omitted: int) -> None:
+        """``omitted`` items of the thread are left out here, at the end of the history so far (the lead,
+        or the head, on a unit boundary): what a store read gives a window (``plan_read``)."""
+        if omitted:
+            self.gap, self.omitted = self.size, omitted
+
+    def position(self, index: int) -> int:
+        """The position in the thread of the history's item at ``index``."""
+        return index if self.gap is None or index < self.gap else index + self.omitted
+
+    def end_position(self, index: int) -> int:
+        """The position in the thread where the history's units before ``index`` end."""
+        return index if self.gap is None or index <= self.gap else index + self.omitted
+
+    def floor(self) -> int:
+        """The first unit a tail may hold: none before the items left out."""
+        return 0 if self.gap is None else sum(1 for start in self.starts if start < self.gap)
 
     def add(self, system: bool, result: bool, /) -> None:
         """Account for one more item at the end of the history: a system message or not, a tool result or
@@ -98,7 +107,7 @@ class Units:
         if self.starts:
             if not result:
                 self.starts.append(index)
-        elif system and self.lead == index and not self.lead_closed:
+        elif system and self.lead == index and self.gap is None:
             self.lead += 1
         elif result and self.skip_orphans:
             self.skipped += 1
@@ -110,37 +119,18 @@ class Units:
         self.skipped = 0
         self.starts = []
         self.size = 0
-        self.lead_closed = False
+        self.gap = None
+        self.omitted = 0
 
     @property
     def windowed(self) -> int:
-        """How many items the units hold: the history but its leading system messages (and skipped ones)."""
-        return self.size - self.lead - self.skipped
+        """How many items the units hold: the history but its leading system messages (and skipped ones),
+        with those a store read left out."""
+        return self.size - self.lead - self.skipped + self.omitted
 
     def end(self, unit: int) -> int:
         """Where unit ``unit`` ends (exclusive), in the history."""
         return self.starts[unit + 1] if unit + 1 < len(self.starts) else self.size
-
-
-@dataclass(frozen=True)
-class Gap:
-    """Messages of a thread left out of a window's history: ``omitted`` of them before the history's item
-    ``at`` (a unit boundary after the lead), as a store read (``plan_read``) leaves them out."""
-
-    at: int
-    omitted: int
-
-    def floor(self, units: Units) -> int:
-        """The first unit a tail may hold: none before the messages left out."""
-        return sum(1 for start in units.starts if start < self.at)
-
-    def end_position(self, index: int) -> int:
-        """The position in the thread where the history's items before ``index`` end."""
-        return index if index <= self.at else index + self.omitted
-
-    def position(self, index: int) -> int:
-        """The position in the thread of the history's item at ``index``."""
-        return index if index < self.at else index + self.omitted
 
 
 class Suffix:
@@ -175,9 +165,8 @@ class Suffix:
             return end - start
         return sum(weigh(i) for i in range(start, end))
 
-    def sync(self, units: Units, budget: float, floor: int = 0) -> None:
-        """Move the window over ``units`` to the newest units that fit ``budget`` (the newest always), none
-        before unit ``floor`` (the first after messages a store read left out)."""
+    def sync(self, units: Units, budget: float) -> None:
+        """Move the window over ``units`` to the newest units that fit ``budget`` (the newest always)."""
         starts = units.starts
         size = units.size
         if self._synced == size:
@@ -188,10 +177,11 @@ class Suffix:
             return
         if self._synced is None:
             # Walk back from the end: the newest unit, then older ones while they fit (never into the
-            # messages a store read left out).
+            # items a store read left out).
             walk = TailWalk(budget)
-            for unit in range(count - 1, floor - 1, -1):
-                if not walk.offer(unit, self._weight(starts[unit], units.end(unit))):
+            for unit in range(count - 1, units.floor() - 1, -1):
+                end = starts[unit + 1] if unit + 1 < count else size
+                if not walk.offer(unit, self._weight(starts[unit], end)):
                     break
             assert walk.start is not None  # the newest unit is always kept
             self.first, self.total, self._synced = walk.start, walk.total, size
@@ -206,15 +196,27 @@ class Suffix:
         self.first, self.total, self._synced = first, total, size
 
 
-def head_units(units: Units, head_size: int, gap: Gap | None = None) -> int:
-    """How many units the head holds: the oldest whole units of at most ``head_size`` items (counted as
-    positions in the thread, across a ``gap``)."""
-    count = 0
-    total = len(units.starts)
-    end = units.end if gap is None else (lambda unit: gap.end_position(units.end(unit)))
-    while count < total and end(count) - units.starts[0] <= head_size:
-        count += 1
-    return count
+def head_end(starts: Iterable[int], lead: int, head_size: int) -> int:
+    """Where the head ends: the start of the first unit that does not fit in ``head_size`` items after
+    ``lead`` (where the first unit starts). ``starts`` are the unit starts after the first (ascending
+    positions, in a history longer than the lead and the head), each the end of the unit before it."""
+    end = lead
+    for start in starts:
+        if start - lead > head_size:
+            break
+        end = start
+    return end
+
+
+def head_units(units: Units, head_size: int) -> int:
+    """How many units the head holds: the oldest whole units of at most ``head_size`` items."""
+    if not units.starts:
+        return 0
+    ends = (units.end_position(start) for start in units.starts[1:])
+    end = head_end(ends, units.starts[0], head_size)
+    if units.end_position(units.size) - units.starts[0] <= head_size:
+        return len(units.starts)  # the whole history fits in the head
+    return sum(1 for start in units.starts if units.end_position(start) < end)
 
 
 def suffix_window(items: Sequence[T], units: Units, first: int) -> list[T]:
@@ -235,26 +237,19 @@ def head_and_tail_window(
     head_size: int,
     tail_size: int,
     placeholder: Callable[[int], T],
-    gap: Gap | None = None,
 ) -> list[T]:
     """The leading system messages, the oldest whole units within ``head_size``, ``placeholder(count)`` for
     the ``count`` items left out, and the newest whole units within ``tail_size`` (``tail``, a ``Suffix``
     weighing 1 per item); the units whole when they hold at most ``head_size + tail_size`` items, or when
-    head and tail leave nothing out (``messages.context.HeadAndTailContext`` states the rules). ``gap``:
-    the items a store read left out, which count as left out (``plan_read`` gives the window its head
-    and its tail)."""
-    tail.sync(units, tail_size, 0 if gap is None else gap.floor(units))
-    omitted = 0 if gap is None else gap.omitted
-    if not units.starts or units.windowed + omitted <= head_size + tail_size:
+    head and tail leave nothing out (``messages.context.HeadAndTailContext`` states the rules)."""
+    tail.sync(units, tail_size)
+    if not units.starts or units.windowed <= head_size + tail_size:
         return suffix_window(items, units, 0)
-    head = head_units(units, head_size, gap)
+    head = head_units(units, head_size)
     first = max(tail.first, head)
     head_end_index = units.starts[head] if head < len(units.starts) else units.size
     tail_start = units.starts[first]
-    if gap is None:
-        left_out = tail_start - head_end_index
-    else:
-        left_out = gap.position(tail_start) - gap.end_position(head_end_index)
+    left_out = units.position(tail_start) - units.end_position(head_end_index)
     if left_out == 0:  # nothing left out
         return suffix_window(items, units, 0)
     note = placeholder(left_out)
@@ -311,18 +306,18 @@ class TokenWindow:
             self.counts[index] = count
         return count
 
-    def sync(self, units: Units, limit: int, floor: int = 0) -> int:
-        """Bring the window up to date (none of it before unit ``floor``); the tokens of the overhead and
-        the leading system messages (0 for a history with nothing to send)."""
+    def sync(self, units: Units, limit: int) -> int:
+        """Bring the window up to date; the tokens of the overhead and the leading system messages (0 for a
+        history with nothing to send)."""
         if not units.starts and not units.lead:
             return 0
         fixed = self._overhead() + sum(self.count(i) for i in range(units.lead))
-        self.suffix.sync(units, limit - fixed, floor)
+        self.suffix.sync(units, limit - fixed)
         return fixed
 
-    def size(self, units: Units, limit: int, floor: int = 0) -> int:
+    def size(self, units: Units, limit: int) -> int:
         """The window's size in tokens (0 for a history with nothing to send)."""
-        fixed = self.sync(units, limit, floor)
+        fixed = self.sync(units, limit)
         return fixed + self.suffix.total if fixed or units.starts else 0
 
 
@@ -350,18 +345,6 @@ class TailWalk:
             return True
         self.done = True
         return False
-
-
-def head_end(starts: Iterable[int], lead: int, head_size: int) -> int:
-    """Where the head ends: the start of the first unit that does not fit in ``head_size`` messages after
-    the lead. ``starts`` are the unit starts after the first (ascending positions, in a history longer
-    than the lead and the head), each the end of the unit before it."""
-    end = lead
-    for start in starts:
-        if start - lead > head_size:
-            break
-        end = start
-    return end
 
 
 def lead_of(roles: Sequence[str]) -> int:

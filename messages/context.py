@@ -56,7 +56,6 @@ from pydantic import ValidationError
 
 from messages._io import dump_messages, load_messages
 from messages._window import (
-    Gap,
     Part,
     ReadPlan,
     Suffix,
@@ -111,9 +110,6 @@ class ChatCompletionContext(ABC):
     def __init__(self, initial_messages: Iterable[Message] | None = None) -> None:
         self._history: list[Message] = []
         self._units = Units()  # the leading system messages and where each unit after them starts
-        # A window that a store read gave part of its thread holds the messages it keeps: the gap says how
-        # many messages of the thread are left out, and before which of the history's messages.
-        self._gap: Gap | None = None
         self._reset()
         for index, message in enumerate(initial_messages or ()):
             self._append(_check_message(message, f"initial message {index}"))
@@ -145,8 +141,10 @@ class ChatCompletionContext(ABC):
         """Empty the history, initial messages included."""
         self._history = []
         self._units.clear()
-        self._gap = None
         self._reset()
+
+    def _reset(self) -> None:  # noqa: B027 - a hook: the unbounded window derives nothing
+        """Forget what the window derived from the history (the history was replaced)."""
 
     def _read_plan(self) -> ReadPlan | None:
         """What a store read must give this window (``messages._window``); ``None``: the whole thread."""
@@ -158,18 +156,9 @@ class ChatCompletionContext(ABC):
         self.clear()
         for message in part.head:
             self._append(message)
-        if part.omitted:
-            self._gap = Gap(len(self._history), part.omitted)
-            self._units.lead_closed = True  # what follows the gap is not the lead
+        self._units.mark_gap(part.omitted)
         for message in part.tail:
             self._append(message)
-
-    def _tail_floor(self) -> int:
-        """The first unit a tail may hold: none before the messages left out."""
-        return 0 if self._gap is None else self._gap.floor(self._units)
-
-    def _reset(self) -> None:  # noqa: B027 - a hook: the unbounded window derives nothing
-        """Forget what the window derived from the history (the history was replaced)."""
 
     # -- state --------------------------------------------------------------------------------------------
 
@@ -185,9 +174,9 @@ class ChatCompletionContext(ABC):
             "version": 1,
             "messages": dump_messages(self._history, validate=False),
         }
-        if self._gap is not None:
+        if self._units.gap is not None:
             state["version"] = 2
-            state["omitted"] = {"at": self._gap.at, "count": self._gap.omitted}
+            state["omitted"] = {"at": self._units.gap, "count": self._units.omitted}
         return state
 
     def load_state(self, state: Mapping[str, Any]) -> None:
@@ -298,7 +287,7 @@ class BufferedContext(ChatCompletionContext):
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units of at most ``buffer_size`` messages."""
-        self._suffix.sync(self._units, self.buffer_size, self._tail_floor())
+        self._suffix.sync(self._units, self.buffer_size)
         return suffix_window(self._history, self._units, self._suffix.first)
 
 
@@ -376,7 +365,7 @@ class HeadAndTailContext(ChatCompletionContext):
     def get_messages(self) -> list[Message]:
         """The leading system messages, the head, a placeholder for what is left out, and the tail."""
         return head_and_tail_window(
-            self._history, self._units, self._suffix, self.head_size, self.tail_size, self._note, self._gap
+            self._history, self._units, self._suffix, self.head_size, self.tail_size, self._note
         )
 
     def _note(self, count: int) -> Message:
@@ -546,12 +535,12 @@ class TokenLimitedContext(ChatCompletionContext):
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit."""
-        self._tokens.sync(self._units, self.token_limit, self._tail_floor())
+        self._tokens.sync(self._units, self.token_limit)
         return suffix_window(self._history, self._units, self._tokens.suffix.first)
 
     def token_count(self) -> int:
         """The size of the current window in tokens, counted as the class docstring says (0 when empty)."""
-        return self._tokens.size(self._units, self.token_limit, self._tail_floor())
+        return self._tokens.size(self._units, self.token_limit)
 
 
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
