@@ -30,7 +30,7 @@ from agent_framework import AgentSession, HistoryProvider, SessionContext, Suppo
 from agent_framework import Message as AFMessage
 from agent_framework._sessions import is_local_history_conversation_id
 
-from messages._window import Length, Messages, Part, Roles, plan_read
+from messages._window import read_async
 from messages.context import ChatCompletionContext
 from messages.convert.agent_framework import AgentFrameworkEnvelope, from_agent_framework, to_agent_framework
 from messages.errors import (
@@ -213,7 +213,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
             return await self.store.records(thread_id, start, stop)
         return await asyncio.to_thread(self.store.records, thread_id, start, stop)
 
-    async def _roles(self, thread_id: str, start: int, stop: int) -> list[str]:
+    async def _roles(self, thread_id: str, start: int, stop: int | None) -> list[str]:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.roles(thread_id, start, stop)
         return await asyncio.to_thread(self.store.roles, thread_id, start, stop)
@@ -284,33 +284,9 @@ class ThreadStoreHistoryProvider(HistoryProvider):
                 window.add_message(record.message)
             by_message = {id(r.message): r for r in records}
             return [(m, by_message.get(id(m))) for m in window.get_messages()]
-        reads = plan_read(plan)
-        by_message = {}
-        answer: Any = None
-        while True:
-            try:
-                request = reads.send(answer)
-            except StopIteration as done:
-                part: Part = done.value
-                break
-            if isinstance(request, Length):
-                info = await self._thread_info(thread_id)
-                if info.kind != "local":
-                    await self._records(thread_id)  # raises the store's ThreadKindError
-                answer = info.length
-            elif isinstance(request, Roles):
-                answer = (
-                    await self._roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-                )
-            else:
-                assert isinstance(request, Messages)
-                got = (
-                    await self._records(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-                )
-                by_message.update((id(r.message), r) for r in got)
-                answer = [r.message for r in got]
-        window._load_part(part)
-        return [(m, by_message.get(id(m))) for m in window.get_messages()]
+        reader = _RecordReader(self)
+        window._load_part(await read_async(reader, thread_id, plan))
+        return [(m, reader.records.get(id(m))) for m in window.get_messages()]
 
     def _lock(self, thread_id: str) -> asyncio.Lock:
         """The lock of ``thread_id``'s saves on this event loop (one of a fixed set of stripes)."""
@@ -320,6 +296,26 @@ class ThreadStoreHistoryProvider(HistoryProvider):
             locks = tuple(asyncio.Lock() for _ in range(_LOCK_STRIPES))
             self._locks[loop] = locks
         return locks[hash(thread_id) % _LOCK_STRIPES]
+
+
+class _RecordReader:
+    """The provider's store as ``read_async`` reads it, reading records where it reads messages, and
+    keeping each message's record (by the message's identity: the window keeps the objects it is given)."""
+
+    def __init__(self, provider: ThreadStoreHistoryProvider) -> None:
+        self._provider = provider
+        self.records: dict[int, MessageRecord] = {}
+
+    async def thread_info(self, thread_id: str) -> ThreadInfo:
+        return await self._provider._thread_info(thread_id)
+
+    async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
+        return await self._provider._roles(thread_id, start, stop)
+
+    async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
+        got = await self._provider._records(thread_id, start, stop)
+        self.records.update((id(record.message), record) for record in got)
+        return [record.message for record in got]
 
 
 def _thread_id(session_id: str | None) -> str:
