@@ -29,6 +29,7 @@ BENCHMARKS = {
     "caching": "benchmarks.bench_caching",
     "convert": "benchmarks.bench_convert",
     "autogen": "benchmarks.bench_autogen",
+    "agent-framework": "benchmarks.bench_agent_framework",
 }
 
 

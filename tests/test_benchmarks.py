@@ -100,3 +100,14 @@ def test_the_quick_autogen_benchmark_runs_beside_autogens_own_windows():
     summary = out.split("== summary", 1)[1]
     for figure in ("get_messages, buffered, ours vs AutoGen's", "read + convert, 10x the history vs 1x"):
         assert figure in summary, summary
+
+
+def test_the_quick_agent_framework_benchmark_runs_beside_agent_frameworks_own_providers():
+    out = quick_run("agent-framework")
+    for size in ("200", "1,000"):
+        assert f"== a turn of history over {size} messages" in out, out
+    for provider in ("InMemoryHistoryProvider (Agent Framework)", "FileHistoryProvider (Agent Framework)"):
+        assert provider in out, out
+    summary = out.split("== summary", 1)[1]
+    assert "ours (window 50), 1,000 vs 200 msgs" in summary, summary
+    assert "FileHistoryProvider vs InMemoryHistoryProvider" in summary, summary

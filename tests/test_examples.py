@@ -222,3 +222,28 @@ def test_autogen_agent_keeps_whole_exchanges_and_gemini_gets_a_user_turn_first()
     assert "state loaded into AutoGen's own context: 16 messages" in out
     assert '"provider": "messages.integrations.autogen.BufferedChatCompletionContext"' in out
     assert lines[-1] == "8 requests to the stand-in Gemini, each opening on a turn of role ['user']"
+
+
+def test_agent_framework_agent_keeps_its_history_in_sqlite_and_sends_only_the_window():
+    pytest.importorskip("agent_framework")
+    out = run_example("agent_framework_agent.py")
+    lines = out.splitlines()
+    assert [line for line in lines if line.startswith("user: ")] == [
+        "user: Weather in Paris?",
+        "user: And in Tokyo?",
+        "user: Finally, Oslo?",
+        "user: How much do you remember?",
+    ]
+    assert "  assistant: The weather service says: snow, -3 °C." in lines
+    stored = [line for line in lines if line.startswith("  [stored: ")]
+    # Every turn stored whole; a request holds the instructions and at most the 4-message window besides the
+    # turn in progress.
+    assert stored == [
+        "  [stored: 4 messages; sent: 4 messages]",
+        "  [stored: 8 messages; sent: 8 messages]",
+        "  [stored: 12 messages; sent: 8 messages]",
+    ]
+    # The second process's agent loaded the window of its session: the instructions, 4 messages, the question.
+    assert "  assistant: I remember 6 messages of our talk." in lines
+    assert "saved the last turn again: 14 -> 14 messages" in lines
+    assert lines[-1] == "7 requests to the stand-in OpenAI, at most 8 messages each"

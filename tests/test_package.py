@@ -55,7 +55,8 @@ def test_import_messages_leaves_the_library_converters_unloaded():
     # build validators at import) only on first use.
     code = (
         "import sys, json, messages; print(json.dumps(sorted(m for m in sys.modules if m in "
-        "('messages.convert.langchain', 'messages.convert.pydantic_ai', 'messages.convert.autogen'))))"
+        "('messages.convert.langchain', 'messages.convert.pydantic_ai', 'messages.convert.autogen', "
+        "'messages.convert.agent_framework'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
@@ -68,7 +69,8 @@ def test_import_messages_leaves_the_library_converters_unloaded():
 def test_import_messages_imports_no_framework_and_no_integration():
     code = (
         "import sys, json, messages, messages.convert, messages.context; print(json.dumps(sorted(m for m in "
-        "sys.modules if m.split('.')[0] in ('autogen_core', 'autogen_ext', 'autogen_agentchat', 'PIL') "
+        "sys.modules if m.split('.')[0] in ('autogen_core', 'autogen_ext', 'autogen_agentchat', 'PIL', "
+        "'agent_framework') "
         "or m.startswith('messages.integrations'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -84,6 +86,16 @@ def test_the_autogen_integration_without_autogen_says_how_to_install_it():
         in result.stderr
     )
     assert "'llm-messages[autogen]'" in result.stderr
+
+
+def test_the_agent_framework_integration_without_agent_framework_says_how_to_install_it():
+    code = "import sys; sys.modules['agent_framework'] = None; import messages.integrations.agent_framework"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert (
+        "ImportError: messages.integrations.agent_framework needs Agent Framework's core package: "
+        "pip install 'llm-messages[agent-framework]'"
+    ) in result.stderr
 
 
 def test_public_names_are_exported_once_and_sorted():

@@ -133,3 +133,30 @@ def test_the_inside_autogen_example_builds_the_agent_as_written():
     assert agent.model_context.buffer_size == 20
     assert isinstance(agent._model_client, LiteLLMChatCompletionClient)
     assert agent._model_client.model == "gemini/gemini-2.5-flash"
+
+
+def test_the_inside_agent_framework_example_keeps_the_history_as_written(tmp_path, monkeypatch):
+    pytest.importorskip("agent_framework")
+    import asyncio
+
+    from agent_framework import tool
+    from agent_framework.openai import OpenAIChatCompletionClient
+
+    (code,) = _section_blocks("Inside Agent Framework")
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return "sunny"
+
+    monkeypatch.chdir(tmp_path)  # history.db, as written
+    with StandInServer() as server:
+        client = OpenAIChatCompletionClient(model="gpt-4o-mini", api_key="test", base_url=server.url + "/v1")
+        namespace: dict = {"client": client, "get_weather": get_weather}
+        exec(compile(code, "README.md", "exec"), namespace)
+        agent, session = namespace["agent"], namespace["session"]
+        asyncio.run(agent.run("Hello", session=session))
+    from messages import SQLiteThreadStore
+
+    with SQLiteThreadStore(tmp_path / "history.db") as store:
+        assert [m.role for m in store.messages(session.session_id)] == ["user", "assistant"]

@@ -70,23 +70,13 @@ def _step(argv: list[str | Path], cwd: Path) -> None:
     assert result.returncode == 0, f"{argv} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    base = tmp_path_factory.mktemp("wheel")
-    assert ROOT not in base.parents
-    dist = base / "dist"
-    _step([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, ROOT], base)
-    (wheel,) = dist.glob("*.whl")
-    (sdist,) = dist.glob("*.tar.gz")
-    with tarfile.open(sdist) as archive:
-        archive.extractall(base / "sdist", filter="data")
-    (unpacked,) = (base / "sdist").iterdir()
+def fresh_environment(base: Path, *requirements: str | Path) -> Path:
+    """The python of a new virtual environment under ``base`` with ``requirements`` installed by uv, pinned
+    by constraints.txt."""
     venv = base / "venv"
     _step([sys.executable, "-m", "venv", "--without-pip", venv], base)
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bin_dir / ("python.exe" if os.name == "nt" else "python")
-    # The [hypothesis] extra: messages.strategies is a public module, and needs it; so does
-    # messages.integrations.autogen, [autogen].
     constraints = ROOT / "constraints.txt"
     _step(
         [
@@ -100,10 +90,28 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
             python,
             "-c",
             constraints,
-            f"{wheel}[hypothesis,autogen]",
+            *requirements,
         ],
         base,
     )
+    return python
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    base = tmp_path_factory.mktemp("wheel")
+    assert ROOT not in base.parents
+    dist = base / "dist"
+    _step([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, ROOT], base)
+    (wheel,) = dist.glob("*.whl")
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(base / "sdist", filter="data")
+    (unpacked,) = (base / "sdist").iterdir()
+    # The [hypothesis] extra: messages.strategies is a public module, and needs it; so does
+    # messages.integrations.autogen, [autogen], and messages.integrations.agent_framework, [agent-framework].
+    python = fresh_environment(base, f"{wheel}[hypothesis,autogen,agent-framework]")
+    bin_dir = python.parent
     work = base / "work"
     work.mkdir()
     return Installed(wheel, sdist, unpacked, python, bin_dir, work)
@@ -222,32 +230,31 @@ def test_litellm_completion_takes_tools_in_the_installed_environment_without_mcp
 def test_the_autogen_extra_installs_beside_autogens_mcp_tools(installed, tmp_path):
     # autogen-ext 0.7.5's MCP tools need mcp 1.x (they fail to import with mcp 2.x, which autogen-ext's own
     # bound admits); with litellm[mcp], which wanted mcp>=2.3, the two could not be installed together.
-    venv = tmp_path / "venv"
-    _step([sys.executable, "-m", "venv", "--without-pip", venv], tmp_path)
-    python = (
-        venv / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python")
-    )
-    _step(
-        [
-            sys.executable,
-            "-m",
-            "uv",
-            "pip",
-            "install",
-            "-q",
-            "--python",
-            python,
-            "-c",
-            ROOT / "constraints.txt",
-            f"{installed.wheel}[autogen]",
-            "autogen-ext[mcp]",
-            "mcp<2",
-        ],
-        tmp_path,
-    )
+    python = fresh_environment(tmp_path, f"{installed.wheel}[autogen]", "autogen-ext[mcp]", "mcp<2")
     code = (
         "import importlib.metadata as m, autogen_ext.tools.mcp, messages.integrations.autogen; "
         "print(m.version('mcp').split('.')[0], m.version('autogen-ext'))"
     )
     out = installed.run(python, "-c", code).stdout.split()
     assert out == ["1", "0.7.5"]
+
+
+_AGENT_FRAMEWORK_HISTORY = """
+import asyncio, importlib.metadata as m, sys
+from agent_framework import Message
+from messages import SQLiteThreadStore
+from messages.integrations.agent_framework import ThreadStoreHistoryProvider
+
+async def main():
+    provider = ThreadStoreHistoryProvider(SQLiteThreadStore(sys.argv[1]))
+    await provider.save_messages("s1", [Message("user", ["hi"]), Message("assistant", ["hello"])])
+    print([m.text for m in await provider.get_messages("s1")], m.version("agent-framework-core"))
+
+asyncio.run(main())
+"""
+
+
+def test_the_agent_framework_extra_installs_alone_and_keeps_a_history(installed, tmp_path):
+    python = fresh_environment(tmp_path, f"{installed.wheel}[agent-framework]")
+    out = installed.run(python, "-c", _AGENT_FRAMEWORK_HISTORY, tmp_path / "history.db").stdout.strip()
+    assert out == "['hi', 'hello'] 1.23.0"

@@ -9,10 +9,14 @@ from messages.models import AIMessage
 
 
 def refused_by_guard(
-    conversation: list[Message], error: ConversionError, *, text_cache_control: bool = False
+    conversation: list[Message],
+    error: ConversionError,
+    *,
+    text_cache_control: bool = False,
+    image_format: bool = False,
 ) -> bool:
     """Whether ``error`` is the guard's refusal, for a library that holds a text part's cache_control
-    (``text_cache_control``) or not."""
+    (``text_cache_control``) or an image's format (``image_format``), or not."""
     if error.index is None:
         return False
     message = conversation[error.index]
@@ -25,5 +29,7 @@ def refused_by_guard(
     if isinstance(error.part, int) and isinstance(message.content, list) and "has no place for" in str(error):
         part = message.content[error.part]
         assistant = isinstance(message, AIMessage)
-        return bool(_unmapped_part(part, assistant, text_cache_control=text_cache_control))
+        return bool(
+            _unmapped_part(part, assistant, text_cache_control=text_cache_control, image_format=image_format)
+        )
     return False

@@ -6,6 +6,9 @@ functions                                      the other side
 ``from_langchain``, ``to_langchain``           LangChain ``BaseMessage`` lists (extra ``[langchain]``)
 ``from_pydantic_ai``, ``to_pydantic_ai``       pydantic-ai ``ModelMessage`` lists (``[pydantic-ai]``)
 ``from_autogen``, ``to_autogen``               AutoGen ``LLMMessage`` lists (``[autogen]``)
+``from_agent_framework``, ``to_agent_framework``  Agent Framework ``Message`` lists, with what Agent
+                                               Framework keeps beside a message in an envelope
+                                               (``[agent-framework]``)
 ``from_responses_items``, ``to_responses_items``  OpenAI Responses API input items (plain dicts); the
                                                converter ``RemoteThread`` sends its messages through
 =============================================  =====================================================
@@ -13,8 +16,9 @@ functions                                      the other side
 Each converter keeps everything or raises ``ConversionError`` (a ``MessagesError`` and a ``ValueError``)
 naming the message index and the part it cannot carry: nothing is dropped silently. Within what the other
 side can hold, ``from_x(to_x(conversation)) == conversation``. The other libraries are imported inside the
-functions that need them, never by ``import messages``; the LangChain, pydantic-ai and AutoGen modules
-themselves load on first use (``import messages`` reaches this package for the Responses converter only).
+functions that need them, never by ``import messages``; the LangChain, pydantic-ai, AutoGen and Agent
+Framework modules themselves load on first use (``import messages`` reaches this package for the Responses
+converter only).
 """
 
 from importlib import import_module
@@ -24,16 +28,19 @@ from messages.convert.responses import from_responses_items, to_responses_items
 from messages.errors import ConversionError
 
 if TYPE_CHECKING:
+    from messages.convert.agent_framework import from_agent_framework, to_agent_framework
     from messages.convert.autogen import from_autogen, to_autogen
     from messages.convert.langchain import from_langchain, to_langchain
     from messages.convert.pydantic_ai import from_pydantic_ai, to_pydantic_ai
 
 __all__ = [
     "ConversionError",
+    "from_agent_framework",
     "from_autogen",
     "from_langchain",
     "from_pydantic_ai",
     "from_responses_items",
+    "to_agent_framework",
     "to_autogen",
     "to_langchain",
     "to_pydantic_ai",
@@ -41,6 +48,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "from_agent_framework": "agent_framework",
+    "to_agent_framework": "agent_framework",
     "from_autogen": "autogen",
     "to_autogen": "autogen",
     "from_langchain": "langchain",

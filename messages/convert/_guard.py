@@ -26,11 +26,13 @@ def refuse_unmapped(
     *,
     text_cache_control: bool = False,
     is_error_false: bool = False,
+    image_format: bool = False,
 ) -> None:
     """Raise ``ConversionError`` for the first field or part of ``messages`` that ``library`` cannot hold;
     with ``text_cache_control``, a text part's ``cache_control`` is not refused (the library holds it);
     with ``is_error_false``, nor is a tool result's explicit ``is_error=False`` (the library holds it apart
-    from unset, as AutoGen's ``FunctionExecutionResult.is_error`` does)."""
+    from unset, as AutoGen's ``FunctionExecutionResult.is_error`` does); with ``image_format``, nor is an
+    image's ``format`` (the library keeps a media type beside an image, as Agent Framework does)."""
     for index, message in enumerate(messages):
         if message.cache_control is not None:
             where = (
@@ -61,7 +63,12 @@ def refuse_unmapped(
         if not isinstance(message.content, list):
             continue
         for position, part in enumerate(message.content):
-            what = _unmapped_part(part, isinstance(message, AIMessage), text_cache_control=text_cache_control)
+            what = _unmapped_part(
+                part,
+                isinstance(message, AIMessage),
+                text_cache_control=text_cache_control,
+                image_format=image_format,
+            )
             if what:
                 raise ConversionError(
                     f"message {index}, content part {position}: {library} has no place for {what}",
@@ -70,14 +77,22 @@ def refuse_unmapped(
                 )
 
 
-def _unmapped_part(part: object, assistant: bool, *, text_cache_control: bool = False) -> str:
+def _unmapped_part(
+    part: object, assistant: bool, *, text_cache_control: bool = False, image_format: bool = False
+) -> str:
     if assistant and not isinstance(part, TextPart):
         return "media in an assistant turn"
     if isinstance(part, TextPart) and part.cache_control is not None and not text_cache_control:
         return "a cache_control mark on a text part"
     if isinstance(part, VideoPart):
         return "a video part"
-    if isinstance(part, ImagePart) and (isinstance(part.image_url, str) or part.image_url.format is not None):
+    if isinstance(part, ImagePart) and isinstance(part.image_url, str):
+        return (
+            "an image given as a bare string"
+            if image_format
+            else "an image given as a bare string or with a format"
+        )
+    if isinstance(part, ImagePart) and part.image_url.format is not None and not image_format:
         return "an image given as a bare string or with a format"
     if isinstance(part, FilePart) and any(
         getattr(part.file, name) is not None for name in ("format", "detail", "video_metadata")

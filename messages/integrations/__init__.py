@@ -5,10 +5,12 @@ subpackage                         what it gives the framework
 =================================  ===============================================================
 ``messages.integrations.autogen``  AutoGen model contexts (the four windows) and a model client
                                    through litellm with the provider profiles (``[autogen]``)
+``messages.integrations.``         an Agent Framework history provider over the package's thread
+``agent_framework``                stores, sync or async (``[agent-framework]``)
 =================================  ===============================================================
 
-An integration is built on ``messages.convert``, ``messages.context`` and ``messages.profiles``, and
-nothing below it imports it. Its framework is imported when the subpackage is, never by
-``import messages``; without the extra, importing the subpackage raises ``ImportError`` with the pip
-command that installs it.
+An integration is built on ``messages.convert``, ``messages.context``, ``messages.profiles`` and
+``messages.stores``, and nothing below it imports it. Its framework is imported when the subpackage is,
+never by ``import messages``; without the extra, importing the subpackage raises ``ImportError`` with the
+pip command that installs it.
 """

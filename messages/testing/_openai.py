@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,10 @@ from messages.testing._route import Reply, Responder
 __all__ = ["OpenAIChatRoute", "openai_completion", "openai_stream_chunks", "reply_text", "word_count"]
 
 _ids = itertools.count(1)
+# Reply ids are unique across processes, as OpenAI's are: a history that de-duplicates by message id (Agent
+# Framework's history providers keep a streamed reply's id) would take a second process's first reply for
+# the first process's.
+_RUN = uuid.uuid4().hex[:8]
 
 
 def word_count(value: Any) -> int:
@@ -54,7 +59,7 @@ def openai_completion(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
     if isinstance(reply.content, list):  # OpenAI replies carry text as one string
         message["content"] = reply_text(reply)
     return {
-        "id": f"chatcmpl-standin{next(_ids)}",
+        "id": f"chatcmpl-standin{_RUN}-{next(_ids)}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "stand-in"),
@@ -79,7 +84,7 @@ def openai_stream_chunks(
     in pieces, each tool call opened with its id and name then its arguments in fragments, the finish
     reason, and a usage chunk when ``stream_options.include_usage`` asks for one."""
     base = {
-        "id": f"chatcmpl-standin{next(_ids)}",
+        "id": f"chatcmpl-standin{_RUN}-{next(_ids)}",
         "object": "chat.completion.chunk",
         "created": int(time.time()),
         "model": body.get("model", "stand-in"),

@@ -1,0 +1,442 @@
+"""``ThreadStoreHistoryProvider``: an Agent Framework ``HistoryProvider`` over any of this package's stores.
+
+One store thread per session: the session's ``session_id`` is the thread's id. A message is stored as this
+package's message, and what Agent Framework keeps beside it (``message_id``, ``additional_properties``, the
+occurrence ids of its calls and results, ...; ``messages.convert.agent_framework``) as the envelope's
+metadata, under ``"agent_framework"``; an Agent Framework ``message_id`` is the message's id in the thread.
+A session whose history the service keeps (a ``service_session_id``) is a ``RemoteThread`` holding that
+id: nothing is loaded for it (the service sends its own history) and no message is stored; when its
+thread holds messages already (stored before the service kept the history), they stay, the next ones are
+added, and the service's id is kept in the thread's ``context_state``. ``load_session`` gives the session
+back, with its service's id, to another process.
+
+Saving follows Agent Framework's rule for a replayed turn (``_replay``) on the thread's newest messages,
+then appends with ``skip_existing``: a message whose id the thread holds is dropped atomically, even when
+several processes replay the same turn at once; a replay of messages without ids is recognised by their
+content, within one process (a lock per session), as Agent Framework's own providers do.
+
+A sync store's calls run in a worker thread (``asyncio.to_thread``), as Agent Framework's
+``FileHistoryProvider`` runs its file I/O; an async store's are awaited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from agent_framework import AgentSession, HistoryProvider, SessionContext, SupportsAgentRun
+from agent_framework import Message as AFMessage
+from agent_framework._sessions import is_local_history_conversation_id
+
+from messages._window import read_async
+from messages.context import ChatCompletionContext
+from messages.convert.agent_framework import AgentFrameworkEnvelope, from_agent_framework, to_agent_framework
+from messages.errors import (
+    ConversionError,
+    CorruptDataError,
+    ThreadExistsError,
+    ThreadKindError,
+    ThreadNotFoundError,
+)
+from messages.integrations.agent_framework._replay import Entry, already_stored
+from messages.models import Message, ToolMessage, UserMessage
+from messages.stores import AsyncThreadStore, MessageRecord, ThreadInfo, ThreadStore
+from messages.threads import LocalThread, RemoteThread
+
+__all__ = ["ThreadStoreHistoryProvider"]
+
+ENVELOPE_KEY = "agent_framework"
+"""The key of a stored message's metadata under which its Agent Framework envelope is kept."""
+
+_LOCK_STRIPES = 64
+
+WindowFactory = Callable[[], ChatCompletionContext]
+"""Makes a fresh window of ``messages.context`` for one read (a window holds one history at a time)."""
+
+
+class ThreadStoreHistoryProvider(HistoryProvider):
+    """An Agent Framework history provider that keeps each session's history in a thread of ``store``.
+
+    ``store`` is any of this package's stores, sync (``SQLiteThreadStore``, ``PostgresThreadStore``, ...;
+    called in a worker thread) or async (``AsyncSQLiteThreadStore``, ``AsyncPostgresThreadStore``, ...).
+    With ``window`` (``lambda: BufferedContext(buffer_size=50)``, or any window of ``messages.context``),
+    each run loads only what the window keeps, and the store reads only that (``LocalThread.read``): a turn
+    costs what the window keeps, not what the thread holds. The other arguments are Agent Framework's
+    (``HistoryProvider``, ``InMemoryHistoryProvider``).
+    """
+
+    DEFAULT_SOURCE_ID: ClassVar[str] = "thread_store"
+
+    def __init__(
+        self,
+        store: ThreadStore | AsyncThreadStore,
+        source_id: str | None = None,
+        *,
+        window: WindowFactory | None = None,
+        load_messages: bool = True,
+        store_inputs: bool = True,
+        store_context_messages: bool = False,
+        store_context_from: set[str] | None = None,
+        store_outputs: bool = True,
+        skip_excluded: bool = False,
+    ) -> None:
+        if not isinstance(store, ThreadStore | AsyncThreadStore):
+            raise TypeError(
+                f"store must be a ThreadStore or an AsyncThreadStore of messages.stores, not a "
+                f"{type(store).__name__}"
+            )
+        super().__init__(
+            source_id=source_id or self.DEFAULT_SOURCE_ID,
+            load_messages=load_messages,
+            store_inputs=store_inputs,
+            store_context_messages=store_context_messages,
+            store_context_from=store_context_from,
+            store_outputs=store_outputs,
+        )
+        self.store = store
+        """Where the sessions' threads are."""
+        self.window = window
+        """Makes the window each run loads (``None``: the whole history)."""
+        self.skip_excluded = skip_excluded
+        """Leave out of what is loaded the messages whose ``additional_properties["_excluded"]`` is true
+        (marked by Agent Framework's compaction), as ``InMemoryHistoryProvider(skip_excluded=True)`` does."""
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[asyncio.Lock, ...]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    # -- Agent Framework's hooks --------------------------------------------------------------------------
+
+    async def before_run(
+        self,
+        *,
+        agent: SupportsAgentRun,
+        session: AgentSession,
+        context: SessionContext,
+        state: dict[str, Any],
+    ) -> None:
+        """Load the session's history into the context; nothing for a session whose history the service
+        keeps."""
+        if context.service_session_id is not None:
+            return
+        await super().before_run(agent=agent, session=session, context=context, state=state)
+
+    async def after_run(
+        self,
+        *,
+        agent: SupportsAgentRun,
+        session: AgentSession,
+        context: SessionContext,
+        state: dict[str, Any],
+    ) -> None:
+        """Store the run's messages; for a session whose history the service keeps, its id instead (a
+        ``RemoteThread``)."""
+        service = _service_id(session, context)
+        if service is None:
+            await super().after_run(agent=agent, session=session, context=context, state=state)
+            return
+        try:
+            await self._save_thread(_remote_thread(session.session_id, service))
+        except ThreadKindError:
+            # The session's thread holds messages already (saved before the service kept the history):
+            # go on storing them there, with the service's id beside them.
+            await super().after_run(agent=agent, session=session, context=context, state=state)
+            thread = await self._load_thread(session.session_id)
+            await self._save_thread(
+                thread.with_context(ENVELOPE_KEY, {"service_session_id": _json_id(service)})
+            )
+
+    async def get_messages(
+        self, session_id: str | None, *, state: dict[str, Any] | None = None, **kwargs: Any
+    ) -> list[AFMessage]:
+        """The session's stored messages (what the window keeps of them, with a window); none for a session
+        without a thread, or whose history the service keeps."""
+        thread_id = _thread_id(session_id)
+        kept: list[tuple[Message, MessageRecord | None]]
+        try:
+            if self.window is None:
+                kept = [(record.message, record) for record in await self._records(thread_id)]
+            else:
+                kept = await self._read_window(thread_id, self.window())
+        except ThreadNotFoundError:
+            return []
+        except ThreadKindError:
+            return []  # a remote thread: the service sends its own history
+        messages = _to_agent_framework(thread_id, kept)
+        if self.skip_excluded:
+            messages = [m for m in messages if not m.additional_properties.get("_excluded", False)]
+        return messages
+
+    async def save_messages(
+        self,
+        session_id: str | None,
+        messages: Sequence[AFMessage],
+        *,
+        state: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Append to the session's thread the messages it does not hold yet (see the module docstring);
+        ``ConversionError``, before anything is written, for a message this package cannot hold."""
+        if not messages:
+            return
+        thread_id = _thread_id(session_id)
+        ours, envelopes = from_agent_framework(messages, envelopes=True)
+        incoming = _entries(ours, envelopes)
+        async with self._lock(thread_id):
+            tail, whole = await self._tail(thread_id, len(ours))
+            stored = _entries([r.message for r in tail], [_envelope(thread_id, r) for r in tail])
+            skip = already_stored(
+                [entry for entry, _ in stored], [entry for entry, _ in incoming], whole=whole
+            )
+            rows, ids, metadata = _rows(ours, envelopes, incoming[skip:])
+            if rows:
+                await self._append(thread_id, rows, ids, metadata)
+
+    async def load_session(self, session_id: str) -> AgentSession | None:
+        """The Agent Framework session kept under ``session_id`` (with its ``service_session_id`` when the
+        service keeps its history), for another process to go on with; ``None`` when there is none."""
+        try:
+            thread = await self._load_thread(_thread_id(session_id))
+        except ThreadNotFoundError:
+            return None
+        saved = thread.context_state.get(ENVELOPE_KEY)
+        service: Any = thread.response_id if isinstance(thread, RemoteThread) else None
+        if service is None and isinstance(saved, dict):
+            service = saved.get("service_session_id")
+        return AgentSession(session_id=session_id, service_session_id=service)
+
+    # -- the store's calls: awaited, or in a worker thread ------------------------------------------------
+
+    async def _records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
+        if isinstance(self.store, AsyncThreadStore):
+            return await self.store.records(thread_id, start, stop)
+        return await asyncio.to_thread(self.store.records, thread_id, start, stop)
+
+    async def _roles(self, thread_id: str, start: int, stop: int | None) -> list[str]:
+        if isinstance(self.store, AsyncThreadStore):
+            return await self.store.roles(thread_id, start, stop)
+        return await asyncio.to_thread(self.store.roles, thread_id, start, stop)
+
+    async def _thread_info(self, thread_id: str) -> ThreadInfo:
+        if isinstance(self.store, AsyncThreadStore):
+            return await self.store.thread_info(thread_id)
+        return await asyncio.to_thread(self.store.thread_info, thread_id)
+
+    async def _create_thread(self, thread_id: str) -> None:
+        try:
+            if isinstance(self.store, AsyncThreadStore):
+                await self.store.create_thread(thread_id)
+            else:
+                await asyncio.to_thread(self.store.create_thread, thread_id)
+        except ThreadExistsError:
+            pass  # another process made it first
+
+    async def _append(
+        self,
+        thread_id: str,
+        rows: list[Message],
+        ids: list[str | None],
+        metadata: list[dict[str, Any] | None],
+    ) -> None:
+        if isinstance(self.store, AsyncThreadStore):
+            await self.store.append(thread_id, rows, ids=ids, metadata=metadata, skip_existing=True)
+        else:
+            await asyncio.to_thread(
+                self.store.append, thread_id, rows, ids=ids, metadata=metadata, skip_existing=True
+            )
+
+    async def _load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
+        if isinstance(self.store, AsyncThreadStore):
+            return await self.store.load_thread(thread_id)
+        return await asyncio.to_thread(self.store.load_thread, thread_id)
+
+    async def _save_thread(self, thread: LocalThread | RemoteThread) -> None:
+        if isinstance(self.store, AsyncThreadStore):
+            await self.store.save_thread(thread)
+        else:
+            await asyncio.to_thread(self.store.save_thread, thread)
+
+    # -- reading and saving -------------------------------------------------------------------------------
+
+    async def _tail(self, thread_id: str, count: int) -> tuple[list[MessageRecord], bool]:
+        """The thread's newest records, as many as ``count`` messages could overlap, and whether they are
+        the whole thread; the thread is made when there is none."""
+        try:
+            tail = await self._records(thread_id, -(count + 1))
+        except ThreadNotFoundError:
+            await self._create_thread(thread_id)
+            return [], True
+        whole = len(tail) <= count
+        return (tail if whole else tail[1:]), whole
+
+    async def _read_window(
+        self, thread_id: str, window: ChatCompletionContext
+    ) -> list[tuple[Message, MessageRecord | None]]:
+        """What ``window`` keeps of the thread, each message with its record (``None`` for a message the
+        window made, the head-and-tail placeholder): the store read of ``LocalThread.read``, reading records
+        where it reads messages."""
+        plan = window._read_plan()
+        if plan is None:  # a window that chooses otherwise: it is given every message
+            records = await self._records(thread_id)
+            window.clear()
+            for record in records:
+                window.add_message(record.message)
+            by_message = {id(r.message): r for r in records}
+            return [(m, by_message.get(id(m))) for m in window.get_messages()]
+        reader = _RecordReader(self)
+        window._load_part(await read_async(reader, thread_id, plan))
+        return [(m, reader.records.get(id(m))) for m in window.get_messages()]
+
+    def _lock(self, thread_id: str) -> asyncio.Lock:
+        """The lock of ``thread_id``'s saves on this event loop (one of a fixed set of stripes)."""
+        loop = asyncio.get_running_loop()
+        locks = self._locks.get(loop)
+        if locks is None:
+            locks = tuple(asyncio.Lock() for _ in range(_LOCK_STRIPES))
+            self._locks[loop] = locks
+        return locks[hash(thread_id) % _LOCK_STRIPES]
+
+
+class _RecordReader:
+    """The provider's store as ``read_async`` reads it, reading records where it reads messages, and
+    keeping each message's record (by the message's identity: the window keeps the objects it is given)."""
+
+    def __init__(self, provider: ThreadStoreHistoryProvider) -> None:
+        self._provider = provider
+        self.records: dict[int, MessageRecord] = {}
+
+    async def thread_info(self, thread_id: str) -> ThreadInfo:
+        return await self._provider._thread_info(thread_id)
+
+    async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
+        return await self._provider._roles(thread_id, start, stop)
+
+    async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
+        got = await self._provider._records(thread_id, start, stop)
+        self.records.update((id(record.message), record) for record in got)
+        return [record.message for record in got]
+
+
+def _thread_id(session_id: str | None) -> str:
+    if session_id is None:
+        raise ValueError(
+            "ThreadStoreHistoryProvider keeps each session's history under its session id, and got none: "
+            "run the agent with a session (agent.create_session(), or AgentSession(session_id=...))"
+        )
+    return session_id
+
+
+def _service_id(session: AgentSession | None, context: SessionContext) -> Any:
+    """The id under which the service keeps the session's history, ``None`` when it keeps none: the one
+    the response just carried (Agent Framework sets the session's after saving each model call's response,
+    when it saves per service call), else the session's."""
+    fresh = getattr(getattr(context.response, "raw_representation", None), "conversation_id", None)
+    if isinstance(fresh, str) and fresh and not is_local_history_conversation_id(fresh):
+        return fresh
+    return None if session is None else session.service_session_id
+
+
+def _json_id(service_session_id: Any) -> Any:
+    """A service session id as JSON: a string, or Agent Framework's structured mapping as an object."""
+    return service_session_id if isinstance(service_session_id, str) else dict(service_session_id)
+
+
+def _remote_thread(session_id: str, service_session_id: Any) -> RemoteThread:
+    """The thread of a session whose history the service keeps: its id as the response id, or, for a
+    structured one, in the thread's context state."""
+    if isinstance(service_session_id, str):
+        return RemoteThread(id=session_id, response_id=service_session_id)
+    return RemoteThread(
+        id=session_id, context_state={ENVELOPE_KEY: {"service_session_id": _json_id(service_session_id)}}
+    )
+
+
+def _envelope(thread_id: str, record: MessageRecord) -> AgentFrameworkEnvelope:
+    """The Agent Framework envelope kept in a record's metadata (an empty one for a message stored by
+    other code)."""
+    kept = record.metadata.get(ENVELOPE_KEY)
+    if kept is None:
+        return AgentFrameworkEnvelope()
+    try:
+        if not isinstance(kept, dict):
+            raise ValueError(f"it is a {type(kept).__name__}, not an object")
+        return AgentFrameworkEnvelope.from_json(kept)
+    except ValueError as exc:
+        raise CorruptDataError(
+            f"thread {thread_id!r}, position {record.position}: the Agent Framework envelope in its metadata "
+            f"does not read ({exc})",
+            thread_id=thread_id,
+            position=record.position,
+        ) from None
+
+
+def _to_agent_framework(thread_id: str, kept: list[tuple[Message, MessageRecord | None]]) -> list[AFMessage]:
+    envelopes = [None if record is None else _envelope(thread_id, record) for _, record in kept]
+    try:
+        return to_agent_framework([message for message, _ in kept], envelopes)
+    except ConversionError as exc:
+        record = kept[exc.index][1] if exc.index is not None else None
+        if record is None:
+            raise
+        raise ConversionError(
+            f"thread {thread_id!r}, position {record.position}: {exc}", index=exc.index, part=exc.part
+        ) from None
+
+
+def _entries(
+    messages: Sequence[Message], envelopes: Sequence[AgentFrameworkEnvelope]
+) -> list[tuple[Entry, range]]:
+    """Each Agent Framework message among ``messages`` (a tool message's results joined into one), as the
+    replay rule sees it, with the positions of its messages. Results joined to a message before the first
+    are left out (their message began earlier)."""
+    out: list[tuple[Entry, range]] = []
+    start = 0
+    while start < len(messages) and envelopes[start].joined:
+        start += 1
+    while start < len(messages):
+        end = start + 1
+        while end < len(messages) and envelopes[end].joined:
+            end += 1
+        head = envelopes[start]
+        if head.message_id is not None:
+            entry = Entry(("id", head.message_id))
+        else:
+            content = tuple(
+                (messages[i], dict(envelopes[i].content_fields), envelopes[i].order)
+                for i in range(start, end)
+            )
+            entry = Entry(("content", *content), anonymous_user=isinstance(messages[start], UserMessage))
+        out.append((entry, range(start, end)))
+        start = end
+    return out
+
+
+def _rows(
+    messages: Sequence[Message],
+    envelopes: Sequence[AgentFrameworkEnvelope],
+    new: Sequence[tuple[Entry, range]],
+) -> tuple[list[Message], list[str | None], list[dict[str, Any] | None]]:
+    """The messages of ``new`` with their ids (an Agent Framework ``message_id``; ``<id>#<n>`` for the
+    n-th further result of a tool message that has one; minted otherwise) and metadata. A ``message_id``
+    met twice in one save is a replay of the first."""
+    rows: list[Message] = []
+    ids: list[str | None] = []
+    metadata: list[dict[str, Any] | None] = []
+    seen: set[str] = set()
+    for _, positions in new:
+        group_id = envelopes[positions.start].message_id
+        if group_id is not None:
+            if group_id in seen:
+                continue
+            seen.add(group_id)
+        for offset, position in enumerate(positions):
+            rows.append(messages[position])
+            if group_id is None:
+                ids.append(None)
+            else:
+                ids.append(group_id if offset == 0 else f"{group_id}#{offset}")
+            kept = envelopes[position].to_json()
+            metadata.append({ENVELOPE_KEY: kept} if kept else None)
+            assert offset == 0 or isinstance(messages[position], ToolMessage)
+    return rows, ids, metadata
