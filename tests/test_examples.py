@@ -224,6 +224,7 @@ def test_autogen_agent_keeps_whole_exchanges_and_gemini_gets_a_user_turn_first()
     assert lines[-1] == "8 requests to the stand-in Gemini, each opening on a turn of role ['user']"
 
 
+@SUBPROCESS
 def test_agent_framework_agent_keeps_its_history_in_sqlite_and_sends_only_the_window():
     pytest.importorskip("agent_framework")
     out = run_example("agent_framework_agent.py")
