@@ -1,10 +1,10 @@
 """The stores as an Agent Framework agent's history (messages.integrations.agent_framework), inside the real
 Agent Framework: the behaviours Agent Framework's own tests check for InMemoryHistoryProvider and for
-agents with history (test_sessions.py and test_agents.py, in the core tests of agent-framework's Python package),
-in our words, on every backend in both flavours; where those tests read the session's state, the store
-stands in. An agent with a tool for two turns through Agent Framework's own OpenAI chat client against the
-stand-in, its history in SQLite and in PostgreSQL, and a second process going on with the session; a
-replayed turn stored once, by content within a process and by id across four."""
+agents with history (test_sessions.py and test_agents.py, in the core tests of agent-framework's Python
+package), in our words, on every backend in both flavours; where those tests read the session's state, the
+store stands in. An agent with a tool for two turns through Agent Framework's own OpenAI chat client
+against the stand-in, its history in SQLite and in PostgreSQL, and a second process going on with the
+session; a replayed turn stored once, by content within a process and by id across four."""
 
 from __future__ import annotations
 
