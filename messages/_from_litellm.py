@@ -2,8 +2,8 @@
 
 litellm's own ``Message.model_dump()`` carries keys that strict providers reject when the message is sent
 back (``provider_specific_fields: {"refusal": null}``, ``function_call: null``, a tool call's ``index``;
-measured on litellm 1.106.2), so nothing here copies a dump: each field is read by name, from a litellm
-object, an OpenAI SDK object, or a plain dict alike. litellm itself is never imported.
+measured on litellm 1.106.2 and 1.110.2), so nothing here copies a dump: each field is read by name, from a
+litellm object, an OpenAI SDK object, or a plain dict alike. litellm itself is never imported.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _non_empty_fields(value: Any, *, drop: frozenset[str] = frozenset()) -> dict
 
 def _provider_of(hidden: Mapping[str, Any]) -> str | None:
     """The provider a response names: ``custom_llm_provider``, else the prefix of ``litellm_model_name``
-    (litellm 1.106.2 leaves the first unset on a non-streamed Anthropic reply)."""
+    (litellm 1.106.2 and 1.110.2 leave the first unset on a non-streamed Anthropic reply)."""
     named = hidden.get("custom_llm_provider")
     if isinstance(named, str) and named:
         return named
@@ -144,7 +144,8 @@ def assistant_fields(obj: Any, *, choice: int = 0, provider: str | None = None) 
 
     content = plain(field(message, "content"))
     if calls and _empty_text(content):
-        # Anthropic and Bedrock streams rebuild to "" beside tool calls (measured on litellm 1.106.2).
+        # Anthropic and Bedrock streams rebuild to "" beside tool calls (measured on litellm 1.106.2 and
+        # 1.110.2).
         content = None
 
     fields: dict[str, Any] = {"role": field(message, "role") or "assistant", "content": content}

@@ -249,7 +249,7 @@ class FileRef(WireModel):
             raise ValueError("a file part needs file_data (a base64 data URL) or file_id; it has neither")
         if self.file_data is not None and not self.filename:
             # quirk 11: OpenAI answers "Missing required parameter ... file_id" without it,
-            # and litellm silently invents "my_file.pdf" (measured on litellm 1.106.2).
+            # and litellm silently invents "my_file.pdf" (measured on litellm 1.106.2 and 1.110.2).
             raise ValueError("a file part with file_data needs a filename, e.g. filename='report.pdf'")
         return self
 

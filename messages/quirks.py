@@ -60,7 +60,7 @@ class Quirk:
     """Where it was read: ``owner/repo#N`` (an issue or a pull request: ``source_url`` makes a link), or
     a URL."""
     litellm: str = ""
-    """What litellm does about it, in the versions read (1.106 and earlier)."""
+    """What litellm does about it, in the versions read (1.106 and earlier, and 1.110)."""
     also: str = ""
     """Where the package handles it outside the provider profiles (the protocol check, a model field)."""
     evidence: Evidence = "verified"
@@ -292,13 +292,22 @@ ROWS: tuple[Quirk, ...] = (
     ),
     Quirk(
         number=7,
-        providers=("openai", "azure", "openai_compatible", "mistral", "deepseek", "ollama_chat"),
+        providers=(
+            "openai",
+            "azure",
+            "openai_compatible",
+            "mistral",
+            "deepseek",
+            "ollama_chat",
+            "gemini",
+            "vertex_ai",
+        ),
         title="Images belong in user messages",
         constraint=(
             "OpenAI-shaped APIs accept image parts in user messages only. An image returned by a tool (a "
             "screenshot) put in the tool message is refused by OpenAI, and ignored or refused by servers "
-            "that take text-only tool results. It reaches the model when moved to a user message right after "
-            "the results."
+            "that take text-only tool results; Gemini 2.x refuses a media part beside the function responses "
+            "of a turn (quirk 24). It reaches the model when moved to a user message right after the results."
         ),
         errors=(
             "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', but this "
@@ -311,10 +320,14 @@ ROWS: tuple[Quirk, ...] = (
             "All-Hands-AI/OpenHands#10200",
             "openai/openai-openapi#523",
             "vllm-project/vllm#43203",
+            "google-gemini/gemini-cli#16137",
+            "BerriAI/litellm#29325",
         ),
         litellm=(
-            "Its Anthropic converter turns images in tool results into image blocks; its OpenAI route moves "
-            "them into a user message; its Bedrock and Gemini converters keep only the text of a tool result."
+            "Its Anthropic and Bedrock converters turn images in tool results into image blocks of the "
+            "result; its OpenAI route moves them into a user message; its Gemini converter (1.110.2) puts "
+            "them beside the functionResponse parts of the turn, which Gemini 2.x counts against the calls "
+            "(1.106.2 nested them in functionResponse.parts)."
         ),
     ),
     Quirk(
@@ -1270,7 +1283,7 @@ ROWS: tuple[Quirk, ...] = (
             "messages -> 1 -> role: Input should be 'system', 'user' or 'assistant'\"]",
         ),
         sources=("BerriAI/litellm#11665", "pipecat-ai/pipecat#4862", "archestra-ai/archestra#6996"),
-        litellm="Passes tool messages and tool_calls through unchanged (measured on 1.106.2).",
+        litellm="Passes tool messages and tool_calls through unchanged (measured on 1.106.2 and 1.110.2).",
     ),
     # --- 62 and later: rows for rules that had none ------------------------------------------------------
     Quirk(
@@ -1370,7 +1383,7 @@ ROWS: tuple[Quirk, ...] = (
             "text, which drops input_audio parts; the model never receives them."
         ),
         sources=("https://github.com/BerriAI/litellm/blob/main/litellm/llms/mistral/chat/transformation.py",),
-        litellm="Flattens text-only conversations, dropping audio parts (measured on 1.106.2).",
+        litellm="Flattens text-only conversations, dropping audio parts (measured on 1.106.2 and 1.110.2).",
     ),
     Quirk(
         number=68,

@@ -567,8 +567,9 @@ def test_a_refusal_streams_as_a_refusal():
 
 @pytest.mark.litellm
 def test_litellm_drops_streamed_refusals_before_they_reach_us(litellm):
-    # A litellm quirk (1.106.2): CustomStreamWrapper judges a chunk whose delta holds only `refusal` empty
-    # and never yields it, so a streamed refusal is lost on the way; the same stream read directly keeps it.
+    # A litellm quirk (1.106.2 and 1.110.2): CustomStreamWrapper judges a chunk whose delta holds only
+    # `refusal` empty and never yields it, so a streamed refusal is lost on the way; the same stream read
+    # directly keeps it.
     reply = AIMessage(content=None, refusal="I can't help with that.")
     with StandInServer(scripted(reply)) as server:
         through_litellm = AIMessage.from_stream(

@@ -15,11 +15,15 @@ Implements (quirks, ``messages quirks N``):
   back to Gemini only; ids keep them;
 * 27, family ``gemma`` (not ``gemma-4``): no system instruction, so system messages are sent as user turns;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported;
-* 72: a ``video_url`` part is sent as the ``file`` part litellm reads (it drops ``video_url`` silently).
+* 72: a ``video_url`` part is sent as the ``file`` part litellm reads (it drops ``video_url`` silently);
+* 7 and 24: images, audio and files of tool results are moved to a user message right after the results:
+  litellm 1.110.2 sends them as parts beside the ``functionResponse`` parts of the turn, one part more than
+  there are calls ("Please ensure that the number of function response parts is equal to the number of
+  function call parts"; 1.106.2 nested them in ``functionResponse.parts``).
 
 Left to litellm: 19 and 26 (system-only requests), 24 (grouping the results of parallel calls), 25 (a
 dummy signature for calls made by another provider), 28 (``functionResponse`` shape, names), 20 (merging
-consecutive turns), 7 (images in tool results are nested in ``functionResponse.parts``).
+consecutive turns).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from messages.profiles.rules import (
     SpaceEmptyText,
     SystemRole,
     ToolCallIds,
+    ToolMedia,
     UserFirst,
     VideoParts,
 )
@@ -55,6 +60,7 @@ GEMINI_RULES = (
     CallTurnContent(value="null", row=23),
     IdenticalCalls(row=24),
     UserFirst(row=24),
+    ToolMedia(row=7),
 )
 """The rules every Gemini profile shares."""
 

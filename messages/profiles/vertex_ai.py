@@ -1,6 +1,6 @@
 """Vertex AI (``vertex_ai/...``): Gemini, Gemma, Claude and Mistral models, each with its own rules.
 
-Implements (quirks, ``messages quirks N``): the Gemini rules (23, 24, 25, 27 for Gemma, 58) for the
+Implements (quirks, ``messages quirks N``): the Gemini rules (7, 23, 24, 25, 27 for Gemma, 58) for the
 provider and its ``gemini`` family, with one difference for models that are not Gemini: ids carry no
 thought signature (litellm cuts it off for them); the Claude rules (13, 15, 17, 18, 19, 58, 66) for the
 ``claude`` families; Mistral's (30, 31, 32, 33, 7, 67) for ``mistral``, ``codestral`` and ``ministral``.

@@ -54,7 +54,7 @@ KNOWN = [
         r"messages\[\d+\]",
         "",
         _WITH_TOOL_RESULTS,
-        "litellm breaks it, no profile can fix it (quirk 52): litellm 1.106.2 builds each "
+        "litellm breaks it, no profile can fix it (quirk 52): litellm 1.106.2 and 1.110.2 build each "
         "Ollama message from fixed keys (ollama/chat/transformation.py transform_request), so a tool result "
         "never carries `tool_name` whatever the list says, and the call ids it keeps are not sent on calls; "
         "a profile could only write the tool's name into the result's text, which changes the result",

@@ -132,9 +132,9 @@ def test_bedrock_returns_reasoning_as_a_signed_block(litellm):
             True,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="litellm 1.106.2 bug: its Ollama stream parser gives a call an id only when its "
-                "arguments are non-empty (`len(function_args) > 0`), so a streamed call of a tool without "
-                "arguments has no id and stream_chunk_builder drops it",
+                reason="litellm 1.106.2 and 1.110.2 bug: its Ollama stream parser gives a call an id only "
+                "when its arguments are non-empty (`len(function_args) > 0`), so a streamed call of a tool "
+                "without arguments has no id and stream_chunk_builder drops it",
             ),
         ),
     ],

@@ -1,7 +1,7 @@
 """Rules about litellm's own message keys (``litellm/types/llms/openai.py``), which OpenAI's shape lacks.
 
-What litellm 1.106.2 does with each, measured by sending them through the real ``litellm.completion`` to
-the loopback stand-in (``tests/test_extension_wire.py``):
+What litellm 1.110.2 (as 1.106.2) does with each, measured by sending them through the real
+``litellm.completion`` to the loopback stand-in (``tests/test_extension_wire.py``):
 
 * ``cache_control`` (on a message, a text part, a thinking block): carried onto the matching block (a
   thinking block's too, which Anthropic rejects) for Anthropic, Claude on Vertex AI and Bedrock's invoke
