@@ -136,8 +136,6 @@ class ImageURL(WireModel):
             yield "format", self.format
 
 
-
-
 class ImagePart(WireModel):
     """An image, by URL or inline as a base64 data URL."""
 

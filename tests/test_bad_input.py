@@ -328,11 +328,14 @@ def test_dump_messages_refuses_parts_and_calls_by_index(item, validate):
         dump_messages([UserMessage(content="hi"), item], validate=validate)  # type: ignore[list-item]
 
 
-# --- empty media payloads (issue 24): no provider takes a 0-byte image, clip or file -------------------------
+# --- empty media payloads (issue 24): no provider takes a 0-byte image, clip or file ----------------------
 
 _EMPTY_MEDIA = {
     "image data URL": ({"type": "image_url", "image_url": {"url": "data:image/png;base64,"}}, "url"),
-    "image as a bare data URL": ({"type": "image_url", "image_url": "data:image/jpeg;base64,  "}, "image_url"),
+    "image as a bare data URL": (
+        {"type": "image_url", "image_url": "data:image/jpeg;base64,  "},
+        "image_url",
+    ),
     "audio": ({"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}, "data"),
     "file": (
         {"type": "file", "file": {"file_data": "data:application/pdf;base64,", "filename": "a.pdf"}},
