@@ -24,6 +24,7 @@ from messages import (
     TextPart,
     ToolCall,
     ToolMessage,
+    UnfixableError,
     UnknownProfileError,
     UserMessage,
     Violation,
@@ -200,7 +201,11 @@ def test_arguments_that_are_not_json_are_reported_not_rewritten():
         ToolMessage(tool_call_id="call_1", content="?"),
     ]
     profile = get_profile("anthropic/claude-sonnet-4-5")
-    applied = profile.apply(dump_messages(conversation))
+    with pytest.raises(UnfixableError) as refused:  # nothing is sent by default (issue 24)
+        profile.apply(dump_messages(conversation))
+    ((index, rule, row),) = [(v.index, v.rule, v.row) for v in refused.value.violations]
+    assert (index, rule, row) == (1, "invalid-arguments", 58)
+    applied = profile.apply(dump_messages(conversation), on_unfixable="send")
     assert applied[1]["tool_calls"][0]["function"]["arguments"] == '{"city": "Par'
     (violation,) = [v for v in profile.check(applied) if v.rule == "invalid-arguments"]
     assert (violation.index, violation.fixable, violation.row) == (1, False, 58)
@@ -527,7 +532,14 @@ IMAGE_RESULT = [
 def test_deepseek_gets_tool_images_moved_and_reports_the_images_it_cannot_see():
     # Quirk 7: images in tool results; quirk 36: litellm's DeepSeek route flattens content to text and drops
     # images silently, which only a vision model avoids.
-    applied = dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat")
+    with pytest.raises(UnfixableError) as refused:
+        dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat")
+    assert {(v.index, v.rule, v.row) for v in refused.value.violations} == {
+        (0, "unsupported-part", 36),
+        (2, "unsupported-part", 36),
+    }
+    # Sent anyway, when the caller says so: the images are moved, and the model told what it misses.
+    applied = dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat", on_unfixable="send")
     assert roles(applied) == ["user", "assistant", "tool", "user", "assistant"]
     # Quirk 36: a string, as DeepSeek takes content.
     assert applied[2]["content"] == "captured\n[1 attachment of this result moved to the next user message]"
@@ -563,7 +575,9 @@ def test_deepseek_gets_content_as_a_string_even_with_no_text_in_it():
     plain = dump_messages(conversation)
     profile = get_profile("deepseek/deepseek-chat")
     assert [v.index for v in profile.check(plain) if v.rule == "text-content"] == [0, 2, 4, 6]
-    applied = dump_messages(conversation, model="deepseek/deepseek-chat")
+    with pytest.raises(UnfixableError, match="message 4: part 0 is an image: deepseek takes none"):
+        dump_messages(conversation, model="deepseek/deepseek-chat")
+    applied = dump_messages(conversation, model="deepseek/deepseek-chat", on_unfixable="send")
     assert applied[0]["content"] == "Weather in Paris?\nAnd be brief."
     assert applied[2]["content"] == ""
     assert applied[6]["content"] == ""
@@ -590,10 +604,10 @@ def test_openai_leaves_tool_images_to_litellm():
 def test_ollama_reports_images_by_url():
     # Quirk 51: Ollama wants base64; litellm sends an http URL as it is.
     conversation = [UserMessage(content=[ImagePart(url="https://example.com/cat.png")])]
-    (violation,) = get_profile("ollama_chat/llava").check(
-        dump_messages(conversation, model="ollama_chat/llava")
-    )
+    (violation,) = get_profile("ollama_chat/llava").check(dump_messages(conversation))
     assert (violation.rule, violation.fixable, violation.row) == ("image-url", False, 51)
+    with pytest.raises(UnfixableError, match=r"message 0: ollama_chat takes images inline only"):
+        dump_messages(conversation, model="ollama_chat/llava")
 
 
 # --- order -------------------------------------------------------------------------------------------
@@ -1083,6 +1097,10 @@ def test_each_module_docstring_lists_real_rows_and_every_row_its_profiles_cite()
         # The rows a profile sets on its rules (a rule's own default, such as the refusal rule's quirk 5, is
         # the same for every provider, and documented with the rule).
         cited = {r.row for p in profiles for r in p.rules if r.row is not None and r.row != type(r)().row}
+        # And the rows of its table of parts (those a kind has whatever the table, video 72 and refusals 5,
+        # are documented with the table).
+        cells = [c for p in profiles for c in (p.parts.system, p.parts.user, p.parts.assistant, p.parts.tool)]
+        cited |= {c.row for c in cells if c.row is not None} | {r for c in cells for r in c.rows.values()}
         doc = module.__doc__ or ""
         assert "Implements (quirks, ``messages quirks N``)" in doc, name
         assert "Left to litellm" in doc, name
@@ -1249,8 +1267,11 @@ def test_a_text_over_openais_limit_is_reported_and_kept(model):
     found = [v for v in profile.check(dumped) if v.rule == "text-length"]
     assert [(v.index, v.row, v.fixable) for v in found] == [(0, 83, False), (2, 83, False), (3, 83, False)]
     assert "text part 1 has 10,485,761 characters" in found[2].message
-    applied = dump_messages(conversation, model=model)
-    assert [m["content"] for m in applied] == [m["content"] for m in dumped]  # reported, never cut
+    with pytest.raises(UnfixableError) as refused:  # refused before the request, never cut
+        dump_messages(conversation, model=model)
+    assert [v.index for v in refused.value.violations] == [0, 2, 3]
+    applied = dump_messages(conversation, model=model, on_unfixable="send")
+    assert [m["content"] for m in applied] == [m["content"] for m in dumped]
     claude = get_profile("anthropic/claude-sonnet-4-5")
     assert not [v for v in claude.check(dumped) if v.rule == "text-length"]
 

@@ -33,7 +33,8 @@ built-in profile: ``register_profile(get_profile("openai").with_rules(..., witho
 from __future__ import annotations
 
 from messages.profiles._ids import SIGNATURE_SEPARATOR, IdRule
-from messages.profiles._profile import UNIVERSAL_RULES, Profile
+from messages.profiles._parts import ALL_KINDS, ANY_PARTS, Accepts, PartTable, part_kind
+from messages.profiles._profile import UNIVERSAL_RULES, OnUnfixable, Profile
 from messages.profiles._registry import (
     BUILTIN_MODULES,
     DEFAULT_PROVIDER,
@@ -46,18 +47,24 @@ from messages.profiles._registry import (
 from messages.profiles._rule import Note, Rule, Shape, Violation
 
 __all__ = [
+    "ALL_KINDS",
+    "ANY_PARTS",
     "BUILTIN_MODULES",
     "DEFAULT_PROVIDER",
     "SIGNATURE_SEPARATOR",
     "UNIVERSAL_RULES",
+    "Accepts",
     "IdRule",
     "Note",
+    "OnUnfixable",
+    "PartTable",
     "Profile",
     "Rule",
     "Shape",
     "Violation",
     "get_profile",
     "normalize_model",
+    "part_kind",
     "provider_of",
     "register_profile",
     "registered_profiles",
