@@ -102,9 +102,9 @@ def _cell(key: str, case: str) -> Any:
 REFUSED: dict[tuple[str, str], set[tuple[int | None, str, int | None]]] = {
     # DeepSeek's text models take no image (quirk 36): in a user turn and in a tool result.
     ("deepseek", "images"): {(1, "unsupported-part", 36), (3, "unsupported-part", 36)},
-    ("deepseek", "image-only turn"): {(0, "unsupported-part", 36)},
+    ("deepseek", "image-only turn"): {(2, "unsupported-part", 36)},
     ("deepseek-reasoner", "images"): {(1, "unsupported-part", 36), (3, "unsupported-part", 36)},
-    ("deepseek-reasoner", "image-only turn"): {(0, "unsupported-part", 36)},
+    ("deepseek-reasoner", "image-only turn"): {(2, "unsupported-part", 36)},
     # Cohere's v2 types hold text only in a tool result (quirk 84); its user turn takes the image.
     ("cohere", "images"): {(3, "unsupported-part", 84)},
 }
