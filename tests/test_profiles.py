@@ -1366,3 +1366,62 @@ def test_family_rules_reach_the_models_behind_other_providers(model, expected):
             applied[2]["tool_calls"][0]["id"]
         )
     assert [v for v in profile.check(applied) if v.fixable] == []
+
+
+# --- the tables of parts (issue 24) ------------------------------------------------------------------
+
+
+def test_every_rule_a_table_relies_on_is_in_the_profile():
+    # A kind taken "via" a rule (Gemini's video parts, tool-result media moved to a user message) is taken
+    # only because that rule is there: the table may not claim it otherwise.
+    for profile in registered_profiles():
+        ids = {r.id for r in profile._plan.rules}
+        for role in ("system", "user", "assistant", "tool"):
+            cell = profile.parts.role(role)
+            assert cell is not None
+            assert set(cell.via.values()) <= ids, (profile.name, role, cell.via)
+            assert cell.source, (profile.name, role)
+
+
+def test_a_part_the_table_does_not_take_is_refused_with_the_tables_row():
+    profile = get_profile("cohere/command-r-plus")
+    for role, part, row in [
+        ("user", {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}, 84),
+        ("user", {"type": "video_url", "video_url": {"url": "https://example.com/v.mp4"}}, 72),
+        ("assistant", {"type": "image_url", "image_url": {"url": PNG}}, 84),
+        ("system", {"type": "image_url", "image_url": {"url": PNG}}, 85),
+    ]:
+        message = {"role": role, "content": [{"type": "text", "text": "see"}, part]}
+        messages = [message] if role != "assistant" else [{"role": "user", "content": "hi"}, message]
+        (found,) = [v for v in profile.check(messages) if v.rule == "unsupported-part"]
+        assert (found.index, found.row, found.fixable) == (len(messages) - 1, row, False), role
+        assert found.message.startswith("part 1 is "), found.message
+
+
+def test_unknown_part_types_and_keys_are_refused_where_a_table_screens():
+    profile = get_profile("openai/gpt-4o")
+    odd = [
+        {"role": "user", "content": [{"type": "txt", "text": "typo"}]},
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": PNG, "foo": 1}}]},
+    ]
+    found = [(v.index, v.message.split(":")[0]) for v in profile.check(odd) if v.rule == "unsupported-part"]
+    assert found == [
+        (0, "part 0 is a part of type 'txt'"),
+        (1, "part 0 (image_url) has keys no route reads (image_url.foo)"),
+    ]
+    with pytest.raises(UnfixableError):
+        profile.apply(odd)
+    # A profile of your own takes everything, unless given a table.
+    assert Profile("my_proxy").apply(odd) == odd
+
+
+def test_a_family_whose_system_messages_become_user_turns_takes_what_a_user_turn_takes():
+    o1 = get_profile("openai/o1-mini")
+    image = {"type": "image_url", "image_url": {"url": PNG}}
+    sent = o1.apply([{"role": "system", "content": [{"type": "text", "text": "see"}, image]}])
+    assert sent[0]["role"] == "user"
+    system_image = [{"role": "system", "content": [image]}]
+    assert not [v for v in o1.check(system_image) if v.rule == "unsupported-part"]
+    # OpenAI's other models keep the system role, which takes text only (quirk 85).
+    (refused,) = [v for v in get_profile("openai/gpt-4o").check(system_image) if v.rule == "unsupported-part"]
+    assert (refused.row, refused.fixable) == (85, False)
