@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from messages.profiles._parts import ALL_KINDS, ANY_PARTS, PartTable, odd_keys, part_kind
+from messages.profiles._parts import ALL_KINDS, ANY_PARTS, PART_KEYS, PartTable, odd_keys, part_kind
 from messages.profiles._rule import (
     DROP,
     EMPTY,
@@ -565,32 +565,47 @@ class UnsupportedParts(Rule):
 
     table: PartTable = ANY_PARTS
     """The profile's table (set when compiled)."""
+    accepted: Mapping[str, Mapping[str, tuple[frozenset[str], str, frozenset[str]]]] = field(
+        default_factory=dict, hash=False, compare=False, repr=False
+    )
+    """By role, by kind taken: the keys a part may have, the key of its payload, and the keys the payload
+    may have (derived from ``table`` when compiled): what ``detect`` tests each part against, as two set
+    inclusions."""
 
     def bind(self, cx: Context) -> Rule:
-        return replace(self, table=cx.parts)
+        accepted = {
+            role: {kind: _keys_of(kind, cx.parts.keys) for kind in cell.kinds}
+            for role in ("system", "developer", "user", "assistant", "tool")
+            if (cell := cx.parts.role(role)) is not None
+        }
+        return replace(self, table=cx.parts, accepted=accepted)
 
     def screens(self, shape: Shape) -> bool:
         return shape.kind == PARTS and shape.role is not None and self.table.screens
 
     def detect(self, m: Message, run: Any) -> list[tuple[int, str, list[str] | None]] | None:
-        cell = self.table.role(m.get("role"))
+        accepted = self.accepted.get(m.get("role"))  # type: ignore[arg-type]
         content = m.get("content")
-        if cell is None or type(content) is not list:
+        if accepted is None or type(content) is not list:
             return None
-        kinds, keys = cell.kinds, self.table.keys
         found: list[tuple[int, str, list[str] | None]] | None = None
         for n, p in enumerate(content):
-            if type(p) is dict and len(p) == 2 and p.get("type") == "text" and "text" in p:
-                continue  # the common part: a plain text
-            kind = part_kind(p)
-            if kind not in kinds:
-                found = found or []
-                found.append((n, kind, None))
-                continue
-            odd = odd_keys(p, kind, keys)
-            if odd:
-                found = found or []
-                found.append((n, kind, odd))
+            kind = p.get("type") if type(p) is dict else None
+            if type(kind) is str:
+                if kind == "file":
+                    kind = part_kind(p)
+                spec = accepted.get(kind)
+                if spec is not None:
+                    top, payload_key, allowed = spec
+                    if p.keys() <= top:
+                        payload = p.get(payload_key)
+                        if type(payload) is not dict or payload.keys() <= allowed:
+                            continue  # taken, with keys a route reads
+                    found = found or []
+                    found.append((n, kind, odd_keys(p, kind, self.table.keys)))
+                    continue
+            found = found or []
+            found.append((n, part_kind(p), None))
         return found
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
@@ -611,7 +626,7 @@ class UnsupportedParts(Rule):
                     f"part {n} is {what}: no provider takes it; send text, image_url, input_audio or file "
                     "parts",
                     fixable=False,
-                    row=cell.row,
+                    row=62,  # what the request types do not know
                 )
                 continue
             yield Note(
@@ -622,7 +637,14 @@ class UnsupportedParts(Rule):
             )
 
     def cited_rows(self) -> frozenset[int]:
-        return self.table.rows() if self.table.screens else frozenset()
+        # The table's, and 62 for unknown part types and keys.
+        return self.table.rows() | {62} if self.table.screens else frozenset()
+
+
+def _keys_of(kind: str, narrowed: Mapping[str, frozenset[str]]) -> tuple[frozenset[str], str, frozenset[str]]:
+    """For a kind: the keys a part of it may have, the key of its payload, the keys the payload may have."""
+    payload_key, payload_keys = PART_KEYS[kind]
+    return frozenset({"type", "cache_control", payload_key}), payload_key, narrowed.get(kind, payload_keys)
 
 
 def _article(noun: str) -> str:
