@@ -933,7 +933,9 @@ def check_entry(entry: Entry, targets: Sequence[Target]) -> Report:
         ]
         changes = remaining = None
         if loaded.repaired is not None:
-            applied = profile.apply(loaded.repaired)
+            # What the profile makes of it, even where dump_messages(model=...) would refuse to send it:
+            # what remains is reported, with why.
+            applied = profile.apply(loaded.repaired, on_unfixable="send")
             changes, remaining = compare(loaded.repaired, applied), profile.check(applied)
         profiles.append(ProfileReport(target, problems, changes, remaining))
     return Report(entry, _in_order(unsendable + protocol), profiles)
@@ -952,7 +954,7 @@ def one_message_rules(profile: Profile) -> frozenset[str]:
     from messages.profiles import Rule
 
     found = set()
-    for rule in profile.rules:
+    for rule in profile._plan.rules:  # the profile's own rules and those every profile has (the part screen)
         kind = type(rule)
         judges_a_message = kind.screens is not Rule.screens and kind.describe is not Rule.describe
         judges_the_list = kind.detect_list is not Rule.detect_list and not kind.reports
@@ -1069,7 +1071,9 @@ def fix_entry(entry: Entry, target: Target | None) -> Fixed | None:
     loaded = _load(entry)
     if isinstance(loaded, list) or loaded.repaired is None:
         return None
-    messages = loaded.repaired if target is None else target.profile.apply(loaded.repaired)
+    messages = (
+        loaded.repaired if target is None else target.profile.apply(loaded.repaired, on_unfixable="send")
+    )
     remaining = [] if target is None else target.profile.check(messages)
     model = None if target is None else target.model
     changes = compare([m for m in entry.messages if isinstance(m, Mapping)], messages)

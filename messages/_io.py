@@ -20,6 +20,7 @@ from messages.protocol import check_types, validate_conversation, validated_call
 
 if TYPE_CHECKING:
     from messages.profiles import Profile
+    from messages.profiles._profile import OnUnfixable
 
 __all__ = ["MESSAGE_LIST", "collector_paused", "dump_messages", "load_messages"]
 
@@ -104,12 +105,16 @@ def dump_messages(
     *,
     profile: Profile | str | None = None,
     validate: bool = True,
+    on_unfixable: OnUnfixable = "raise",
 ) -> list[dict[str, Any]]:
     """The conversation as a list of OpenAI-shape dicts, ready for ``litellm.completion(messages=...)``.
 
     With ``validate`` (the default) the tool-call protocol is checked first (``validate_conversation``).
     With ``model`` (a litellm model string such as ``"gemini/gemini-2.5-flash"``) or ``profile`` (a
-    ``Profile`` or a provider name), the provider profile adjusts the list for that provider.
+    ``Profile`` or a provider name), the provider profile adjusts the list for that provider; what it
+    cannot fix (content the provider has no form for, a tool name it rejects...) raises
+    ``UnfixableError``, listing each message, part and quirk, and nothing is returned to send, unless
+    ``on_unfixable="send"``.
     """
     conversation = list(messages)
     target = profile if profile is not None else model
@@ -129,4 +134,4 @@ def dump_messages(
 
     resolved = target if isinstance(target, Profile) else get_profile(target)
     # The dumped dicts are ours: fixed in place where that is faster.
-    return resolved._apply_owned(dumped, call_ids)
+    return resolved._apply_owned(dumped, call_ids, on_unfixable)

@@ -341,7 +341,8 @@ def _fix_lines(entry: Entry, target: Target | None, fixed: Fixed | None, report:
     elif fixed.remaining:
         lines.append(
             f"{entry.where}: the output still has {_plural(len(fixed.remaining), 'problem')} "
-            f"for {target.label} that no profile can fix:"
+            f"for {target.label} that no profile can fix (dump_messages(..., model=...) refuses to send it; "
+            "each line says why, and what to do):"
         )
         lines.extend(_violation_line(v) for v in fixed.remaining)
     else:

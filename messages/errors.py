@@ -21,6 +21,9 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
       ContextStateError (ValueError)           a context state that cannot be loaded into this context
       ProfileError                             a provider profile cannot be resolved or applied
         UnknownProfileError (KeyError)           no profile registered under that name
+        UnfixableError (ValueError)              what the provider cannot take and its profile cannot fix:
+                                                 nothing is sent; lists each finding (message index, part,
+                                                 quirk, what to do)
       ConversionError (ValueError)             a message another library's types (LangChain, pydantic-ai,
                                                Responses API items) cannot hold, or one of theirs ours
                                                cannot: names the message index and the part
@@ -60,6 +63,11 @@ is all or nothing).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from messages.profiles import Violation
+
 __all__ = [
     "BackendError",
     "ContextStateError",
@@ -84,6 +92,7 @@ __all__ = [
     "ThreadNotFoundError",
     "ToolArgumentsError",
     "UnansweredToolCallError",
+    "UnfixableError",
     "UnknownProfileError",
     "UnstorableMessageError",
     "UnsupportedContentError",
@@ -165,6 +174,35 @@ class UnknownProfileError(ProfileError, KeyError):
     def __str__(self) -> str:
         # KeyError's str() wraps the message in quotes; the message is a sentence, not a key.
         return str(self.args[0]) if self.args else ""
+
+
+class UnfixableError(ProfileError, ValueError):
+    """What the provider cannot take and its profile cannot fix (content it has no form for, a tool name
+    it rejects, ...), found before any request: nothing was sent.
+
+    ``violations`` holds every finding (``messages.profiles.Violation``: the message index in the list
+    given, the rule, the quirk row, what is wrong and what to do); ``str()`` lists them, one a line.
+    ``dump_messages(..., on_unfixable="send")`` or ``Profile.apply(..., on_unfixable="send")`` sends such
+    a list anyway.
+    """
+
+    def __init__(self, profile: str, violations: tuple[Violation, ...]) -> None:
+        count = len(violations)
+        lines = "\n".join(f"  {v}" for v in violations)
+        super().__init__(
+            f"{count} problem{'s' if count != 1 else ''} the {profile} profile cannot fix, so nothing was "
+            f'sent:\n{lines}\nchange these messages (each line says how), or pass on_unfixable="send" to '
+            "send them as they are"
+        )
+        self.profile = profile
+        """The name of the profile that refused (``"cohere"``, ``"bedrock:claude"``)."""
+        self.violations = violations
+        """Every finding, in message order."""
+
+    @property
+    def index(self) -> int | None:
+        """The index of the first message with a finding (``None``: the conversation as a whole)."""
+        return self.violations[0].index if self.violations else None
 
 
 class StoreError(MessagesError):

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from messages._wire import WireModel, flat_init, short_repr
 
@@ -75,6 +75,32 @@ def _data_url(data: bytes, media_type: str) -> str:
     return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+def _payload_not_empty(url: str) -> str:
+    """A ``data:`` URL must carry something after its comma: no provider takes a 0-byte image, audio clip
+    or file (botocore's Converse model says ``min: 1`` for image and document bytes; litellm sends an empty
+    payload as it is). Any other URL passes unchanged."""
+    if url[:5].lower() == "data:" and not url.partition(",")[2].strip():
+        raise ValueError(
+            f"the data URL {url[:40]!r} has an empty payload (nothing after the comma): no provider takes an "
+            "empty image, audio clip or file; give the bytes (ImagePart.from_bytes, FilePart.from_bytes), or "
+            "leave the part out"
+        )
+    return url
+
+
+def _base64_not_empty(data: str) -> str:
+    if not data.strip():
+        raise ValueError(
+            "the base64 audio data is empty: no provider takes an empty clip; give the bytes "
+            "(AudioPart.from_bytes), or leave the part out"
+        )
+    return data
+
+
+_DataURL = Annotated[str, Field(min_length=1), AfterValidator(_payload_not_empty)]
+"""An URL (``https://...``, ``gs://...``) or a base64 ``data:`` URL whose payload is not empty."""
+
+
 def _guess_media_type(path: Path, default: str) -> str:
     guessed, _ = mimetypes.guess_type(path.name)
     return guessed or default
@@ -94,8 +120,8 @@ class TextPart(WireModel):
 class ImageURL(WireModel):
     """Where an image is: an http(s) URL or a base64 ``data:`` URL."""
 
-    url: str = Field(min_length=1)
-    """An ``https://`` URL or a ``data:image/...;base64,...`` URL."""
+    url: _DataURL
+    """An ``https://`` URL or a ``data:image/...;base64,...`` URL (whose payload is not empty)."""
     detail: ImageDetail | None = None
     """``"auto"``, ``"low"`` or ``"high"``; unset means the provider's default."""
     format: str | None = None
@@ -110,15 +136,12 @@ class ImageURL(WireModel):
             yield "format", self.format
 
 
-_URL = Annotated[str, Field(min_length=1)]
-
-
 class ImagePart(WireModel):
     """An image, by URL or inline as a base64 data URL."""
 
     type: Literal["image_url"] = "image_url"
     """Always ``"image_url"``."""
-    image_url: ImageURL | _URL
+    image_url: ImageURL | _DataURL
     """The URL and detail level, nested as on the wire; or the URL alone, as a string (litellm accepts
     both, and a string given is dumped as a string)."""
 
@@ -173,8 +196,8 @@ class ImagePart(WireModel):
 class InputAudio(WireModel):
     """Base64 audio and its format."""
 
-    data: str
-    """Base64-encoded audio bytes (no ``data:`` prefix)."""
+    data: Annotated[str, AfterValidator(_base64_not_empty)]
+    """Base64-encoded audio bytes (no ``data:`` prefix); not empty."""
     format: str = Field(min_length=1)
     """The audio format; OpenAI accepts ``"wav"`` and ``"mp3"``, other providers more."""
 
@@ -228,8 +251,8 @@ class AudioPart(WireModel):
 class FileRef(WireModel):
     """A file given inline (``file_data``, a base64 data URL) or by an uploaded ``file_id``."""
 
-    file_data: str | None = None
-    """A ``data:<media type>;base64,...`` URL holding the whole file."""
+    file_data: _DataURL | None = None
+    """A ``data:<media type>;base64,...`` URL holding the whole file (its payload not empty)."""
     file_id: str | None = None
     """The id of a file uploaded to the provider beforehand."""
     filename: str | None = None
@@ -329,8 +352,8 @@ class FilePart(WireModel):
 class VideoURL(WireModel):
     """Where a video is: an URL (``https://``, ``gs://``, a YouTube link) or a base64 ``data:`` URL."""
 
-    url: str = Field(min_length=1)
-    """The video's URL."""
+    url: _DataURL
+    """The video's URL (a ``data:`` URL's payload not empty)."""
     detail: str | None = None
     """Resolution hint (litellm passes it on to Gemini); unset means the provider's default."""
 
@@ -345,7 +368,7 @@ class VideoPart(WireModel):
 
     type: Literal["video_url"] = "video_url"
     """Always ``"video_url"``."""
-    video_url: VideoURL | _URL
+    video_url: VideoURL | _DataURL
     """The URL and detail, nested as on the wire; or the URL alone, as a string (kept a string)."""
 
     if TYPE_CHECKING:  # the flat keywords, for type checkers

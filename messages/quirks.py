@@ -110,6 +110,8 @@ def _cited(profile: object) -> Iterable[tuple[str, int]]:
     for rule in profile._plan.rules:
         if rule.row is not None:
             yield rule.id, rule.row
+        for row in sorted(rule.cited_rows()):
+            yield rule.id, row
         for name in dir(type(rule)):
             if name.endswith("_row") and name != "row":
                 value = getattr(rule, name)
@@ -1369,7 +1371,9 @@ ROWS: tuple[Quirk, ...] = (
         constraint=(
             "Claude's API has no audio input. litellm's Anthropic and Bedrock converters skip input_audio "
             "parts without a word, so the model never hears them; only the caller can transcribe them or "
-            "pick a model that takes audio."
+            "pick a model that takes audio. A tool result holds text, images and inline documents: the "
+            "block litellm makes of a file given by id there is one Anthropic's request types refuse. The "
+            "Claude profiles refuse both before the request."
         ),
         sources=("Mirascope/mirascope#1457",),
         litellm="Skips input_audio parts silently when building Claude's request.",
@@ -1461,8 +1465,9 @@ ROWS: tuple[Quirk, ...] = (
         title="video_url parts are dropped silently on converting routes",
         constraint=(
             "litellm reads video for Gemini only from a file part whose format is video/...; a video_url "
-            "part is dropped on every converting route, Gemini included. The Gemini and Vertex AI "
-            "profiles turn it into a file part; elsewhere it is reported."
+            "part is dropped on every converting route, Gemini included, and sent as is to OpenAI-shaped "
+            "routes, whose schema has no such part. The Gemini and Vertex AI profiles turn it into a file "
+            "part; every other profile refuses it before the request."
         ),
         errors=(),
         sources=(
@@ -1540,19 +1545,21 @@ ROWS: tuple[Quirk, ...] = (
     ),
     Quirk(
         number=77,
-        providers=("anthropic", "gemini", "vertex_ai", "bedrock", "ollama"),
-        title="Media in an assistant turn are dropped by litellm",
+        providers=("*",),
+        title="Media in an assistant turn are dropped by litellm, or refused",
         constraint=(
             "litellm's types allow image, audio and file parts in an assistant turn; OpenAI's shape "
-            "allows only text and refusal there, and litellm drops them without a word for Anthropic, "
-            "Gemini and Vertex AI (all parts) and for Bedrock and Ollama (audio and files). Reported, not"
-            " fixable."
+            "allows only text and refusal there (OpenAI-shaped routes send them, and the provider refuses "
+            "them: Mistral's validator too), and litellm drops them without a word for Anthropic (all "
+            "parts) and for Bedrock and Ollama (audio and files). Gemini and Vertex AI take a model turn's "
+            "inline media (litellm 1.110.2 sends them; 1.106.2 dropped them). Refused before the request, "
+            "not fixable: only the caller can say in text what they showed."
         ),
         errors=(),
         sources=(
             "https://github.com/BerriAI/litellm/blob/main/litellm/litellm_core_utils/prompt_templates/factory.py",
         ),
-        litellm="Drops them (measured).",
+        litellm="Drops them on its Anthropic route, images excepted on Bedrock and Ollama (measured).",
         evidence="verified",
     ),
     Quirk(
@@ -1628,6 +1635,75 @@ ROWS: tuple[Quirk, ...] = (
         sources=("Shopify/roast#52", "gptscript-ai/clio#41"),
         litellm="Sends the text as given.",
         evidence="reported",
+    ),
+    Quirk(
+        number=84,
+        providers=("cohere",),
+        title="Cohere's v2 chat takes text and images in user turns, text elsewhere",
+        constraint=(
+            "Cohere's own SDK types for the v2 chat (ChatMessageV2) hold text and image_url parts in a "
+            "user message, text in a system or assistant message (beside tool calls, a tool plan and "
+            "citations), and text (or Cohere's own documents) in a tool result. litellm's v2 route sends "
+            "the OpenAI-shaped messages as they are, so an audio, file or video part, or an image in an "
+            "assistant turn or a tool result, reaches Cohere in a form it has no place for. The Cohere "
+            "profile refuses them before the request; the caller can describe them in text."
+        ),
+        errors=(),
+        sources=("https://github.com/cohere-ai/cohere-python/blob/main/src/cohere/types/chat_message_v2.py",),
+        litellm="Sends every part as given on its v2 route (measured).",
+        evidence="verified",
+    ),
+    Quirk(
+        number=85,
+        providers=("*",),
+        title="A system message holds text only",
+        constraint=(
+            "Every provider's request type takes text, and only text, for system instructions: OpenAI's "
+            "ChatCompletionSystemMessageParam, Anthropic's system blocks, Gemini's system_instruction as "
+            "litellm fills it, Cohere's SystemChatMessageV2, Bedrock's system blocks. litellm drops an "
+            "image or other part of a system message on its converting routes and sends it as is on the "
+            "OpenAI-shaped ones, which refuse it. Refused before the request: put the media in a user turn."
+        ),
+        errors=(),
+        sources=(
+            "https://github.com/openai/openai-python/blob/main/src/openai/types/chat/chat_completion_system_message_param.py",
+        ),
+        litellm="Drops media of a system message on converting routes; sends them on OpenAI-shaped ones.",
+        evidence="verified",
+    ),
+    Quirk(
+        number=86,
+        providers=("bedrock",),
+        title="Bedrock Converse through litellm: text, images and documents, inline",
+        constraint=(
+            "litellm's Converse route turns image and file parts given inline into image and document "
+            "blocks, and an assistant's images into image blocks; it drops audio and video parts without a "
+            "word, and fails on a file given by id ('Unsupported image type. Expected either image url or "
+            "base64 encoded string'). The Bedrock profile refuses those before the request."
+        ),
+        errors=("Unsupported image type. Expected either image url or base64 encoded string",),
+        sources=(
+            "https://github.com/BerriAI/litellm/blob/main/litellm/llms/bedrock/chat/converse_transformation.py",
+        ),
+        litellm="Drops audio and video; raises on a file by id (measured on 1.110.2).",
+        evidence="verified",
+    ),
+    Quirk(
+        number=87,
+        providers=("cohere",),
+        title="litellm's Cohere v1 route sends the last message only",
+        constraint=(
+            "A Cohere model named with v1/ (cohere/v1/..., cohere_chat/v1/...) goes through litellm's v1 "
+            "chat transformation, which computes the chat history, the system preamble and the tool "
+            'results, and then sends {"message": <the last text>} alone: everything before the last '
+            "message is lost without a word. Every other Cohere model string goes through the v2 "
+            "transformation (CohereModelInfo.get_cohere_route), whatever its prefix. The v1 profile refuses "
+            "any conversation longer than one message."
+        ),
+        errors=(),
+        sources=("https://github.com/BerriAI/litellm/blob/main/litellm/llms/cohere/chat/transformation.py",),
+        litellm="Sends only the last message on the v1 route (measured on 1.106.2 and 1.110.2).",
+        evidence="verified",
     ),
 )
 """Every row, in number order."""

@@ -243,7 +243,8 @@ def _image_parts(extensions: bool) -> st.SearchStrategy[ImagePart]:
     urls = st.one_of(
         st.text(alphabet=_ALNUM, min_size=1, max_size=20).map(lambda s: f"https://example.com/{s}.png"),
         st.tuples(
-            st.sampled_from(["image/png", "image/jpeg", "image/webp", "image/gif"]), st.binary(max_size=64)
+            st.sampled_from(["image/png", "image/jpeg", "image/webp", "image/gif"]),
+            st.binary(min_size=1, max_size=64),
         ).map(lambda t: f"data:{t[0]};base64,{base64.b64encode(t[1]).decode('ascii')}"),
     )
     nested = st.builds(
@@ -280,7 +281,7 @@ def audio_parts() -> st.SearchStrategy[AudioPart]:
     """A short base64 audio clip in a format OpenAI accepts (wav or mp3)."""
     return st.builds(
         lambda data, fmt: AudioPart.from_bytes(data, format=fmt),
-        st.binary(max_size=64),
+        st.binary(min_size=1, max_size=64),
         st.sampled_from(["wav", "mp3"]),
     )
 
@@ -295,7 +296,7 @@ def file_parts(*, extensions: bool = True) -> st.SearchStrategy[FilePart]:
 def _file_parts(extensions: bool) -> st.SearchStrategy[FilePart]:
     inline = st.builds(
         lambda data, name: FilePart.from_bytes(data, filename=f"{name}.pdf"),
-        st.binary(max_size=64),
+        st.binary(min_size=1, max_size=64),
         st.text(alphabet=_ALNUM + "-_", min_size=1, max_size=20),
     )
     by_id = st.text(alphabet=_ALNUM, min_size=4, max_size=24).map(lambda s: FilePart(file_id=f"file-{s}"))
@@ -519,7 +520,7 @@ def _url_citations() -> st.SearchStrategy[dict[str, Any]]:
 @_built
 def _generated_images() -> st.SearchStrategy[dict[str, Any]]:
     """An image a model generated (Gemini image output, as litellm reads it)."""
-    return st.binary(max_size=48).map(
+    return st.binary(min_size=1, max_size=48).map(
         lambda data: {
             "type": "image_url",
             "image_url": {"url": f"data:image/png;base64,{base64.b64encode(data).decode('ascii')}"},

@@ -4,7 +4,8 @@ holds it, and what each provider profile does with it.
 Each row is a small conversation holding the key, dumped, then given to each profile: the cell says
 ``kept`` (sent on as it is), ``stripped`` (the profile removes it), ``changed`` (sent in the form the route
 reads: an image URL string as ``{"url": ...}``, a video as a file part...) or ``reported`` (``check`` says
-it would be lost or rejected, and ``apply`` cannot fix it). Keys no message class holds are ``refused``:
+it would be lost or rejected, and ``apply`` cannot fix it: ``dump_messages(model=...)`` refuses to send
+it). Keys no message class holds are ``refused``:
 ``load_messages`` raises rather than drop them. ``python -m tests.coverage`` prints the table;
 ``tests/test_readme.py`` holds the README to it.
 """
@@ -319,7 +320,7 @@ def cell(row: Row, model: str) -> str:
         return "refused"
     profile = get_profile(model)
     dumped = dump_messages(list(row.messages), validate=False)
-    applied = profile.apply(dumped)
+    applied = profile.apply(dumped, on_unfixable="send")  # "reported" below: what apply refuses to send
     if any(not v.fixable and v.index == row.at for v in profile.check(dumped)):
         return "reported"
     read = row.value or (lambda m: m)

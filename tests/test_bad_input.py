@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from messages import (
+    AudioPart,
+    FilePart,
     ImagePart,
     MessagesError,
     MessageTypeError,
@@ -324,3 +326,54 @@ def test_dump_messages_refuses_parts_and_calls_by_index(item, validate):
     # Parts and calls have dumpers of their own: without the protocol check they were dumped as messages.
     with pytest.raises(MessageTypeError, match=f"message 1 is a {type(item).__name__}, not a Message"):
         dump_messages([UserMessage(content="hi"), item], validate=validate)  # type: ignore[list-item]
+
+
+# --- empty media payloads (issue 24): no provider takes a 0-byte image, clip or file ----------------------
+
+_EMPTY_MEDIA = {
+    "image data URL": ({"type": "image_url", "image_url": {"url": "data:image/png;base64,"}}, "url"),
+    "image as a bare data URL": (
+        {"type": "image_url", "image_url": "data:image/jpeg;base64,  "},
+        "image_url",
+    ),
+    "audio": ({"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}, "data"),
+    "file": (
+        {"type": "file", "file": {"file_data": "data:application/pdf;base64,", "filename": "a.pdf"}},
+        "file_data",
+    ),
+    "video data URL": ({"type": "video_url", "video_url": {"url": "data:video/mp4;base64,"}}, "url"),
+}
+
+
+@pytest.mark.parametrize("role", ["user", "tool"])
+@pytest.mark.parametrize("name", list(_EMPTY_MEDIA))
+def test_an_empty_media_payload_is_refused_at_load_naming_the_field(name, role):
+    part, field = _EMPTY_MEDIA[name]
+    message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": "see"}, part]}
+    if role == "tool":
+        message["tool_call_id"] = "call_1"
+    error = _error_of([message])
+    # Among the union's attempts, the one for this part says why, at the part's own field.
+    (said,) = [e for e in error.errors() if e["type"] == "value_error"]
+    loc = said["loc"]
+    assert loc[:3] == (0, role, "content")
+    assert loc[4] == 1  # the part's index in the content
+    assert field in loc[5:]
+    assert "empty" in said["msg"]
+
+
+def test_an_empty_payload_is_refused_when_built_in_python_too():
+    with pytest.raises(ValidationError, match="empty payload"):
+        ImagePart(url="data:image/png;base64,")
+    with pytest.raises(ValidationError, match="audio data is empty"):
+        AudioPart.from_bytes(b"")
+    with pytest.raises(ValidationError, match="empty payload"):
+        FilePart.from_bytes(b"", filename="empty.pdf")
+
+
+def test_a_payload_or_an_url_is_accepted():
+    ImagePart(url="data:image/png;base64,iVBORw0KGgo=")
+    ImagePart(url="https://example.com/a.png")
+    ImagePart(image_url="data:image/png;base64,AA==")
+    FilePart(file_id="file-abc")
+    AudioPart(data="UklGRg==", format="wav")

@@ -62,7 +62,7 @@ def test_compare_reports_what_the_matcher_reported(conversation, profile):
         repaired = dump_messages(repair_conversation(conversation), validate=False)
     except EmptyConversationError:
         assume(False)  # nothing to send: `messages check` compares nothing then
-    applied = profile.apply(repaired)
+    applied = profile.apply(repaired, on_unfixable="send")
     with pytest.MonkeyPatch.context() as monkeypatch:
         # What `messages check` says the profile changes, and what `--fix` says it changed in all.
         assert check.compare(repaired, applied) == by_the_matcher(repaired, applied, monkeypatch)
@@ -88,7 +88,8 @@ def _user(text: str) -> dict[str, Any]:
 
 def _fixed(raw: list[dict[str, Any]], profile: str) -> list[dict[str, Any]]:
     """What ``messages check --fix`` sends: ``raw`` repaired, then through ``profile``."""
-    return get_profile(profile).apply(dump_messages(repair_conversation(load_messages(raw)), validate=False))
+    repaired = dump_messages(repair_conversation(load_messages(raw)), validate=False)
+    return get_profile(profile).apply(repaired, on_unfixable="send")
 
 
 def test_an_id_reused_in_a_later_turn_is_renamed_per_turn_and_a_late_result_reads_as_moved():
@@ -141,7 +142,7 @@ def test_compare_on_a_long_conversation_reports_what_the_matcher_reported(profil
     from messages import get_profile
 
     before = dump_messages(build_conversation(1_500))
-    after = get_profile(profile).apply(before)
+    after = get_profile(profile).apply(before, on_unfixable="send")
     assert check.compare(before, after) == by_the_matcher(before, after, monkeypatch)
 
 
@@ -164,6 +165,7 @@ def test_long_gaps_are_aligned_in_one_pass_too():
 
 ORDER_RULES = {
     "consecutive-roles",
+    "history-dropped",
     "empty-conversation",
     "final-thinking",
     "first-turn",

@@ -283,7 +283,9 @@ def test_every_provider_at_once(tmp_path):
     # Mistral ids wherever a Mistral model is served (quirk 30, quirk 45 for Bedrock), Gemini keeps its own.
     assert {("mistral", 1, 30), ("mistral", 2, 30), ("bedrock:mistral", 1, 45)} <= by_provider
     assert not any(provider.startswith("gemini") for provider, _, _ in by_provider)
-    assert all(p["fixable"] for p in document["problems"])
+    # Everything is fixable, but on the route that keeps the last message alone (Cohere v1, quirk 87).
+    unfixable = {(p["provider"], p["rule"]) for p in document["problems"] if not p["fixable"]}
+    assert unfixable == {("cohere:v1", "history-dropped")}
     assert document["ok"] is False
 
 
@@ -873,3 +875,50 @@ def test_main_in_process_reads_stdin_and_returns_the_status(monkeypatch, capsys,
     assert "no problems" in capsys.readouterr().out
     assert main(["check", str(tmp_path / "nope.json")]) == 2
     assert "nope.json: cannot read the file" in capsys.readouterr().err
+
+
+# --- issue 24: what a provider has no form for is named, and --fix says it remains ------------------------
+
+COHERE_LOG = {
+    "model": "cohere/command-r-plus",
+    "messages": [
+        {"role": "system", "content": "Transcribe and answer."},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What does she say?"},
+                {"type": "input_audio", "input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}},
+            ],
+        },
+    ],
+}
+
+
+def test_check_names_an_audio_part_cohere_cannot_take(tmp_path):
+    path = write(tmp_path, "cohere.json", COHERE_LOG)
+    result = run("--format", "json", path.name, cwd=tmp_path)
+    assert result.returncode == 1
+    problems = json.loads(result.stdout)["problems"]
+    assert [(p["index"], p["rule"], p["row"], p["fixable"]) for p in problems] == [
+        (1, "unsupported-part", 84, False)
+    ]
+    assert "part 1 is an audio clip: cohere takes none in a user message" in problems[0]["message"]
+
+
+def test_fix_says_which_findings_remain_and_why(tmp_path):
+    path = write(tmp_path, "cohere.json", COHERE_LOG)
+    result = run("--fix", path.name, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "the output still has 1 problem for cohere/command-r-plus that no profile can fix" in result.stderr
+    assert "refuses to send it" in result.stderr
+    assert "transcribe it, or use a model that takes audio there [unsupported-part, quirk 84" in result.stderr
+    # Nothing was dropped to make it pass: the audio is still in the payload written.
+    assert json.loads(result.stdout)["messages"][1]["content"][1]["type"] == "input_audio"
+
+
+def test_cohere_chat_is_checked_against_the_cohere_rules(tmp_path):
+    log = {**COHERE_LOG, "model": "cohere_chat/command-r-plus"}
+    path = write(tmp_path, "cohere_chat.json", log)
+    result = run("--format", "json", path.name, cwd=tmp_path)
+    (profile,) = json.loads(result.stdout)["conversations"][0]["profiles"]
+    assert profile["provider"] == "cohere"

@@ -66,6 +66,25 @@ def assert_justified(conversation: list[Message], error: ConversionError) -> Non
         )
 
 
+def unnamed_results(conversation: list[Message]) -> list[Message]:
+    """The conversation as it reads back: a tool result's name, its call's own, is left out of the items
+    (the function_call item carries it) and does not come back."""
+    return [m.model_copy(update={"name": None}) if isinstance(m, ToolMessage) else m for m in conversation]
+
+
+def named_after_calls(conversation: list[Message]) -> list[Message]:
+    """Every tool result named after the tool its call calls, as LangGraph's tool node names them."""
+    names: dict[str, str] = {}
+    out: list[Message] = []
+    for m in conversation:
+        if isinstance(m, AIMessage):
+            names = {c.id: c.name for c in m.tool_calls}
+        elif isinstance(m, ToolMessage):
+            m = m.model_copy(update={"name": names[m.tool_call_id]})
+        out.append(m)
+    return out
+
+
 @given(ms.conversations())
 def test_every_conversation_round_trips_or_names_what_items_cannot_carry(conversation):
     try:
@@ -73,7 +92,8 @@ def test_every_conversation_round_trips_or_names_what_items_cannot_carry(convers
     except ConversionError as error:
         assert_justified(conversation, error)
         return
-    assert from_responses_items(items) == auto_detail(conversation)
+    # A tool result named anything but its call's name is refused above; its call's name does not come back.
+    assert from_responses_items(items) == unnamed_results(auto_detail(conversation))
 
 
 _NEW_FIELDS = ("cache_control", "is_error", "annotations", "images", "audio")
@@ -116,6 +136,65 @@ def carriable(conversation: list[Message]) -> list[Message]:
             update |= {"content": text, "tool_calls": calls}
         out.append(message.model_copy(update=update))
     return out
+
+
+@given(ms.conversations().map(carriable))
+def test_tool_results_named_after_their_calls_convert_and_come_back_unnamed(conversation):
+    named = named_after_calls(conversation)
+    items = to_responses_items(named)
+    responses_accepts(items)
+    assert items == to_responses_items(conversation)  # the name adds nothing the items do not already say
+    assert from_responses_items(items) == auto_detail(conversation)
+
+
+def test_a_langgraph_history_converts_to_responses_items():
+    # LangGraph's tool node answers each call with a LangChain ToolMessage named after the tool; read through
+    # the LangChain converter, the names arrive on our tool messages.
+    from langchain_core import messages as lc
+
+    from messages.convert import from_langchain
+
+    history = [
+        lc.HumanMessage("Weather in Paris and Oslo?"),
+        lc.AIMessage(
+            "",
+            tool_calls=[
+                {"id": "call_1", "name": "get_weather", "args": {"city": "Paris"}},
+                {"id": "call_2", "name": "get_time", "args": {"city": "Oslo"}},
+            ],
+        ),
+        lc.ToolMessage("rain", tool_call_id="call_1", name="get_weather"),
+        lc.ToolMessage("14:00", tool_call_id="call_2", name="get_time"),
+        lc.AIMessage("Rain in Paris; it is 14:00 in Oslo."),
+    ]
+    conversation = from_langchain(history)
+    assert [m.name for m in conversation if isinstance(m, ToolMessage)] == ["get_weather", "get_time"]
+    items = to_responses_items(conversation)
+    responses_accepts(items)
+    assert [(i["type"], i.get("name")) for i in items if i["type"].startswith("function")] == [
+        ("function_call", "get_weather"),
+        ("function_call", "get_time"),
+        ("function_call_output", None),
+        ("function_call_output", None),
+    ]
+    assert from_responses_items(items) == unnamed_results(conversation)
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("get_time", "its call ('call_1', message 1) calls 'get_weather'"), ("", "calls 'get_weather'")],
+)
+def test_a_tool_result_named_otherwise_than_its_call_is_refused(name, said):
+    call = ToolCall(id="call_1", name="get_weather", arguments="{}")
+    conversation = [
+        UserMessage(content="Weather?"),
+        AIMessage(tool_calls=[call]),
+        ToolMessage(tool_call_id="call_1", content="rain", name=name),
+    ]
+    with pytest.raises(ConversionError, match="the tool result is named") as info:
+        to_responses_items(conversation)
+    assert (info.value.index, info.value.part) == (2, "name")
+    assert said in str(info.value)
 
 
 @given(ms.conversations().map(carriable))

@@ -18,6 +18,7 @@ from messages import (
     TextPart,
     ToolCall,
     ToolMessage,
+    UnfixableError,
     UserMessage,
     VideoPart,
     dump_messages,
@@ -46,7 +47,8 @@ def _send(litellm, server: StandInServer, model: str, messages: list[dict[str, A
 
 def _placements() -> list[Any]:
     """Every placement of a breakpoint the issue names: a system text part, a system message with a ttl,
-    a user text part, a tool result; and a tool result's is_error."""
+    a user text part, a tool result; and a tool result's is_error, which no route carries (quirk 71): these
+    tests send it anyway (``SEND``) to show what litellm does with it."""
     call = ToolCall(id="toolu_01", name="lookup", arguments={})
     return [
         SystemMessage(content=[TextPart(text="SYSTEM PART", cache_control=CacheControl())]),
@@ -60,6 +62,10 @@ def _placements() -> list[Any]:
     ]
 
 
+SEND = {"on_unfixable": "send"}
+"""The flag of ``_placements`` is refused before sending by default (issue 24); sent here on purpose."""
+
+
 def _blocks_with(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
     found = []
     for block in [*body.get("system", []), *(b for m in body["messages"] for b in m["content"])]:
@@ -71,7 +77,7 @@ def _blocks_with(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("model", [ANTHROPIC, VERTEX_CLAUDE, BEDROCK_INVOKE])
 def test_each_placement_reaches_the_matching_anthropic_block(litellm, model):
     with StandInServer() as server:
-        body = _send(litellm, server, model, dump_messages(_placements(), model=model))
+        body = _send(litellm, server, model, dump_messages(_placements(), model=model, **SEND))
     assert _blocks_with(body, "SYSTEM PART") == [
         {"type": "text", "text": "SYSTEM PART", "cache_control": EPHEMERAL}
     ]
@@ -84,15 +90,20 @@ def test_each_placement_reaches_the_matching_anthropic_block(litellm, model):
     (result,) = _blocks_with(body, "TOOL RESULT")
     assert result["type"] == "tool_result"
     assert result["cache_control"] == EPHEMERAL
-    # Quirk 71: litellm drops is_error on its way (the tool_result block has none).
+    # Quirk 71: litellm drops is_error on its way (the tool_result block has none): refused by default.
     assert "is_error" not in result
+    with pytest.raises(UnfixableError, match=r"message 4: litellm drops is_error") as refused:
+        dump_messages(_placements(), model=model)
+    assert [(v.index, v.rule, v.row) for v in refused.value.violations] == [(4, "tool-error-flag", 71)]
     if model == ANTHROPIC:
         anthropic_accepts(body)
 
 
 def test_bedrock_converse_gets_a_cache_point_after_each_marked_block(litellm):
     with StandInServer() as server:
-        body = _send(litellm, server, BEDROCK_CONVERSE, dump_messages(_placements(), model=BEDROCK_CONVERSE))
+        body = _send(
+            litellm, server, BEDROCK_CONVERSE, dump_messages(_placements(), model=BEDROCK_CONVERSE, **SEND)
+        )
     system = body["system"]
     assert system == [
         {"text": "SYSTEM PART"},
@@ -108,22 +119,32 @@ def test_litellm_alone_drops_cache_points_for_a_bedrock_model_it_does_not_know_t
     # Quirk 75: the same conversation to Claude 3.5 Sonnet (June 2024) on Converse: no cachePoint at all.
     model = "bedrock/converse/anthropic.claude-3-5-sonnet-20240620-v1:0"
     with StandInServer() as server:
-        body = _send(litellm, server, model, dump_messages(_placements(), model=model))
+        body = _send(litellm, server, model, dump_messages(_placements(), model=model, **SEND))
     assert "cachePoint" not in json.dumps(body)
 
 
+def _flagged(is_error: bool) -> list[Any]:
+    """``_placements`` with its tool result's ``is_error`` set to ``is_error``."""
+    chat = _placements()
+    chat[4] = chat[4].model_copy(update={"is_error": is_error})
+    return chat
+
+
 def test_the_openai_body_carries_neither_cache_control_nor_is_error(litellm):
-    # litellm keeps both on a custom api_base (a proxy, vLLM...): the OpenAI profile removes them (70, 71).
+    # litellm keeps both on a custom api_base (a proxy, vLLM...): the OpenAI profile removes the marks and a
+    # flag that says nothing (70, 71), and refuses a result flagged as failed, which it cannot carry.
     model = "openai/gpt-4o-mini"
     with StandInServer() as server:
         raw = _send(litellm, server, model, dump_messages(_placements()))
         assert "cache_control" in json.dumps(raw["messages"])
         assert any(m.get("is_error") for m in raw["messages"])
-        body = _send(litellm, server, model, dump_messages(_placements(), model=model))
+        body = _send(litellm, server, model, dump_messages(_flagged(False), model=model))
     sent = json.dumps(body["messages"])
     assert "cache_control" not in sent
     assert "is_error" not in sent
     openai_accepts(body["messages"])
+    with pytest.raises(UnfixableError, match=r"message 4: openai rejects is_error on a tool result; say in"):
+        dump_messages(_flagged(True), model=model)
 
 
 @pytest.mark.parametrize(
@@ -140,16 +161,18 @@ def test_the_openai_body_carries_neither_cache_control_nor_is_error(litellm):
 )
 def test_no_openai_shaped_route_is_sent_cache_control_or_is_error(litellm, model):
     with StandInServer() as server:
-        body = _send(litellm, server, model, dump_messages(_placements(), model=model))
+        body = _send(litellm, server, model, dump_messages(_flagged(False), model=model))
     sent = json.dumps(body["messages"])
     assert "cache_control" not in sent
     assert "is_error" not in sent
+    with pytest.raises(UnfixableError, match="rejects is_error on a tool result"):
+        dump_messages(_flagged(True), model=model)
 
 
 def test_openrouter_claude_keeps_the_breakpoints(litellm):
     model = "openrouter/anthropic/claude-sonnet-4.5"
     with StandInServer() as server:
-        body = _send(litellm, server, model, dump_messages(_placements(), model=model))
+        body = _send(litellm, server, model, dump_messages(_placements(), model=model, **SEND))
     marked = [
         p
         for m in body["messages"]
@@ -197,11 +220,13 @@ def test_litellm_drops_a_video_part_on_its_way_to_anthropic_and_check_says_so(li
         UserMessage(content=[TextPart(text="What happens here?"), VideoPart(url="https://example.com/v.mp4")])
     ]
     with StandInServer() as server:
-        body = _send(litellm, server, ANTHROPIC, dump_messages(chat, model=ANTHROPIC))
+        body = _send(litellm, server, ANTHROPIC, dump_messages(chat, model=ANTHROPIC, on_unfixable="send"))
     assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "What happens here?"}]}]
     (violation,) = get_profile(ANTHROPIC).check(dump_messages(chat))
-    assert violation.rule == "video-part"
-    assert not violation.fixable
+    assert (violation.rule, violation.row, violation.fixable) == ("unsupported-part", 72, False)
+    # So nothing is sent by default (issue 24).
+    with pytest.raises(UnfixableError, match=r"message 0: part 1 is a video: anthropic takes none"):
+        dump_messages(chat, model=ANTHROPIC)
 
 
 @pytest.mark.parametrize("model", ["gemini/gemini-2.5-flash", "vertex_ai/gemini-2.5-flash"])

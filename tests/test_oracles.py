@@ -56,7 +56,7 @@ CALL = ToolCall(id="call_1", name="f", arguments="{}")
     ],
 )
 def test_openai_oracle_rejects(message):
-    with pytest.raises(ValidationError):
+    with pytest.raises((ValidationError, AssertionError)):
         openai_accepts([message])
 
 

@@ -15,7 +15,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from messages import dump_messages
+from messages import UnfixableError, dump_messages
 from messages import strategies as ms
 from messages.profiles import SIGNATURE_SEPARATOR, registered_profiles
 from messages.quirks import QUIRKS
@@ -46,15 +46,46 @@ def _show(messages):
     return json.dumps(messages, ensure_ascii=False)[:2000]
 
 
+def refusal(call) -> set[tuple[int | None, str, int | None]]:
+    """What ``call()`` (an apply or a dump with a model) refuses to send, as its ``UnfixableError`` lists
+    it: (message index, rule, quirk) each; nothing when it sends."""
+    try:
+        call()
+    except UnfixableError as error:
+        violations = error.violations
+    else:
+        return set()
+    assert violations
+    return {(v.index, v.rule, v.row) for v in violations}
+
+
+def refused(profile, messages) -> set[tuple[int | None, str, int | None]]:
+    return refusal(lambda: profile.apply(messages))
+
+
+def not_fixable(profile, messages) -> set[tuple[int | None, str, int | None]]:
+    return {(v.index, v.rule, v.row) for v in profile.check(messages) if not v.fixable}
+
+
+@given(ms.conversations())
+def test_apply_refuses_exactly_what_check_calls_not_fixable(conversation):
+    # Issue 24: nothing the profile cannot fix is sent; and it refuses nothing it could fix.
+    dumped = dump_messages(conversation)
+    for profile in PROFILES:
+        assert refused(profile, dumped) == not_fixable(profile, dumped), (profile.name, _show(dumped))
+
+
 @given(ms.conversations())
 def test_apply_is_pure_idempotent_and_leaves_check_nothing_to_fix(conversation):
     dumped = dump_messages(conversation)
     before = copy.deepcopy(dumped)
     for profile in PROFILES:
-        once = profile.apply(dumped)
+        once = profile.apply(dumped, on_unfixable="send")
         assert dumped == before, f"{profile.name} mutated its input"
         assert once is not dumped
-        assert profile.apply(once) == once, f"{profile.name} is not idempotent on {_show(dumped)}"
+        assert profile.apply(once, on_unfixable="send") == once, (
+            f"{profile.name} is not idempotent on {_show(dumped)}"
+        )
         remaining = profile.check(once)
         assert [str(v) for v in remaining if v.fixable] == [], (profile.name, _show(once))
         # What apply cannot fix (images for a text-only model, ...) it does not make worse.
@@ -67,7 +98,7 @@ def test_apply_is_pure_idempotent_and_leaves_check_nothing_to_fix(conversation):
 def test_apply_keeps_every_text_and_tool_result_and_pairs_them_under_accepted_ids(conversation):
     dumped = dump_messages(conversation)
     for profile in PROFILES:
-        applied = profile.apply(dumped)
+        applied = profile.apply(dumped, on_unfixable="send")  # sent anyway: the fixes keep content too
         assert missing_texts(dumped, applied) == [], profile.name
         # Images, audio and files may move (out of tool results), never disappear.
         assert Counter(media(applied)) >= Counter(media(dumped)), profile.name
@@ -114,7 +145,7 @@ def test_profiles_change_nothing_openai_itself_accepts_except_what_they_must(con
     from messages.profiles import get_profile
 
     dumped = dump_messages(conversation)
-    applied = get_profile("openai/gpt-4o").apply(dumped)
+    applied = get_profile("openai/gpt-4o").apply(dumped, on_unfixable="send")
     for old, new in zip(dumped, applied, strict=True):
         if old is new:
             continue
@@ -128,7 +159,10 @@ def test_dump_messages_with_a_model_is_the_profile_applied_to_the_dump(conversat
     # (Profile._apply_owned); what it returns must be exactly what the pure apply makes of the dump.
     dumped = dump_messages(conversation)
     for profile in PROFILES:
-        assert dump_messages(conversation, profile=profile) == profile.apply(dumped), profile.name
+        sent = dump_messages(conversation, profile=profile, on_unfixable="send")
+        assert sent == profile.apply(dumped, on_unfixable="send"), profile.name
+        by_dump = refusal(lambda profile=profile: dump_messages(conversation, profile=profile))
+        assert by_dump == refused(profile, dumped), profile.name
 
 
 # Raw dicts as callers of Profile.apply hold them, odder than any dump: blank and whitespace texts, empty
@@ -192,6 +226,7 @@ def test_what_check_calls_fixable_apply_fixes(messages):
     # Every violation check marks fixable is gone after apply, for every registered profile (not only one
     # per behaviour: family rules differ in their rows and messages too).
     for profile in registered_profiles():
-        applied = profile.apply(messages)
+        assert refused(profile, messages) == not_fixable(profile, messages), (profile.name, _show(messages))
+        applied = profile.apply(messages, on_unfixable="send")
         left = [str(v) for v in profile.check(applied) if v.fixable]
         assert left == [], (profile.name, _show(messages), _show(applied))

@@ -2,7 +2,8 @@
 
 ``tests/snapshots/profiles.json`` holds, for one model string per provider and per notable model family:
 the profile it resolves to, the profile's rules (with their quirks and settings), what ``check`` says
-about the plain dump (litellm alone), the list ``apply`` returns, and what ``check`` still says after it.
+about the plain dump (litellm alone), what ``apply`` refuses (``UnfixableError``: the findings it cannot
+fix), the list it returns when told to send anyway, and what ``check`` still says after it.
 A change to any profile shows up as one readable diff of that file. After an intended change, regenerate
 it and read the diff before committing:
 
@@ -26,6 +27,7 @@ from messages import (
     TextPart,
     ToolCall,
     ToolMessage,
+    UnfixableError,
     UserMessage,
     dump_messages,
     get_profile,
@@ -139,18 +141,37 @@ def _rules(profile: Profile) -> list[str]:
     return sorted(_rule(rule) for rule in profile.rules)
 
 
+def _parts(profile: Profile) -> list[str]:
+    """The profile's table, one line per role: the kinds of part it takes, and the row of the others."""
+    table = profile.parts
+    lines = []
+    for role in ("system", "user", "assistant", "tool"):
+        cell = table.role(role)
+        assert cell is not None
+        via = "".join(f", {kind} via {rule}" for kind, rule in sorted(cell.via.items()))
+        lines.append(f"{role}: {', '.join(sorted(cell.kinds))}{via} (else quirk {cell.row})")
+    return lines
+
+
 def render() -> dict[str, Any]:
     """What the snapshot holds, built from the profiles as they are now."""
     dumped = dump_messages(canonical())
     profiles = {}
     for model in MODELS:
         profile = get_profile(model)
-        applied = profile.apply(dumped)
+        try:
+            profile.apply(dumped)
+            refused: list[str] = []
+        except UnfixableError as error:
+            refused = [str(v) for v in error.violations]
+        applied = profile.apply(dumped, on_unfixable="send")
         profiles[model] = {
             "profile": profile.name,
             "rules": _rules(profile),
+            "parts": _parts(profile),
             "litellm alone": [str(v) for v in profile.check(dumped)],
-            "applied": applied,
+            "refused by apply": refused,
+            "applied with on_unfixable='send'": applied,
             "left after apply": [str(v) for v in profile.check(applied)],
         }
     return {"conversation": dumped, "profiles": profiles}

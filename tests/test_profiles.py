@@ -24,6 +24,7 @@ from messages import (
     TextPart,
     ToolCall,
     ToolMessage,
+    UnfixableError,
     UnknownProfileError,
     UserMessage,
     Violation,
@@ -200,7 +201,11 @@ def test_arguments_that_are_not_json_are_reported_not_rewritten():
         ToolMessage(tool_call_id="call_1", content="?"),
     ]
     profile = get_profile("anthropic/claude-sonnet-4-5")
-    applied = profile.apply(dump_messages(conversation))
+    with pytest.raises(UnfixableError) as refused:  # nothing is sent by default (issue 24)
+        profile.apply(dump_messages(conversation))
+    ((index, rule, row),) = [(v.index, v.rule, v.row) for v in refused.value.violations]
+    assert (index, rule, row) == (1, "invalid-arguments", 58)
+    applied = profile.apply(dump_messages(conversation), on_unfixable="send")
     assert applied[1]["tool_calls"][0]["function"]["arguments"] == '{"city": "Par'
     (violation,) = [v for v in profile.check(applied) if v.rule == "invalid-arguments"]
     assert (violation.index, violation.fixable, violation.row) == (1, False, 58)
@@ -527,7 +532,14 @@ IMAGE_RESULT = [
 def test_deepseek_gets_tool_images_moved_and_reports_the_images_it_cannot_see():
     # Quirk 7: images in tool results; quirk 36: litellm's DeepSeek route flattens content to text and drops
     # images silently, which only a vision model avoids.
-    applied = dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat")
+    with pytest.raises(UnfixableError) as refused:
+        dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat")
+    assert {(v.index, v.rule, v.row) for v in refused.value.violations} == {
+        (0, "unsupported-part", 36),
+        (2, "unsupported-part", 36),
+    }
+    # Sent anyway, when the caller says so: the images are moved, and the model told what it misses.
+    applied = dump_messages(IMAGE_RESULT, model="deepseek/deepseek-chat", on_unfixable="send")
     assert roles(applied) == ["user", "assistant", "tool", "user", "assistant"]
     # Quirk 36: a string, as DeepSeek takes content.
     assert applied[2]["content"] == "captured\n[1 attachment of this result moved to the next user message]"
@@ -563,7 +575,9 @@ def test_deepseek_gets_content_as_a_string_even_with_no_text_in_it():
     plain = dump_messages(conversation)
     profile = get_profile("deepseek/deepseek-chat")
     assert [v.index for v in profile.check(plain) if v.rule == "text-content"] == [0, 2, 4, 6]
-    applied = dump_messages(conversation, model="deepseek/deepseek-chat")
+    with pytest.raises(UnfixableError, match="message 4: part 0 is an image: deepseek takes none"):
+        dump_messages(conversation, model="deepseek/deepseek-chat")
+    applied = dump_messages(conversation, model="deepseek/deepseek-chat", on_unfixable="send")
     assert applied[0]["content"] == "Weather in Paris?\nAnd be brief."
     assert applied[2]["content"] == ""
     assert applied[6]["content"] == ""
@@ -590,10 +604,10 @@ def test_openai_leaves_tool_images_to_litellm():
 def test_ollama_reports_images_by_url():
     # Quirk 51: Ollama wants base64; litellm sends an http URL as it is.
     conversation = [UserMessage(content=[ImagePart(url="https://example.com/cat.png")])]
-    (violation,) = get_profile("ollama_chat/llava").check(
-        dump_messages(conversation, model="ollama_chat/llava")
-    )
+    (violation,) = get_profile("ollama_chat/llava").check(dump_messages(conversation))
     assert (violation.rule, violation.fixable, violation.row) == ("image-url", False, 51)
+    with pytest.raises(UnfixableError, match=r"message 0: ollama_chat takes images inline only"):
+        dump_messages(conversation, model="ollama_chat/llava")
 
 
 # --- order -------------------------------------------------------------------------------------------
@@ -1083,6 +1097,10 @@ def test_each_module_docstring_lists_real_rows_and_every_row_its_profiles_cite()
         # The rows a profile sets on its rules (a rule's own default, such as the refusal rule's quirk 5, is
         # the same for every provider, and documented with the rule).
         cited = {r.row for p in profiles for r in p.rules if r.row is not None and r.row != type(r)().row}
+        # And the rows of its table of parts (those a kind has whatever the table, video 72 and refusals 5,
+        # are documented with the table).
+        cells = [c for p in profiles for c in (p.parts.system, p.parts.user, p.parts.assistant, p.parts.tool)]
+        cited |= {c.row for c in cells if c.row is not None} | {r for c in cells for r in c.rows.values()}
         doc = module.__doc__ or ""
         assert "Implements (quirks, ``messages quirks N``)" in doc, name
         assert "Left to litellm" in doc, name
@@ -1249,8 +1267,11 @@ def test_a_text_over_openais_limit_is_reported_and_kept(model):
     found = [v for v in profile.check(dumped) if v.rule == "text-length"]
     assert [(v.index, v.row, v.fixable) for v in found] == [(0, 83, False), (2, 83, False), (3, 83, False)]
     assert "text part 1 has 10,485,761 characters" in found[2].message
-    applied = dump_messages(conversation, model=model)
-    assert [m["content"] for m in applied] == [m["content"] for m in dumped]  # reported, never cut
+    with pytest.raises(UnfixableError) as refused:  # refused before the request, never cut
+        dump_messages(conversation, model=model)
+    assert [v.index for v in refused.value.violations] == [0, 2, 3]
+    applied = dump_messages(conversation, model=model, on_unfixable="send")
+    assert [m["content"] for m in applied] == [m["content"] for m in dumped]
     claude = get_profile("anthropic/claude-sonnet-4-5")
     assert not [v for v in claude.check(dumped) if v.rule == "text-length"]
 
@@ -1345,3 +1366,62 @@ def test_family_rules_reach_the_models_behind_other_providers(model, expected):
             applied[2]["tool_calls"][0]["id"]
         )
     assert [v for v in profile.check(applied) if v.fixable] == []
+
+
+# --- the tables of parts (issue 24) ------------------------------------------------------------------
+
+
+def test_every_rule_a_table_relies_on_is_in_the_profile():
+    # A kind taken "via" a rule (Gemini's video parts, tool-result media moved to a user message) is taken
+    # only because that rule is there: the table may not claim it otherwise.
+    for profile in registered_profiles():
+        ids = {r.id for r in profile._plan.rules}
+        for role in ("system", "user", "assistant", "tool"):
+            cell = profile.parts.role(role)
+            assert cell is not None
+            assert set(cell.via.values()) <= ids, (profile.name, role, cell.via)
+            assert cell.source, (profile.name, role)
+
+
+def test_a_part_the_table_does_not_take_is_refused_with_the_tables_row():
+    profile = get_profile("cohere/command-r-plus")
+    for role, part, row in [
+        ("user", {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}, 84),
+        ("user", {"type": "video_url", "video_url": {"url": "https://example.com/v.mp4"}}, 72),
+        ("assistant", {"type": "image_url", "image_url": {"url": PNG}}, 84),
+        ("system", {"type": "image_url", "image_url": {"url": PNG}}, 85),
+    ]:
+        message = {"role": role, "content": [{"type": "text", "text": "see"}, part]}
+        messages = [message] if role != "assistant" else [{"role": "user", "content": "hi"}, message]
+        (found,) = [v for v in profile.check(messages) if v.rule == "unsupported-part"]
+        assert (found.index, found.row, found.fixable) == (len(messages) - 1, row, False), role
+        assert found.message.startswith("part 1 is "), found.message
+
+
+def test_unknown_part_types_and_keys_are_refused_where_a_table_screens():
+    profile = get_profile("openai/gpt-4o")
+    odd = [
+        {"role": "user", "content": [{"type": "txt", "text": "typo"}]},
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": PNG, "foo": 1}}]},
+    ]
+    found = [(v.index, v.message.split(":")[0]) for v in profile.check(odd) if v.rule == "unsupported-part"]
+    assert found == [
+        (0, "part 0 is a part of type 'txt'"),
+        (1, "part 0 (image_url) has keys no route reads (image_url.foo)"),
+    ]
+    with pytest.raises(UnfixableError):
+        profile.apply(odd)
+    # A profile of your own takes everything, unless given a table.
+    assert Profile("my_proxy").apply(odd) == odd
+
+
+def test_a_family_whose_system_messages_become_user_turns_takes_what_a_user_turn_takes():
+    o1 = get_profile("openai/o1-mini")
+    image = {"type": "image_url", "image_url": {"url": PNG}}
+    sent = o1.apply([{"role": "system", "content": [{"type": "text", "text": "see"}, image]}])
+    assert sent[0]["role"] == "user"
+    system_image = [{"role": "system", "content": [image]}]
+    assert not [v for v in o1.check(system_image) if v.rule == "unsupported-part"]
+    # OpenAI's other models keep the system role, which takes text only (quirk 85).
+    (refused,) = [v for v in get_profile("openai/gpt-4o").check(system_image) if v.rule == "unsupported-part"]
+    assert (refused.row, refused.fixable) == (85, False)

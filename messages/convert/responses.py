@@ -12,24 +12,29 @@ message             items
                     input_file]}``
 ``AIMessage``       its text as ``{"type": "message", "role": "assistant", "content": "..."}``, then one
                     ``{"type": "function_call", "call_id", "name", "arguments"}`` per tool call
-``ToolMessage``     ``{"type": "function_call_output", "call_id", "output": str | [input_* parts]}``
+``ToolMessage``     ``{"type": "function_call_output", "call_id", "output": str | [input_* parts]}``; its
+                    ``name``, when it is the name of the call it answers (LangGraph's tool node sets it so),
+                    is left out: the ``function_call`` item already carries it
 ==================  =========================================================================================
 
-A string stays a string and a list of parts stays a list, so the round trip gives back equal messages.
+On the way back (``from_responses_items``), each item gives back the message it came from, equal to it,
+with two exceptions: a ``ToolMessage`` comes back without ``name`` (the ``function_call`` item holds the
+tool's name; nothing says the result carried it too), and an image without ``detail`` comes back with
+``"auto"``. A string stays a string and a list of parts stays a list.
 Arguments are passed byte-exact. An assistant turn goes in the easy-message form, text as a string: the
 output-message form requires a message ``id`` and ``status`` that only the service can assign (the OpenAI
 SDK marks them required; openai-python#3544). An image without ``detail`` is sent with ``"auto"``, which
 the API requires and which is what an unset detail means; it reads back as ``"auto"``.
 
 What the items have no place for raises ``ConversionError`` naming the message and the field, instead of
-vanishing: a message's ``name``; reasoning payloads bound to the provider that produced them
-(``reasoning_content``, ``thinking_blocks``, ``provider_specific_fields`` of a message or a call; the
-Responses API takes back only its own encrypted reasoning items, and with a remote thread the service
-already keeps them); an assistant ``refusal`` and assistant text given as parts (the easy form holds one
-string, and a refusal part needs the output-message form); an assistant turn with nothing in it; and an
-assistant turn that starts with tool calls right after another assistant turn (its calls would read back
-as the earlier turn's). Audio has no input form: an ``AudioPart`` raises ``UnsupportedContentError`` (a
-``ConversionError``) naming the message and part.
+vanishing: a message's ``name`` (a tool result's too, unless it is its call's own name); reasoning payloads
+bound to the provider that produced them (``reasoning_content``, ``thinking_blocks``,
+``provider_specific_fields`` of a message or a call; the Responses API takes back only its own encrypted
+reasoning items, and with a remote thread the service already keeps them); an assistant ``refusal`` and
+assistant text given as parts (the easy form holds one string, and a refusal part needs the output-message
+form); an assistant turn with nothing in it; and an assistant turn that starts with tool calls right after
+another assistant turn (its calls would read back as the earlier turn's). Audio has no input form: an
+``AudioPart`` raises ``UnsupportedContentError`` (a ``ConversionError``) naming the message and part.
 
 ``from_responses_items`` reads items as dicts or as the OpenAI SDK's models, in the shapes above and in the
 service's own output shapes (``output_text`` and ``refusal`` parts of an assistant message, ``reasoning``
@@ -128,8 +133,9 @@ def _cannot(index: int, field: str, what: str) -> ConversionError:
     return ConversionError(f"message {index}: {what}", index=index, part=field)
 
 
-def _check_carried(message: Message, index: int) -> None:
-    """Raise for the fields of ``message`` that Responses API items have no place for."""
+def _check_carried(message: Message, index: int, call_names: Mapping[str, tuple[int, str]]) -> None:
+    """Raise for the fields of ``message`` that Responses API items have no place for. ``call_names``: the
+    name of each call of the assistant turn before (by id), with that turn's index."""
     if message.cache_control is not None:
         raise _cannot(index, "cache_control", "Responses API input has no cache_control mark")
     if isinstance(message, ToolMessage) and message.is_error is not None:
@@ -138,7 +144,9 @@ def _check_carried(message: Message, index: int) -> None:
         for field in ("annotations", "images", "audio"):
             if getattr(message, field) is not None:
                 raise _cannot(index, field, f"Responses API input has no {field} on an assistant turn")
-    if message.name is not None:
+    if isinstance(message, ToolMessage) and message.name is not None:
+        _check_tool_name(message, index, call_names)
+    elif message.name is not None:
         raise _cannot(
             index,
             "name",
@@ -181,6 +189,28 @@ def _check_carried(message: Message, index: int) -> None:
         raise _cannot(index, "content", "an assistant turn with no text and no tool calls has no items")
 
 
+def _check_tool_name(message: ToolMessage, index: int, call_names: Mapping[str, tuple[int, str]]) -> None:
+    """A tool result's ``name`` is its call's: left out, since the ``function_call`` item carries it. Any
+    other name would be lost, so it is refused."""
+    called = call_names.get(message.tool_call_id)
+    if called is None:
+        raise _cannot(
+            index,
+            "name",
+            f"the tool result is named {message.name!r} but answers no call of the assistant turn before it "
+            f"({message.tool_call_id!r}); the Responses API keeps a tool's name on its function_call only",
+        )
+    turn, name = called
+    if message.name != name:
+        raise _cannot(
+            index,
+            "name",
+            f"the tool result is named {message.name!r}, but its call ({message.tool_call_id!r}, message "
+            f"{turn}) calls {name!r}; the Responses API keeps the call's name only, so this one would be "
+            "lost: drop it with model_copy(update={'name': None}), or name the result after its call",
+        )
+
+
 def _message_items(message: Message, index: int, items: list[dict[str, Any]]) -> None:
     if isinstance(message, ToolMessage):
         items.append(
@@ -217,8 +247,13 @@ def to_responses_items(messages: Iterable[Message]) -> list[dict[str, Any]]:
     check_types(conversation)
     items: list[dict[str, Any]] = []
     previous: Message | None = None
+    call_names: dict[str, tuple[int, str]] = {}  # the calls of the latest assistant turn, by id
     for index, message in enumerate(conversation):
-        _check_carried(message, index)
+        if isinstance(message, AIMessage) and message.tool_calls:
+            call_names = {call.id: (index, call.name) for call in message.tool_calls}
+        elif not isinstance(message, ToolMessage):
+            call_names = {}
+        _check_carried(message, index, call_names)
         if isinstance(message, AIMessage) and isinstance(previous, AIMessage) and message.content is None:
             raise _cannot(
                 index,

@@ -6,6 +6,11 @@ make one pass over the messages: a message's shape is computed (``code_of``), th
 asked (``detect``), and ``apply`` fixes what they find (``fix``) while ``check`` describes it. The list
 rules run after the pass, where something triggered them. Both modes read the same tables and the same
 detection code: that is the fast path, and there is no other.
+
+A finding the pass leaves as it is (a rule without a fix, or a fix that declined) is kept aside; when the
+caller asks (``apply(..., unfixable=[...])``), the rule describes it afterwards, and what it calls not
+fixable is handed back, at the index of the message in the list given: the profile refuses to send it.
+Nothing of this runs on a message no rule finds anything in.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any
 
+from messages.profiles._parts import ANY_PARTS, PartTable
 from messages.profiles._rule import (
     DROP,
     LONG_STEP,
@@ -104,6 +110,8 @@ class Plan:
     measures: bool
     """Whether a rule screens long texts (``Shape.long``) it does not screen short: the pass then hands a
     plain message on unmeasured only when its text is not long."""
+    refusing: tuple[int, ...] = ()
+    """The positions of the list rules whose findings may be beyond any fix (``Rule.refuses_list``)."""
     idlers: tuple[int, ...] = ()
     """The positions of the rules that can tell, in bulk, that they have nothing to do on a list
     (``Rule.idle``): ``apply`` asks them first, and leaves out those that say so."""
@@ -115,10 +123,10 @@ class Plan:
     in by ``_same_tail``)."""
 
     @classmethod
-    def of(cls, provider: str, rules: Sequence[Rule]) -> Plan:
-        draft = Context(provider, {r.id: r for r in rules})
+    def of(cls, provider: str, rules: Sequence[Rule], *, parts: PartTable = ANY_PARTS) -> Plan:
+        draft = Context(provider, {r.id: r for r in rules}, parts)
         bound = sorted((r.bind(draft) for r in rules), key=lambda r: r.stage)
-        cx = Context(provider, {r.id: r for r in bound})
+        cx = Context(provider, {r.id: r for r in bound}, parts)
         table = tuple(tuple(pos for pos, rule in enumerate(bound) if rule.screens(shape)) for shape in SHAPES)
         listed = tuple(
             pos
@@ -171,6 +179,7 @@ class Plan:
             plain_texts=frozenset(role for role in ROLES if plain(role, "x")),
             tool_text=code_of({"role": "tool", "content": "x", "tool_call_id": "x"}),
             measures=any(table[code] != table[code - LONG_STEP] for code in range(LONG_STEP, len(SHAPES))),
+            refusing=tuple(pos for pos in listed if bound[pos].refuses_list),
             idlers=tuple(  # those that screen some shape: the others have nothing to leave out
                 pos
                 for pos, rule in enumerate(bound)
@@ -181,33 +190,63 @@ class Plan:
     # --- apply ---------------------------------------------------------------------------------------
 
     def apply(
-        self, messages: Sequence[Mapping[str, Any]], *, owned: bool, call_ids: list[str] | None = None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        owned: bool,
+        call_ids: list[str] | None = None,
+        unfixable: list[Violation] | None = None,
     ) -> list[Message]:
         """The messages with every rule's fix applied: one pass, then the list steps that were triggered.
 
         With ``owned`` (a fresh dump nobody else holds: every dict and list in it is new) the rules that
         can change a message in place do (``Rule.fix_in_place``), instead of copying it. ``call_ids``,
         when given, are every tool call id of the list, gathered by the protocol check it passed (each
-        tool result answers one of them): the idle rules read them instead of gathering them.
+        tool result answers one of them): the idle rules read them instead of gathering them. ``unfixable``,
+        when given, gets every finding the profile cannot fix, at the index of its message in ``messages``
+        (an empty list, the whole list's own findings, at ``None``).
         """
         given: list[Any] = messages if isinstance(messages, list) else list(messages)
         if self.idlers:
             idle = frozenset(pos for pos in self.idlers if self.rules[pos].idle(given, call_ids))
             if idle:
-                return self._without(idle).apply(given, owned=owned)
+                return self._without(idle).apply(given, owned=owned, unfixable=unfixable)
         fixes = self.owned_fixes if owned else self.fixes
         classify = code_of_dumped if owned else code_of
         states: list[Any] = list(self.rules)
         for pos in self.stateful:
             states[pos] = self.rules[pos].start()
-        out, triggered = self._pass(given, states, fixes, classify)
+        left: list[tuple[Any, int, Any, Message]] = []
+        out, triggered = self._pass(given, states, fixes, classify, left)
         again = [pos for pos in self.stateful if self.rules[pos].finish(states[pos], out, self.cx) is None]
         if again:  # a stateful rule's guess failed (and put back what it set): once more, with states made
             # from the whole list; what other rules fixed in place they find fixed (every fix is idempotent).
             for pos in again:
                 states[pos] = self.rules[pos].start(given)
-            out, triggered = self._pass(given, states, fixes, classify)
-        return self._list_steps(out, triggered)
+            left.clear()
+            out, triggered = self._pass(given, states, fixes, classify, left)
+        out = self._list_steps(out, triggered)
+        if unfixable is not None:
+            if left:
+                unfixable.extend(self._unfixable(given, left))
+            for pos in self.refusing:  # the list's own (an empty list, a route that drops the history)
+                rule = self.rules[pos]
+                for where, finding in rule.detect_list(given, self.cx):
+                    notes = rule.describe_list(finding, given, self.cx)
+                    unfixable.extend(_violation(where, rule, n) for n in notes if not n.fixable)
+            unfixable.sort(key=lambda v: -1 if v.index is None else v.index)
+        return out
+
+    def _unfixable(self, given: list[Any], left: list[tuple[Any, int, Any, Message]]) -> list[Violation]:
+        """The findings the pass left as they were that their rules call not fixable, at the index of their
+        message in ``given``."""
+        found: list[Violation] = []
+        index = {id(m): i for i, m in enumerate(given)}
+        for source, pos, finding, m in left:
+            rule = self.rules[pos]
+            notes = rule.describe(finding, m, self.cx)
+            found.extend(_violation(index.get(id(source)), rule, n) for n in notes if not n.fixable)
+        return found
 
     def _without(self, idle: frozenset[int]) -> Plan:
         """This plan with the rules at positions ``idle`` screening nothing (and no idlers left to ask)."""
@@ -229,14 +268,16 @@ class Plan:
         states: list[Any],
         fixes: tuple[Callable[[Message, Any, Any], Any] | None, ...],
         classify: Callable[[Message], int],
+        left: list[tuple[Any, int, Any, Message]],
     ) -> tuple[list[Message], Triggers]:
         """The one pass: each message's shape, the rules of that shape asked and their fixes applied in
         stage order (a fix that changes the shape hands on to the rules of the new shape); the list rules
         that something in the pass triggered, with where. ``classify`` finds a given message's shape:
-        ``code_of``, or ``code_of_dumped`` for a fresh dump."""
+        ``code_of``, or ``code_of_dumped`` for a fresh dump. ``left`` gets each finding no fix took (the
+        message given, the rule's position, the finding, the message as the rule saw it)."""
         table, detects, reshapes = self.table, self.detects, self.reshapes
         plain_strings, plain_texts, tool_text = self.plain_strings, self.plain_texts, self.tool_text
-        measures = self.measures
+        measures, listed = self.measures, self.listed
         triggered: dict[int, list[int]] = {}
         out: list[Message] = []
         append = out.append
@@ -276,10 +317,14 @@ class Plan:
                     continue
                 fix = fixes[pos]
                 if fix is None:  # fixed, if at all, by the rule's list step
-                    triggered.setdefault(pos, []).append(len(out))
+                    if pos in listed:
+                        triggered.setdefault(pos, []).append(len(out))
+                    else:
+                        left.append((given, pos, finding, m))
                     continue
                 new = fix(m, finding, states[pos])
                 if new is None:
+                    left.append((given, pos, finding, m))
                     continue
                 m = new
                 if new is DROP:
@@ -293,7 +338,7 @@ class Plan:
                     code = changed
                     continue
                 # the later rules of the new shape, from this rule's stage on
-                m, code = self._reshaped(m, changed, pos, states, fixes, triggered, len(out))
+                m, code = self._reshaped(m, changed, pos, states, fixes, triggered, len(out), given, left)
                 break
             if m is DROP:
                 continue
@@ -313,6 +358,8 @@ class Plan:
         fixes: tuple[Callable[[Message, Any, Any], Any] | None, ...],
         triggered: dict[int, list[int]],
         index: int,
+        given: Any,
+        left: list[tuple[Any, int, Any, Message]],
     ) -> tuple[Message, int]:
         """``_pass`` for a message whose shape a fix changed: the rules of its new shape ``code`` that
         come after position ``after``, the shape followed through every further change. Returns the
@@ -329,10 +376,14 @@ class Plan:
                 continue
             fix = fixes[pos]
             if fix is None:
-                triggered.setdefault(pos, []).append(index)
+                if pos in self.listed:
+                    triggered.setdefault(pos, []).append(index)
+                else:
+                    left.append((given, pos, finding, m))
                 continue
             new = fix(m, finding, states[pos])
             if new is None:
+                left.append((given, pos, finding, m))
                 continue
             m = new
             if new is DROP:

@@ -4,9 +4,13 @@ A profile is a provider name and a tuple of rules (``messages.profiles.rules``),
 detection, its fix and its row of the quirk catalog. ``apply`` fixes what the rules find and ``check``
 reports it; both run the same compiled plan (``messages.profiles._plan``). Rules every profile has
 whatever its provider, unless it gives its own of the same id (``UNIVERSAL_RULES``): an empty conversation
-is reported, this package's own bookkeeping key (``provider`` on an assistant turn) is never sent, and
+is reported, this package's own bookkeeping key (``provider`` on an assistant turn) is never sent,
 litellm's own keys go where the route cannot carry them (``rules.extensions``: ``cache_control``, a tool
-result's ``is_error``, video parts, litellm's part keys, media in assistant turns).
+result's ``is_error``, litellm's part keys), and every content part the profile's table does not take is
+reported (``parts``, a ``PartTable``: the part screen, ``rules.UnsupportedParts``).
+
+What a profile cannot fix is never sent by ``apply`` (nor by ``dump_messages(..., model=...)``): it raises
+``UnfixableError`` before any request, listing each finding, unless ``on_unfixable="send"``.
 """
 
 from __future__ import annotations
@@ -14,20 +18,31 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
+from messages.errors import UnfixableError
 from messages.profiles._ids import IdRule
+from messages.profiles._parts import ANY_PARTS, PartTable
 from messages.profiles._plan import Plan
 from messages.profiles._rule import Context, Message, Note, Rule, Shape, Violation
-from messages.profiles.rules.extensions import (
-    AssistantMedia,
-    CacheMarks,
-    ErrorFlags,
-    PartKeys,
-    VideoParts,
-)
+from messages.profiles.rules.content import UnsupportedParts
+from messages.profiles.rules.extensions import CacheMarks, ErrorFlags, PartKeys
 
-__all__ = ["UNIVERSAL_RULES", "NotEmpty", "OwnKeys", "Profile"]
+__all__ = ["UNIVERSAL_RULES", "NotEmpty", "OnUnfixable", "OwnKeys", "Profile"]
+
+OnUnfixable = Literal["raise", "send"]
+"""What ``Profile.apply`` and ``dump_messages`` do when a finding remains that the profile cannot fix:
+``"raise"`` an ``UnfixableError`` before any request (the default), or ``"send"`` the list as it is."""
+
+
+def _unfixable_list(on_unfixable: str) -> list[Violation] | None:
+    """Where the plan puts what it cannot fix: a list to fill when the caller wants it refused, ``None``
+    (nothing gathered, nothing checked) when it is to be sent anyway."""
+    if on_unfixable == "raise":
+        return []
+    if on_unfixable == "send":
+        return None
+    raise ValueError(f'on_unfixable must be "raise" or "send"; got {on_unfixable!r}')
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,6 +53,7 @@ class NotEmpty(Rule):
     id = "empty-conversation"
     stage = 0
     always = True
+    refuses_list = True
 
     row: int | None = 12
 
@@ -77,9 +93,8 @@ UNIVERSAL_RULES: tuple[Rule, ...] = (
     OwnKeys(),
     CacheMarks(),
     ErrorFlags(),
-    VideoParts(),
     PartKeys(),
-    AssistantMedia(),
+    UnsupportedParts(),
 )
 """The rules every profile has, added when it is compiled unless it gives its own of the same id."""
 
@@ -91,7 +106,8 @@ class Profile:
     ``Profile("my_proxy", rules=(...))`` builds one; ``profile.with_family("model-a", NoPrefill(row=15))``
     and ``profile.with_rules(...)`` derive one (a rule replaces the profile's rule of the same id);
     ``register_profile`` makes ``get_profile`` find it. ``apply`` is pure and idempotent and keeps every
-    non-empty text and every tool result; ``check`` lists what breaks the provider's rules.
+    non-empty text and every tool result, and refuses what it cannot fix; ``check`` lists what breaks the
+    provider's rules.
     """
 
     provider: str
@@ -104,6 +120,10 @@ class Profile:
     is_default: bool = False
     """Whether this is the OpenAI-compatible default, given because no profile is registered for the
     provider."""
+    parts: PartTable = ANY_PARTS
+    """The content parts the provider takes, role by role, with the quirk row and the source of each
+    (``messages.profiles.PartTable``); every other part is reported as not fixable. Default: every part in
+    every role (nothing is refused)."""
     notes: str = field(default="", compare=False)
     """What litellm already does for this provider, and what is left to it (for docs and snapshots)."""
 
@@ -132,18 +152,22 @@ class Profile:
         """The profile's rule of that id, if it has one."""
         return next((r for r in self.rules if r.id == rule_id), None)
 
-    def with_rules(self, *rules: Rule, without: Iterable[str] = ()) -> Profile:
-        """This profile with ``rules`` (each replaces the rule of its id, or is added) and without the rules
-        whose ids ``without`` names."""
+    def with_rules(
+        self, *rules: Rule, without: Iterable[str] = (), parts: PartTable | None = None
+    ) -> Profile:
+        """This profile with ``rules`` (each replaces the rule of its id, or is added), without the rules
+        whose ids ``without`` names, and with the table ``parts`` when given."""
         gone = set(without)
         given = {r.id: r for r in rules}
         kept = [given.pop(r.id, r) for r in self.rules if r.id not in gone]
-        return replace(self, rules=(*kept, *given.values()))
+        return replace(self, rules=(*kept, *given.values()), parts=self.parts if parts is None else parts)
 
-    def with_family(self, family: str, *rules: Rule, without: Iterable[str] = ()) -> Profile:
-        """This profile for the models of ``family`` (a model-family rule), with ``rules`` and ``without``
-        as in ``with_rules``."""
-        return replace(self.with_rules(*rules, without=without), family=family)
+    def with_family(
+        self, family: str, *rules: Rule, without: Iterable[str] = (), parts: PartTable | None = None
+    ) -> Profile:
+        """This profile for the models of ``family`` (a model-family rule), with ``rules``, ``without``
+        and ``parts`` as in ``with_rules``."""
+        return replace(self.with_rules(*rules, without=without, parts=parts), family=family)
 
     # --- what the rules say, for callers and tests ---------------------------------------------------
 
@@ -166,21 +190,41 @@ class Profile:
 
     # --- apply and check -----------------------------------------------------------------------------
 
-    def apply(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def apply(
+        self, messages: Sequence[Mapping[str, Any]], *, on_unfixable: OnUnfixable = "raise"
+    ) -> list[dict[str, Any]]:
         """``messages`` adjusted for this provider: a new list, the input untouched.
 
         Pure and idempotent (``apply(apply(x)) == apply(x)``); every user, assistant and tool text that is
         not blank, and every tool result, is still there (it may be re-encoded or moved). A message that
         needs no change is passed on as the same dict object.
+
+        What the profile cannot fix (content the provider has no form for, a tool name it rejects...) raises
+        ``UnfixableError`` (a ``ProfileError`` and a ``ValueError``), which lists each finding with its
+        message index and quirk; nothing is dropped to make the request pass. ``on_unfixable="send"``
+        returns the list as it is instead, for a caller who knows better.
         """
-        return self._plan.apply(messages, owned=False)
+        unfixable = _unfixable_list(on_unfixable)
+        return self._refused(self._plan.apply(messages, owned=False, unfixable=unfixable), unfixable)
 
     def _apply_owned(
-        self, messages: list[dict[str, Any]], call_ids: list[str] | None = None
+        self,
+        messages: list[dict[str, Any]],
+        call_ids: list[str] | None = None,
+        on_unfixable: OnUnfixable = "raise",
     ) -> list[dict[str, Any]]:
         """``apply`` for a list that nobody else holds (a fresh ``dump_messages`` list); ``call_ids``, where
         the protocol check gathered them, are every tool call id of the list (``Rule.idle``)."""
-        return self._plan.apply(messages, owned=True, call_ids=call_ids)
+        unfixable = _unfixable_list(on_unfixable)
+        applied = self._plan.apply(messages, owned=True, call_ids=call_ids, unfixable=unfixable)
+        return self._refused(applied, unfixable)
+
+    def _refused(
+        self, applied: list[dict[str, Any]], unfixable: list[Violation] | None
+    ) -> list[dict[str, Any]]:
+        if unfixable:
+            raise UnfixableError(self.name, tuple(unfixable))
+        return applied
 
     def check(self, messages: Sequence[Mapping[str, Any]]) -> list[Violation]:
         """Every place where ``messages`` breaks this provider's rules, in message order.
@@ -195,4 +239,4 @@ class Profile:
     def _plan(self) -> Plan:
         own = {r.id for r in self.rules}
         universal = tuple(r for r in UNIVERSAL_RULES if r.id not in own)
-        return Plan.of(self.provider, (*universal, *self.rules))
+        return Plan.of(self.provider, (*universal, *self.rules), parts=self.parts)

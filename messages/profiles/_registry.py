@@ -27,6 +27,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 from messages.errors import UnknownProfileError
 from messages.profiles._profile import Profile
@@ -254,6 +255,11 @@ def _ask_litellm(model: str) -> tuple[str, str] | None:
         return None
     import litellm
 
+    prefix, slash, rest = model.partition("/")
+    if slash and prefix.lower() in _litellm_prefixes(litellm):
+        # A prefix litellm knows is the provider, as get_llm_provider would say; asking it would also run
+        # that provider's set-up, which for some means network (GitHub Copilot starts a device login).
+        return prefix.lower(), rest
     # On a model it does not know, litellm prints a "Provider List" banner to stdout before raising, which
     # would corrupt the output of a caller (`messages check --format json`); its own switch silences it.
     quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
@@ -266,3 +272,9 @@ def _ask_litellm(model: str) -> tuple[str, str] | None:
     if not isinstance(provider, str) or not provider:
         return None
     return provider, bare if isinstance(bare, str) else model
+
+
+@lru_cache(maxsize=1)
+def _litellm_prefixes(litellm: Any) -> frozenset[str]:
+    """Every provider prefix litellm knows (``litellm.provider_list``), lowercase."""
+    return frozenset(str(getattr(p, "value", p)).lower() for p in litellm.provider_list)

@@ -33,6 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, NamedTuple
 
+from messages.profiles._parts import ANY_PARTS, PartTable
+
 __all__ = [
     "DROP",
     "KINDS",
@@ -273,6 +275,8 @@ class Context:
     """The profile's provider (``"mistral"``), for the texts of violations."""
     rules: Mapping[str, Rule]
     """Every rule of the profile, by id."""
+    parts: PartTable = ANY_PARTS
+    """The content the profile takes, role by role (``Profile.parts``)."""
 
     @property
     def strict(self) -> bool:
@@ -369,6 +373,9 @@ class Rule:
     """Pairs of neighbouring roles (previous, this) that make ``detect_list`` worth running."""
     always: ClassVar[bool] = False
     """Whether ``detect_list``/``fix_list`` run on every list (rules that look at its ends only)."""
+    refuses_list: ClassVar[bool] = False
+    """Whether ``detect_list`` may find what no fix can (an empty list, a route that drops the history):
+    ``apply`` then asks it on every list it is to refuse from, so keep its ``detect_list`` cheap."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Finding]]:
         """What is wrong with the list as a whole, by message index (``None``: the whole list)."""
@@ -408,6 +415,11 @@ class Rule:
         """This rule as compiled into the profile ``cx`` describes (for rules that depend on the others,
         such as which keys are known). Default: itself."""
         return self
+
+    def cited_rows(self) -> frozenset[int]:
+        """The rows this rule reports under beside its own ``row``, where they depend on how it was
+        compiled (the part screen's table). Default: none."""
+        return frozenset()
 
 
 # --- helpers the rules share --------------------------------------------------------------------------

@@ -18,7 +18,9 @@ Implements (quirks, ``messages quirks N``):
   no thinking blocks;
 * 19: a conversation with no user turn first gets one;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not a JSON object are reported;
-* 66: audio parts are reported: Claude takes none, and litellm's converter skips them silently;
+* 66, 77, 72, 85 (the table, ``CLAUDE_PARTS``): Claude takes text, images and documents in user turns
+  (files by id too) and tool results (inline only), text in assistant and system turns; audio (litellm's
+  converter skips it silently) and everything else are refused;
 * 22: at most 4 cache breakpoints (``cache_control``) per request, the newest kept; 76: none on a
   thinking block;
 * 72: video parts reported (litellm drops them silently); 71: ``is_error`` on a tool result reported
@@ -33,6 +35,7 @@ result), 7 (images in tool results become image blocks).
 from __future__ import annotations
 
 from messages.profiles._ids import IdRule
+from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable
 from messages.profiles._profile import Profile
 from messages.profiles.rules import (
     CLAUDE_CACHE_LIMIT,
@@ -50,11 +53,37 @@ from messages.profiles.rules import (
     Refusal,
     ThinkingOrder,
     ToolCallIds,
-    UnsupportedParts,
     UserFirst,
 )
 
-__all__ = ["CLAUDE_RULES", "FAMILIES", "NO_PREFILL_FAMILIES", "PROFILE", "no_prefill_families"]
+__all__ = [
+    "CLAUDE_PARTS",
+    "CLAUDE_RULES",
+    "FAMILIES",
+    "NO_PREFILL_FAMILIES",
+    "PROFILE",
+    "no_prefill_families",
+]
+
+CLAUDE_PARTS = PartTable(
+    system=SYSTEM_TEXT,
+    user=Accepts(
+        frozenset({"text", "image_url", "file", "file_id"}),
+        row=66,
+        source="anthropic MessageParam: text, image and document blocks (a document by file id too); "
+        "litellm skips audio",
+    ),
+    assistant=Accepts(
+        frozenset({"text"}), row=77, source="litellm's Anthropic route sends an assistant turn's text only"
+    ),
+    tool=Accepts(
+        frozenset({"text", "image_url", "file"}),
+        row=66,
+        source="anthropic ToolResultBlockParam content: text, image and document blocks, inline "
+        "(the SDK's types refuse the block litellm makes of a file by id)",
+    ),
+)
+"""What Claude takes, role by role, wherever it is served through litellm's Anthropic converter."""
 
 CLAUDE_RULES = (
     CacheMarks(keep=True),
@@ -68,7 +97,6 @@ CLAUDE_RULES = (
     DropBlank(whitespace=True, row=13),
     CallTurnContent(value="null", whitespace=True, row=13),
     BlankToolResults(whitespace=True, row=13),
-    UnsupportedParts(accepts=frozenset({"text", "image_url", "file"}), row=66),  # litellm skips input_audio
     ThinkingOrder(row=18),
     UserFirst(row=19),
     FinalThinking(row=18),
@@ -88,6 +116,6 @@ def no_prefill_families(profile: Profile) -> dict[str, Profile]:
     return {key: profile.with_family(key, NoPrefill(row=15)) for key in NO_PREFILL_FAMILIES}
 
 
-PROFILE = Profile("anthropic", CLAUDE_RULES)
+PROFILE = Profile("anthropic", CLAUDE_RULES, parts=CLAUDE_PARTS)
 
 FAMILIES = no_prefill_families(PROFILE)

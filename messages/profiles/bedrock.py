@@ -19,7 +19,9 @@ Implements (quirks, ``messages quirks N``):
 * 18 (Claude's thinking rules, shared with Anthropic): a turn with thinking after another assistant turn
   is merged into it with the thinking first, and a final assistant text sends no thinking;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported;
-* 66: audio parts are reported (Claude takes none; litellm's converter skips them).
+* 86, 77, 72, 85 (the table, ``BEDROCK_PARTS``): Converse takes text, images and documents, inline, in
+  user turns and tool results, text and images in assistant turns, text in system messages: audio, video
+  and files by id are refused (litellm drops the first two and raises on the last).
 
 Left to litellm: 42 (it merges consecutive turns), 46 (document names), 48 (the block translation),
 7 (images in tool results become image blocks of the ``toolResult``), ids (it also sanitizes them, with a
@@ -29,11 +31,11 @@ hash, which the rewrite leaves nothing to do).
 from __future__ import annotations
 
 from messages.profiles._ids import IdRule
+from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable
 from messages.profiles._profile import Profile
 from messages.profiles.anthropic import CLAUDE_RULES, no_prefill_families
 from messages.profiles.mistral import MISTRAL_IDS
 from messages.profiles.rules import (
-    AssistantMedia,
     BlankToolResults,
     BridgeToolResults,
     CallTurnContent,
@@ -46,11 +48,29 @@ from messages.profiles.rules import (
     UserFirst,
 )
 
-__all__ = ["ALIASES", "FAMILIES", "PROFILE"]
+__all__ = ["ALIASES", "BEDROCK_PARTS", "FAMILIES", "PROFILE"]
 
 ALIASES = ("bedrock_converse",)
 
-PROFILE = Profile("bedrock", CLAUDE_RULES).with_rules(
+_INLINE = frozenset({"text", "image_url", "file"})
+_SOURCE = (
+    "botocore bedrock-runtime Converse ContentBlock (image, document: bytes); litellm drops audio and video "
+    "and raises on a file by id ('Unsupported image type')"
+)
+
+BEDROCK_PARTS = PartTable(
+    system=SYSTEM_TEXT,
+    user=Accepts(_INLINE, row=86, source=_SOURCE),
+    assistant=Accepts(
+        frozenset({"text", "image_url"}),
+        row=77,
+        source="litellm's Converse route keeps an assistant's images",
+    ),
+    tool=Accepts(_INLINE, row=86, source="botocore ToolResultContentBlock: text, image, document (bytes)"),
+)
+"""What Bedrock Converse takes, role by role, through litellm."""
+
+PROFILE = Profile("bedrock", CLAUDE_RULES, parts=BEDROCK_PARTS).with_rules(
     ForeignPayloads(thinking_blocks=True, row=48),
     ToolCallIds(ids=IdRule(alphabet="a-zA-Z0-9_-", max_length=64), unique=True, row=45),
     DropBlank(whitespace=True, row=43),
@@ -61,7 +81,6 @@ PROFILE = Profile("bedrock", CLAUDE_RULES).with_rules(
     BridgeToolResults(row=44),
     UserFirst(row=41),
     NoPrefill(row=47),
-    AssistantMedia(accepts=frozenset({"image_url"})),
 )
 
 _CLAUDE = PROFILE.with_family("claude", without=("prefill",))

@@ -2,12 +2,13 @@
 
 Implements (quirks, ``messages quirks N``):
 
+* 85 (the table of parts, with 36): text in system messages;
 * 36: content is sent as a string: text parts are joined with newlines (litellm joins them only when
   their text is not empty, and leaves a list DeepSeek rejects: "invalid type: sequence, expected a
-  string"); images, audio and files are reported by ``check`` (litellm's route drops them silently; not
-  fixable), and a turn holding them gets a text note saying how many parts the model is not shown, so
-  that an image-only turn is not sent as a list; families ``deepseek-v4-flash`` and ``deepseek-flash``
-  take images in user turns;
+  string"); images, audio and files are refused (the table, ``PARTS``: litellm's route drops them
+  silently; not fixable), and a turn holding them, sent anyway, gets a text note saying how many parts the
+  model is not shown, so that an image-only turn is not sent as a list; families ``deepseek-v4-flash`` and
+  ``deepseek-flash`` take images in user turns;
 * 7 and 36: images in tool results are moved to a user message after them (the route flattens tool
   content to text, dropping them even for vision models);
 * 34, family ``deepseek-reasoner`` (thinking mode): every assistant turn carries ``reasoning_content``,
@@ -25,6 +26,7 @@ Left to litellm: 36 (dropping the parts the model does not take), 25 (signatures
 
 from __future__ import annotations
 
+from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable
 from messages.profiles._profile import Profile
 from messages.profiles.rules import (
     Alternation,
@@ -37,13 +39,29 @@ from messages.profiles.rules import (
     TextOnly,
     ToolCallIds,
     ToolMedia,
-    UnsupportedParts,
 )
 
-__all__ = ["FAMILIES", "PROFILE"]
+__all__ = ["FAMILIES", "PARTS", "PROFILE", "VISION_PARTS"]
 
-_TEXT = frozenset({"text"})
-_VISION = frozenset({"text", "image_url"})
+
+def _table(kinds: frozenset[str], source: str) -> PartTable:
+    takes = Accepts(kinds, row=36, source=source)
+    moved = Accepts(kinds, row=36, source=source, via=dict.fromkeys(kinds - {"text"}, "tool-media"))
+    return PartTable(
+        system=SYSTEM_TEXT,
+        user=takes,
+        assistant=Accepts(frozenset({"text"}), row=36, source=source),
+        tool=moved,
+    )
+
+
+PARTS = _table(frozenset({"text"}), "DeepSeek's chat models take text only; litellm drops other parts (36)")
+"""DeepSeek's text models: text only (quirk 36)."""
+
+VISION_PARTS = _table(
+    frozenset({"text", "image_url"}), "DeepSeek's vision models take images in user turns (quirk 36)"
+)
+"""DeepSeek's vision models: text, and images in user turns (and tool results, moved to one)."""
 
 PROFILE = Profile(
     "deepseek",
@@ -54,10 +72,10 @@ PROFILE = Profile(
         KnownKeys(),
         EmptyArguments(),
         ToolCallIds(),
-        TextOnly(accepts=_TEXT, row=36),
-        UnsupportedParts(accepts=_TEXT, row=36),
+        TextOnly(row=36),
         ToolMedia(row=36),
     ),
+    parts=PARTS,
 )
 
 FAMILIES = {
@@ -68,9 +86,7 @@ FAMILIES = {
         Alternation(row=20),
     ),
     **{
-        family: PROFILE.with_family(
-            family, TextOnly(accepts=_VISION, row=36), UnsupportedParts(accepts=_VISION, row=36)
-        )
+        family: PROFILE.with_family(family, parts=VISION_PARTS)
         for family in ("deepseek-v4-flash", "deepseek-flash")
     },
 }

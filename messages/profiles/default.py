@@ -18,14 +18,21 @@ Implements (quirks, ``messages quirks N``):
   tokenizer and templates);
 * 27, family ``gemma`` (not ``gemma-4``): system messages sent as user turns.
 
+Parts (``DEFAULT_PARTS``): OpenAI's (quirk 85, 77, 72), the images, audio and files of tool results moved
+to a user message by the tool-media rule.
+
 Left to litellm: 25 (signatures cut off ids).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from messages.profiles._parts import Accepts, system_as_user
 from messages.profiles._profile import Profile
 from messages.profiles._rule import Rule
 from messages.profiles.mistral import MISTRAL_IDS
+from messages.profiles.openai import OPENAI_MEDIA, OPENAI_PARTS
 from messages.profiles.rules import (
     Alternation,
     CallTurnContent,
@@ -41,7 +48,19 @@ from messages.profiles.rules import (
     ToolText,
 )
 
-__all__ = ["ALIASES", "FAMILIES", "PROFILE", "template_families", "template_rules"]
+__all__ = ["ALIASES", "DEFAULT_PARTS", "FAMILIES", "PROFILE", "template_families", "template_rules"]
+
+DEFAULT_PARTS = replace(
+    OPENAI_PARTS,
+    tool=Accepts(
+        OPENAI_MEDIA,
+        row=72,
+        source="the images, audio and files of a tool result are moved to a user message (quirk 7)",
+        via=dict.fromkeys(("image_url", "input_audio", "file", "file_id"), "tool-media"),
+    ),
+)
+"""The parts of an OpenAI-compatible server that renders chat templates: OpenAI's, those of tool results
+moved to a user message (``ToolMedia``)."""
 
 
 def template_rules(keys_row: int) -> tuple[Rule, ...]:
@@ -69,12 +88,14 @@ def template_families(profile: Profile) -> dict[str, Profile]:
         family: profile.with_family(family, ToolCallIds(ids=MISTRAL_IDS, row=30))
         for family in ("mistral", "mixtral", "codestral", "devstral", "ministral", "magistral", "pixtral")
     }
-    families["gemma"] = profile.with_family("gemma", SystemRole(to="user", row=27))
+    families["gemma"] = profile.with_family(
+        "gemma", SystemRole(to="user", row=27), parts=system_as_user(profile.parts)
+    )
     families["gemma-4"] = profile.with_family("gemma-4")
     return families
 
 
-PROFILE = Profile("openai_compatible", template_rules(33), is_default=True)
+PROFILE = Profile("openai_compatible", template_rules(33), is_default=True, parts=DEFAULT_PARTS)
 
 ALIASES = ("hosted_vllm", "lm_studio", "llamafile", "openai_like", "custom_openai")
 

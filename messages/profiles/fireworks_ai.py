@@ -2,6 +2,7 @@
 
 Implements (quirks, ``messages quirks N``):
 
+* 69, 85, 77 and 72 (the table of parts): the default's, without file parts (litellm refuses them);
 * 9, 53, 54 and 7: the OpenAI-compatible default's rules (``messages.profiles.default``), with the Mistral
   (quirk 30) and Gemma (quirk 27) families;
 * 60: only known keys, and no ``name``;
@@ -13,15 +14,25 @@ Left to litellm: 25 (signatures cut off ids).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from messages.profiles._parts import Accepts
 from messages.profiles._profile import Profile
-from messages.profiles.default import template_families, template_rules
-from messages.profiles.rules import UnsupportedParts
+from messages.profiles.default import DEFAULT_PARTS, template_families, template_rules
 
 __all__ = ["FAMILIES", "PROFILE"]
 
-PROFILE = Profile(
-    "fireworks_ai",
-    (*template_rules(60), UnsupportedParts(accepts=frozenset({"text", "image_url", "input_audio"}), row=69)),
+_NO_FILES = frozenset({"text", "image_url", "input_audio"})
+
+PARTS = replace(
+    DEFAULT_PARTS,
+    user=Accepts(_NO_FILES, row=69, source="litellm's Fireworks route refuses a file part (quirk 69)"),
+    tool=Accepts(
+        _NO_FILES, row=69, source="moved to a user message (the tool-media rule), as a user's parts"
+    ),
 )
+"""The parts of an OpenAI-compatible server, without files (quirk 69)."""
+
+PROFILE = Profile("fireworks_ai", template_rules(60), parts=PARTS)
 
 FAMILIES = template_families(PROFILE)

@@ -16,6 +16,9 @@ Implements (quirks, ``messages quirks N``):
 * 27, family ``gemma`` (not ``gemma-4``): no system instruction, so system messages are sent as user turns;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported;
 * 72: a ``video_url`` part is sent as the ``file`` part litellm reads (it drops ``video_url`` silently);
+* 85, 77 (the table, ``GEMINI_PARTS``): system messages take text; assistant turns text, images, audio and
+  inline files (litellm 1.110.2 sends them; a file by id there it refuses); user turns and tool results
+  every kind of part;
 * 7 and 24: images, audio and files of tool results are moved to a user message right after the results:
   litellm 1.110.2 sends them as parts beside the ``functionResponse`` parts of the turn, one part more than
   there are calls ("Please ensure that the number of function response parts is equal to the number of
@@ -29,6 +32,7 @@ consecutive turns).
 from __future__ import annotations
 
 from messages.profiles._ids import IdRule
+from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable, system_as_user
 from messages.profiles._profile import Profile
 from messages.profiles.rules import (
     CallTurnContent,
@@ -46,10 +50,42 @@ from messages.profiles.rules import (
     VideoParts,
 )
 
-__all__ = ["FAMILIES", "GEMINI_RULES", "PROFILE", "gemma_families"]
+__all__ = ["FAMILIES", "GEMINI_PARTS", "GEMINI_RULES", "PROFILE", "gemma_families"]
+
+_MEDIA = frozenset({"text", "image_url", "input_audio", "file", "file_id", "video_url"})
+
+GEMINI_PARTS = PartTable(
+    system=SYSTEM_TEXT,
+    user=Accepts(
+        _MEDIA,
+        row=None,
+        source="google-genai Part: text, inline_data, file_data; litellm reads video from file parts only",
+        via={"video_url": "video-part"},
+    ),
+    assistant=Accepts(
+        frozenset({"text", "image_url", "input_audio", "file"}),
+        row=77,
+        source="litellm 1.110.2 sends a model turn's inline media (1.106.2 dropped them); it refuses a file "
+        "by id there ('Invalid image received')",
+    ),
+    tool=Accepts(
+        _MEDIA,
+        row=None,
+        source="moved to a user message after the results (quirk 7): Gemini 2.x counts media beside the "
+        "function responses against the calls",
+        via={
+            "image_url": "tool-media",
+            "input_audio": "tool-media",
+            "file": "tool-media",
+            "file_id": "tool-media",
+            "video_url": "video-part",
+        },
+    ),
+)
+"""What Gemini takes, role by role (the Gemini API and Vertex AI alike)."""
 
 GEMINI_RULES = (
-    VideoParts(as_file=True),
+    VideoParts(),
     ForeignPayloads(provider_fields=True, row=25),
     Refusal(),
     ExtensionKeys(),
@@ -68,13 +104,14 @@ GEMINI_RULES = (
 def gemma_families(profile: Profile) -> dict[str, Profile]:
     """Gemma on the Gemini API: no system instruction before Gemma 4 (quirk 27)."""
     no_system = SystemRole(to="user", row=27)
+    parts = system_as_user(profile.parts)
     return {
-        "gemma": profile.with_family("gemma", no_system),
-        "gemini-gemma": profile.with_family("gemini-gemma", no_system),
+        "gemma": profile.with_family("gemma", no_system, parts=parts),
+        "gemini-gemma": profile.with_family("gemini-gemma", no_system, parts=parts),
         "gemma-4": profile.with_family("gemma-4"),
     }
 
 
-PROFILE = Profile("gemini", GEMINI_RULES)
+PROFILE = Profile("gemini", GEMINI_RULES, parts=GEMINI_PARTS)
 
 FAMILIES = gemma_families(PROFILE)

@@ -2,6 +2,8 @@
 
 Implements (quirks, ``messages quirks N``):
 
+* 85, 77 and 72 (the table of parts, OpenAI's): text in system messages, text and refusals in assistant
+  turns, no video;
 * 37: only known message keys ("property 'reasoning_content' is unsupported", also ``id``, ``status``,
   ``metadata``...); ``name`` is kept on system and user messages, where Groq's schema has it;
 * 38: system content as a string, not parts;
@@ -14,7 +16,9 @@ Left to litellm: 7 (images in tool results are moved to a user message by its Op
 
 from __future__ import annotations
 
+from messages.profiles._parts import system_as_user
 from messages.profiles._profile import Profile
+from messages.profiles.openai import OPENAI_PARTS
 from messages.profiles.rules import (
     EmptyArguments,
     ForeignPayloads,
@@ -39,9 +43,10 @@ PROFILE = Profile(
         ToolCallIds(),
         SystemText(row=38),
     ),
+    parts=OPENAI_PARTS,
 )
 
 FAMILIES = {
-    family: PROFILE.with_family(family, SystemRole(to="user", row=39))
+    family: PROFILE.with_family(family, SystemRole(to="user", row=39), parts=system_as_user(OPENAI_PARTS))
     for family in ("llama-3-2-11b-vision", "llama-3-2-90b-vision")
 }

@@ -1,4 +1,4 @@
-"""Mistral La Plateforme (``mistral/...``, and bare ``mistral-...``, ``codestral-...`` names).
+"""Mistral La Plateforme (``mistral/...``, ``codestral/...``; bare ``mistral-...``, ``codestral-...`` names).
 
 Mistral's API validates messages strictly, and litellm's Mistral route changes its behaviour when an image
 is present (it then skips dropping ``name``, empty messages and ``None`` values), so the profile does not
@@ -23,8 +23,9 @@ Implements (quirks, ``messages quirks N``):
 * 82: a tool name outside ``[a-zA-Z0-9_-]{1,64}`` is reported, not fixable (the name links the call to its
   tool's definition in ``tools=``).
 
-* 67: audio parts are reported (not fixable): litellm's route flattens the content of a conversation
-  without images or files to text, and drops them.
+* 67, 77, 72, 85 (the table, ``MISTRAL_PARTS``): audio parts are refused (litellm's route flattens the
+  content of a conversation without images or files to text, and drops them), as are media in assistant
+  turns (mistral-common refuses them), video, and anything but text in a system message.
 
 Left to litellm: flattening text-only content lists, rebuilding tool calls without their provider fields.
 """
@@ -32,6 +33,7 @@ Left to litellm: flattening text-only content lists, rebuilding tool calls witho
 from __future__ import annotations
 
 from messages.profiles._ids import IdRule
+from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable
 from messages.profiles._profile import Profile
 from messages.profiles.rules import (
     BlankToolResults,
@@ -49,11 +51,33 @@ from messages.profiles.rules import (
     ToolMedia,
     ToolNames,
     TurnAfterSystem,
-    UnsupportedParts,
     UserBeforeReply,
 )
 
-__all__ = ["MISTRAL_IDS", "MISTRAL_RULES", "PROFILE"]
+__all__ = ["ALIASES", "MISTRAL_IDS", "MISTRAL_PARTS", "MISTRAL_RULES", "PROFILE"]
+
+ALIASES = ("codestral",)
+"""litellm's ``codestral/`` prefix: Mistral's Codestral endpoint, through the same Mistral transformation."""
+
+_MEDIA = frozenset({"text", "image_url", "file", "file_id"})
+
+MISTRAL_PARTS = PartTable(
+    system=SYSTEM_TEXT,
+    user=Accepts(
+        _MEDIA,
+        row=67,
+        source="mistral-common's user chunks (text, image_url; Mistral's API reads files as document "
+        "chunks: litellm sends them); litellm drops audio",
+    ),
+    assistant=Accepts(frozenset({"text"}), row=77, source="mistral-common: an assistant's content is text"),
+    tool=Accepts(
+        _MEDIA,
+        row=67,
+        source="moved to a user message after the results (quirk 7)",
+        via=dict.fromkeys(("image_url", "file", "file_id"), "tool-media"),
+    ),
+)
+"""What Mistral takes, role by role, wherever its models are served through litellm's Mistral route."""
 
 MISTRAL_IDS = IdRule(alphabet="a-zA-Z0-9", min_length=9, max_length=9)
 """Mistral's tool-call ids: exactly 9 letters or digits (quirk 30)."""
@@ -69,8 +93,6 @@ MISTRAL_RULES = (
     DropBlank(row=32),
     CallTurnContent(value="null", row=32),
     BlankToolResults(row=31),
-    # litellm's route flattens a conversation without images or files to text, dropping audio parts
-    UnsupportedParts(accepts=frozenset({"text", "image_url", "file"}), row=67),
     ToolMedia(row=7),
     SystemAfterReply(row=80),
     BridgeToolResults(row=31),
@@ -80,4 +102,4 @@ MISTRAL_RULES = (
 )
 """Mistral's rules, wherever its models are served (La Plateforme, Vertex AI)."""
 
-PROFILE = Profile("mistral", MISTRAL_RULES)
+PROFILE = Profile("mistral", MISTRAL_RULES, parts=MISTRAL_PARTS)

@@ -13,6 +13,10 @@ Implements (quirks, ``messages quirks N``):
   litellm passes them through and OpenAI rejects additional properties;
 * 8, family ``o1-mini`` and ``o1-preview``: system and developer messages are sent as user messages.
 
+Parts (``OPENAI_PARTS``, from openai-python's request types): system messages take text (quirk 85); user
+turns and tool results take text, images, audio and files (litellm moves those of a tool result into a user
+message after the results); assistant turns take text and refusals (quirk 77); no turn takes video (72).
+
 Left to litellm: 7 (its OpenAI route moves images out of tool results into a user message after them),
 9 (it sends ``developer`` as ``system`` to models without a developer role), 25 (it cuts Gemini thought
 signatures off ids; the id rule removes them first, so two ids never become one), 6 (arguments are
@@ -24,6 +28,7 @@ bytes matter for prompt caching. Ids a later turn uses again are kept: OpenAI sc
 from __future__ import annotations
 
 from messages.profiles._ids import IdRule
+from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable, system_as_user
 from messages.profiles._profile import Profile
 from messages.profiles.rules import (
     ForeignPayloads,
@@ -36,7 +41,40 @@ from messages.profiles.rules import (
     ToolCallIds,
 )
 
-__all__ = ["FAMILIES", "OPENAI_NAME_CHARACTER", "OPENAI_RULES", "PROFILE", "o1_families"]
+__all__ = [
+    "FAMILIES",
+    "OPENAI_MEDIA",
+    "OPENAI_NAME_CHARACTER",
+    "OPENAI_PARTS",
+    "OPENAI_RULES",
+    "PROFILE",
+    "o1_families",
+]
+
+OPENAI_MEDIA = frozenset({"text", "image_url", "input_audio", "file", "file_id"})
+"""The kinds of part OpenAI's shape has for a user turn."""
+
+OPENAI_PARTS = PartTable(
+    system=SYSTEM_TEXT,
+    user=Accepts(
+        OPENAI_MEDIA,
+        row=72,
+        source="openai-python ChatCompletionUserMessageParam: text, image_url, input_audio and file parts",
+    ),
+    assistant=Accepts(
+        frozenset({"text", "refusal"}),
+        row=77,
+        source="openai-python ChatCompletionAssistantMessageParam: text and refusal parts",
+    ),
+    tool=Accepts(
+        OPENAI_MEDIA,
+        row=72,
+        source="openai-python ChatCompletionToolMessageParam takes text parts; litellm's OpenAI-shaped "
+        "routes move the others to a user message after the results (tests/conformance: hard case 'images')",
+    ),
+)
+"""The parts OpenAI's shape takes, role by role: every OpenAI-shaped route's table, or the one it is made
+from."""
 
 OPENAI_NAME_CHARACTER = r"[^\s<|\\/>]"
 """One character of a ``name`` OpenAI accepts (quirk 4: no whitespace and none of ``<|\\/>``)."""
@@ -56,11 +94,11 @@ OPENAI_RULES = (
 def o1_families(profile: Profile) -> dict[str, Profile]:
     """o1-mini and o1-preview: no system role (quirk 8)."""
     return {
-        family: profile.with_family(family, SystemRole(to="user", row=8))
+        family: profile.with_family(family, SystemRole(to="user", row=8), parts=system_as_user(profile.parts))
         for family in ("o1-mini", "o1-preview")
     }
 
 
-PROFILE = Profile("openai", OPENAI_RULES)
+PROFILE = Profile("openai", OPENAI_RULES, parts=OPENAI_PARTS)
 
 FAMILIES = o1_families(PROFILE)

@@ -5,6 +5,8 @@ error" (quirk 56).
 
 Implements (quirks, ``messages quirks N``):
 
+* 85, 77 and 72 (the table of parts, OpenAI's): text in system messages, text and refusals in assistant
+  turns, no video;
 * 56 with 3 and 17: tool-call ids of ``[a-zA-Z0-9_-]``, at most 40 characters, which both OpenAI and
   Anthropic behind OpenRouter accept; family ``mistral`` (``mistralai/...``): exactly 9 letters or digits
   (quirk 30);
@@ -29,7 +31,7 @@ from messages.profiles._ids import IdRule
 from messages.profiles._profile import Profile
 from messages.profiles.anthropic import no_prefill_families
 from messages.profiles.mistral import MISTRAL_IDS
-from messages.profiles.openai import OPENAI_NAME_CHARACTER, o1_families
+from messages.profiles.openai import OPENAI_NAME_CHARACTER, OPENAI_PARTS, o1_families
 from messages.profiles.rules import (
     CLAUDE_CACHE_LIMIT,
     CacheBreakpoints,
@@ -56,6 +58,7 @@ PROFILE = Profile(
         EmptyArguments(),
         ToolCallIds(ids=_IDS, row=56),
     ),
+    parts=OPENAI_PARTS,
 )
 
 _CLAUDE = PROFILE.with_family(

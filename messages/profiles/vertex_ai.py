@@ -3,7 +3,13 @@
 Implements (quirks, ``messages quirks N``): the Gemini rules (7, 23, 24, 25, 27 for Gemma, 58) for the
 provider and its ``gemini`` family, with one difference for models that are not Gemini: ids carry no
 thought signature (litellm cuts it off for them); the Claude rules (13, 15, 17, 18, 19, 58, 66) for the
-``claude`` families; Mistral's (30, 31, 32, 33, 7, 67) for ``mistral``, ``codestral`` and ``ministral``.
+``claude`` families; Mistral's (30, 31, 32, 33, 7, 67) for ``mistral``, ``codestral`` and ``ministral``;
+the OpenAI-compatible default's (9, 33, 53, 54, 7) for the partner models litellm sends through its
+OpenAI-shaped handler (Llama as ``meta/...``, ``deepseek-ai/...``, ``qwen/...``, ``openai/gpt-oss-...``,
+``minimaxai/...``, ``moonshotai/...``, ``zai-org/...``, ``google/gemma-...``; model garden ``xai/...``;
+AI21's ``jamba``).
+Each has the table of parts of its rules (85, 77, 72, 66, 67: ``GEMINI_PARTS``, ``CLAUDE_PARTS``,
+``MISTRAL_PARTS``, the default's).
 
 Left to litellm: as for each model's own provider.
 """
@@ -12,26 +18,46 @@ from __future__ import annotations
 
 from messages.profiles._ids import IdRule
 from messages.profiles._profile import Profile
-from messages.profiles.anthropic import CLAUDE_RULES, no_prefill_families
-from messages.profiles.gemini import GEMINI_RULES, gemma_families
-from messages.profiles.mistral import MISTRAL_RULES
+from messages.profiles.anthropic import CLAUDE_PARTS, CLAUDE_RULES, no_prefill_families
+from messages.profiles.default import DEFAULT_PARTS, template_rules
+from messages.profiles.gemini import GEMINI_PARTS, GEMINI_RULES, gemma_families
+from messages.profiles.mistral import MISTRAL_PARTS, MISTRAL_RULES
 from messages.profiles.rules import ToolCallIds
 
-__all__ = ["ALIASES", "FAMILIES", "PROFILE"]
+__all__ = ["ALIASES", "FAMILIES", "OPENAI_LIKE_PARTNERS", "PROFILE"]
 
 ALIASES = ("vertex_ai_beta",)
 
-PROFILE = Profile("vertex_ai", GEMINI_RULES).with_rules(ToolCallIds(ids=IdRule()))
+OPENAI_LIKE_PARTNERS = (
+    "meta",
+    "deepseek-ai",
+    "qwen",
+    "openai",
+    "minimaxai",
+    "moonshotai",
+    "zai-org",
+    "google/gemma",
+    "xai",
+    "jamba",
+)
+"""The partner models litellm sends through an OpenAI-shaped handler on Vertex AI (its
+``VertexAIPartnerModels.should_use_openai_handler``, the model garden, AI21's Jamba), as family keys."""
 
-_CLAUDE = Profile("vertex_ai", CLAUDE_RULES, family="claude")
+PROFILE = Profile("vertex_ai", GEMINI_RULES, parts=GEMINI_PARTS).with_rules(ToolCallIds(ids=IdRule()))
+
+_CLAUDE = Profile("vertex_ai", CLAUDE_RULES, family="claude", parts=CLAUDE_PARTS)
 
 FAMILIES = {
-    "gemini": Profile("vertex_ai", GEMINI_RULES, family="gemini"),
+    "gemini": Profile("vertex_ai", GEMINI_RULES, family="gemini", parts=GEMINI_PARTS),
     **gemma_families(PROFILE),
     "claude": _CLAUDE,
     **no_prefill_families(_CLAUDE),
     **{
-        family: Profile("vertex_ai", MISTRAL_RULES, family=family)
+        family: Profile("vertex_ai", MISTRAL_RULES, family=family, parts=MISTRAL_PARTS)
         for family in ("mistral", "codestral", "ministral")
+    },
+    **{
+        family: Profile("vertex_ai", template_rules(33), family=family, parts=DEFAULT_PARTS)
+        for family in OPENAI_LIKE_PARTNERS
     },
 }

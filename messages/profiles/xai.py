@@ -2,6 +2,8 @@
 
 Implements (quirks, ``messages quirks N``):
 
+* 85, 77 and 72 (the table of parts, OpenAI's): text in system messages, text and refusals in assistant
+  turns, no video;
 * 40: every message says something: a user or assistant turn with no text is dropped, a tool-call turn
   sends ``""`` (not ``null``), and an empty tool result says so.
 
@@ -12,6 +14,7 @@ Left to litellm: 7 (images in tool results moved by its OpenAI-shaped route), 25
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
+from messages.profiles.openai import OPENAI_PARTS
 from messages.profiles.rules import (
     BlankToolResults,
     CallTurnContent,
@@ -41,4 +44,5 @@ PROFILE = Profile(
         CallTurnContent(value="empty_string", row=40),
         BlankToolResults(row=40),
     ),
+    parts=OPENAI_PARTS,
 )

@@ -7,6 +7,9 @@ shape and not from litellm's or the profiles' code, and the two checks built on 
   its stripped form is inside some text the model reads. A tool result counts as kept when one tool result
   of the body holds it (or, where the provider has no tools, when its text is in the body at all); an empty
   tool result needs a tool result of its own.
+* ``lost-media``: every image, audio clip, file and video of the input is still in the body, as its bytes
+  (base64, as the data URL or the audio had it), its URL or its file id: litellm drops the parts a route has
+  no form for without a word.
 * ``foreign``: no reasoning payload bound to another provider (Anthropic thinking signatures, Gemini thought
   signatures, Bedrock reasoning signatures) is in the body: such a payload means something only to the
   provider that wrote it, and others refuse it or misread it (quirk 63).
@@ -23,7 +26,7 @@ from typing import Any
 from messages import AIMessage, Message, TextPart, ToolMessage
 from tests.conformance.rules import Violation, strings
 
-__all__ = ["Extracted", "extract", "foreign_payloads", "lost_content"]
+__all__ = ["Extracted", "extract", "foreign_payloads", "lost_content", "lost_media"]
 
 ACCEPTS_PAYLOADS_OF: dict[str, set[str]] = {
     "anthropic": {"anthropic"},
@@ -203,6 +206,43 @@ def lost_content(
         elif tool_results or not all(_in_texts(n, every_string) for n in needles):
             what = f"result {needles[0][:40]!r}" if needles else "an empty result"
             found.append(Violation("lost", f"input[{index}]", f"tool {what} is not in the body"))
+    return found
+
+
+def _media_needle(part: Any) -> str | None:
+    """What of a media part must reach the body: its base64 payload, its URL, or its file id."""
+    from messages import AudioPart, FilePart, ImagePart, VideoPart
+
+    if isinstance(part, ImagePart | VideoPart):
+        url = part.url
+    elif isinstance(part, AudioPart):
+        return part.data
+    elif isinstance(part, FilePart):
+        url = part.file_data if part.file_data is not None else part.file_id
+    else:
+        return None
+    if url is None:
+        return None
+    return url.partition(",")[2] if url.startswith("data:") else url
+
+
+def lost_media(conversation: list[Message], body: dict[str, Any]) -> list[Violation]:
+    """``lost-media`` for every media part of ``conversation`` (image, audio, file, video) whose payload,
+    URL or file id is nowhere in ``body``."""
+    sent = json.dumps(body, ensure_ascii=False)
+    found: list[Violation] = []
+    for index, message in enumerate(conversation):
+        content = message.content if isinstance(message.content, list) else []
+        for position, part in enumerate(content):
+            needle = _media_needle(part)
+            if needle and needle not in sent:
+                found.append(
+                    Violation(
+                        "lost-media",
+                        f"input[{index}].content[{position}]",
+                        f"the {part.type} is not in the body",
+                    )
+                )
     return found
 
 

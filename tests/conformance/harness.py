@@ -20,6 +20,7 @@ from messages import (
     SystemMessage,
     ToolCall,
     ToolMessage,
+    UnfixableError,
     UserMessage,
     dump_messages,
 )
@@ -62,6 +63,8 @@ class Outcome:
     provider: Provider
     body: dict[str, Any] | None
     violations: list[Violation] = field(default_factory=list)
+    refused: UnfixableError | None = None
+    """What the profile refused to send (nothing was sent then)."""
 
     @property
     def rules(self) -> list[str]:
@@ -69,6 +72,8 @@ class Outcome:
         return sorted({v.rule for v in self.violations}, key=_rule_order)
 
     def report(self) -> str:
+        if self.refused is not None:
+            return f"refused before sending: {self.refused}"
         return "\n".join(str(v) for v in self.violations) or "no violation"
 
 
@@ -181,9 +186,11 @@ def _oracle(provider: Provider, body: dict[str, Any]) -> None:
     elif provider.family == "anthropic":
         oracles.anthropic_accepts(body)
     elif provider.family == "gemini":
-        oracles.gemini_accepts(body)
+        oracles.gemini_accepts(body, "vertex_ai" if provider.model.startswith("vertex_ai/") else "gemini")
     elif provider.family == "bedrock":
         oracles.bedrock_converse_accepts(body, provider.model.split("/")[-1])
+    elif provider.family == "cohere":
+        oracles.cohere_accepts(body)
 
 
 _ROLE_TYPES = {
@@ -258,12 +265,15 @@ def run(
     """Send ``conversation`` to ``provider`` through the real ``litellm.completion`` and judge the body.
 
     ``profiles=False`` sends the plain dump ("litellm alone"); ``profiles=True`` sends
-    ``dump_messages(conversation, model=provider.model)`` ("with profiles").
+    ``dump_messages(conversation, model=provider.model)`` ("with profiles"), or nothing when the profile
+    refuses it (``Outcome.refused``: what it cannot fix).
     """
     try:
         messages = (
             dump_messages(conversation, model=provider.model) if profiles else dump_messages(conversation)
         )
+    except UnfixableError as refused:
+        return Outcome(provider, None, refused=refused)
     except Exception as exc:
         return Outcome(provider, None, [Violation("raised", "dump_messages", f"{type(exc).__name__}: {exc}")])
     seen = len(server.requests)

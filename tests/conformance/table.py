@@ -8,6 +8,12 @@ of generated conversations (``messages.strategies.conversations``).
 
 With the Mistral provider, a mistral-common column follows: Mistral's own validator and tokenizer on the
 bodies litellm sends, over the hard cases and ``--mistral-examples`` (500) generated conversations.
+
+``--outcomes N`` prints another table instead: N generated conversations per provider, as drawn (audio,
+files, video included), each counted as accepted, refused before sending, or sent and rejected
+(``tests/conformance/outcomes.py``):
+
+    python3 scripts/dev.py conformance --outcomes 200
 """
 
 from __future__ import annotations
@@ -49,6 +55,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--provider", action="append", help="only these providers (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="print every violation under the table")
     parser.add_argument(
+        "--outcomes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of the tables: N generated conversations per provider, each counted as accepted, "
+        "refused before sending or sent and rejected (tests/conformance/outcomes.py)",
+    )
+    parser.add_argument(
         "--mistral-examples",
         type=int,
         default=500,
@@ -63,6 +77,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     import logging
 
     logging.getLogger("LiteLLM").setLevel(logging.CRITICAL)
+
+    if args.outcomes:
+        from tests.conformance.outcomes import print_table, run_outcomes
+        from tests.conformance.providers import PROVIDERS
+
+        chosen = [p for p in PROVIDERS if not args.provider or p.key in args.provider]
+        started = time.perf_counter()
+        rows = run_outcomes(litellm, chosen, _generated(args.outcomes, args.seed))
+        print_table(rows, args.outcomes, args.seed, time.perf_counter() - started)
+        return 0
 
     from messages.testing import StandInServer
     from tests.conformance.cases import CASES
@@ -84,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 row = [provider.key]
                 for name, build in CASES.items():
                     outcome: Outcome = run(litellm, server, provider, build(), profiles=profiles)
-                    row.append(",".join(outcome.rules) or "ok")
+                    row.append(",".join(outcome.rules) or ("refused" if outcome.refused else "ok"))
                     totals[0] += not outcome.rules
                     totals[1] += 1
                     if args.verbose and outcome.violations:

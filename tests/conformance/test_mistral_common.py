@@ -4,7 +4,7 @@ The real ``litellm.completion`` sends each conversation to the Mistral stand-in;
 ``ChatCompletionRequest.from_openai`` and ``MistralTokenizer.v7()``'s ``encode_chat_completion`` (serving
 mode) judge the captured body, adapted only where mistral-common does not model what Mistral's API takes
 (``tests.oracles.MISTRAL_COMMON_ADAPTATIONS``). Every conversation the Mistral profile cannot make
-acceptable must be one that ``Profile.check`` reports as not fixable.
+acceptable is one that ``Profile.check`` reports as not fixable, and that the profile refuses to send.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from messages import (
     TextPart,
     ToolCall,
     ToolMessage,
+    UnfixableError,
     UserMessage,
     dump_messages,
     get_profile,
@@ -187,23 +188,27 @@ def test_images_are_checked_and_still_refused_outside_user_messages():
         )
 
 
-# --- every failure left is one check calls not fixable ------------------------------------------------------
+# --- nothing is sent that Mistral refuses: what the profile cannot fix, it refuses to send ----------------
 
 
-def _assert_left_only_what_check_reports_unfixable(litellm, server, conversation: list[Any]) -> bool:
-    """Send ``conversation`` with the profile; when mistral-common refuses it, ``Profile.check`` on what was
-    sent must report something it cannot fix. Returns whether mistral-common refused it."""
+def _refused_or_accepted(litellm, server, conversation: list[Any]) -> bool:
+    """Either the profile refuses ``conversation`` before sending (issue 24), naming exactly what ``check``
+    calls not fixable, or mistral-common accepts the body litellm sends. Returns whether it was refused."""
+    plain = dump_messages(conversation)
+    unfixable = {(v.index, v.rule) for v in get_profile(MODEL).check(plain) if not v.fixable}
+    if unfixable:
+        with pytest.raises(UnfixableError) as refused:
+            dump_messages(conversation, model=MODEL)
+        assert {(v.index, v.rule) for v in refused.value.violations} == unfixable
+        return True
     messages = dump_messages(conversation, model=MODEL)
-    refused = mistral_common_verdict(sent(litellm, server, messages, conversation))
-    if refused:
-        unfixable = [str(v) for v in get_profile(MODEL).check(messages) if not v.fixable]
-        assert unfixable, (refused, messages)
-    return bool(refused)
+    assert mistral_common_verdict(sent(litellm, server, messages, conversation)) == [], messages
+    return False
 
 
 UNFIXABLE = {
     # The v7 tokenizer has no audio encoder; litellm keeps the parts of a turn with an image (quirk 31's
-    # route notes), so the audio reaches Mistral. A text model cannot hear it: reported, not fixable.
+    # route notes), so the audio would reach Mistral. A text model cannot hear it: refused (quirk 67).
     "audio beside an image": [
         UserMessage(content=[png_part(), AudioPart(data="UklGRg==", format="wav")]),
     ],
@@ -218,12 +223,16 @@ UNFIXABLE = {
 
 @pytest.mark.parametrize("name", list(UNFIXABLE))
 def test_what_the_profile_cannot_fix_is_refused_and_check_says_so(litellm, server, name):
-    assert _assert_left_only_what_check_reports_unfixable(litellm, server, UNFIXABLE[name])
+    conversation = UNFIXABLE[name]
+    assert _refused_or_accepted(litellm, server, conversation)
+    # Sent anyway, Mistral's own validator and tokenizer refuse it: the refusal spares a 400.
+    messages = dump_messages(conversation, model=MODEL, on_unfixable="send")
+    assert mistral_common_verdict(sent(litellm, server, messages, conversation)) != []
 
 
-def test_generated_conversations_fail_only_where_check_says_not_fixable(litellm, server):
+def test_generated_conversations_are_refused_or_accepted_never_sent_and_refused(litellm, server):
     # The raw strategies (audio and file parts included, unlike the conformance table's sendable ones);
-    # `python -m tests.conformance.table --provider mistral` runs 500 of them and the hard cases.
+    # `python -m tests.conformance.table --outcomes 200` runs many more, on every provider.
     @settings(
         max_examples=60,
         deadline=None,
@@ -232,6 +241,6 @@ def test_generated_conversations_fail_only_where_check_says_not_fixable(litellm,
     )
     @given(ms.conversations(max_turns=6))
     def check(conversation: list[Any]) -> None:
-        _assert_left_only_what_check_reports_unfixable(litellm, server, conversation)
+        _refused_or_accepted(litellm, server, conversation)
 
     check()

@@ -14,7 +14,6 @@ from messages.profiles.rules.calls import (
     ToolsAsText,
 )
 from messages.profiles.rules.content import (
-    ALL_PARTS,
     CONTINUE_TEXT,
     EMPTY_RESULT_TEXT,
     BlankToolResults,
@@ -33,7 +32,6 @@ from messages.profiles.rules.content import (
 )
 from messages.profiles.rules.extensions import (
     CLAUDE_CACHE_LIMIT,
-    AssistantMedia,
     CacheBreakpoints,
     CacheMarks,
     ErrorFlags,
@@ -54,6 +52,7 @@ from messages.profiles.rules.order import (
     Alternation,
     BridgeToolResults,
     FinalThinking,
+    LastMessageOnly,
     LateSystem,
     NoPrefill,
     Prefix,
@@ -66,14 +65,12 @@ from messages.profiles.rules.order import (
 )
 
 __all__ = [
-    "ALL_PARTS",
     "BRIDGE_TEXT",
     "CLAUDE_CACHE_LIMIT",
     "CONTINUE_TEXT",
     "CORE_KEYS",
     "EMPTY_RESULT_TEXT",
     "Alternation",
-    "AssistantMedia",
     "BlankToolResults",
     "BridgeToolResults",
     "CacheBreakpoints",
@@ -89,6 +86,7 @@ __all__ = [
     "InlineImages",
     "InvalidArguments",
     "KnownKeys",
+    "LastMessageOnly",
     "LateSystem",
     "Names",
     "NoPrefill",

@@ -694,7 +694,9 @@ class _Renderer:
         if m.get("role") == "tool":
             call_id = m.get("tool_call_id")
             name = self.names.get(call_id) if type(call_id) is str else None
-            header = f"Result of tool call {_plain_id(call_id)}" + (f" ({name}):" if name else ":")
+            # A result flagged as failed says so in the text it becomes: the flag itself has no place.
+            what = "Error from" if m.get("is_error") is True else "Result of"
+            header = f"{what} tool call {_plain_id(call_id)}" + (f" ({name}):" if name else ":")
             content = m.get("content")
             if isinstance(content, list):
                 return {"role": "user", "content": [{"type": "text", "text": header}, *content]}
@@ -727,8 +729,9 @@ class ToolsAsText(Rule):
     """Tool calls and results as plain turns, for a provider without tools (quirk 61, Perplexity).
 
     An assistant turn's calls become lines of its text (``Called tool get_weather with {...} (call
-    call_1).``) and each result becomes a user turn that says which call it answers and carries the result
-    unchanged (text, or its parts). Nothing is dropped; the alternation rule then merges the turns.
+    call_1).``) and each result becomes a user turn that says which call it answers (``Result of tool
+    call call_1 (get_weather):``, or ``Error from ...`` for a result flagged ``is_error``) and carries the
+    result unchanged (text, or its parts). Nothing is dropped; the alternation rule then merges the turns.
     """
 
     id = "tools-unsupported"

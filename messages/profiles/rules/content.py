@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from messages.profiles._parts import ALL_KINDS, ANY_PARTS, PART_KEYS, PartTable, odd_keys, part_kind
 from messages.profiles._rule import (
     DROP,
     EMPTY,
@@ -29,7 +30,6 @@ from messages.profiles._rule import (
 )
 
 __all__ = [
-    "ALL_PARTS",
     "BlankToolResults",
     "CallTurnContent",
     "DropBlank",
@@ -44,9 +44,6 @@ __all__ = [
     "ToolText",
     "UnsupportedParts",
 ]
-
-ALL_PARTS = frozenset({"text", "image_url", "input_audio", "file"})
-"""Every content part type of the OpenAI shape."""
 
 CONTINUE_TEXT = "Continue."
 """The user turn added where a provider needs one and the conversation has none."""
@@ -112,7 +109,7 @@ class SystemRole(Rule):
 @dataclass(frozen=True, kw_only=True)
 class SystemText(Rule):
     """System content as one string, not parts (Groq, quirk 38). Text parts are joined with newlines;
-    images or other parts in a system message cannot be sent at all (not fixable)."""
+    images or other parts in a system message cannot be sent at all (the part screen reports them)."""
 
     id = "system-content"
     stage = 50
@@ -128,16 +125,9 @@ class SystemText(Rule):
         return None if joined is None else {**m, "content": joined}
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
-        media = [
-            p.get("type") if isinstance(p, dict) else type(p).__name__
-            for p in m["content"]
-            if not is_text_part(p)
-        ]
-        yield Note(
-            f"{cx.provider} takes system content as a string, not parts"
-            + (f" (and no {', '.join(map(str, media))} parts: describe them in text)" if media else ""),
-            fixable=not media,
-        )
+        if all(is_text_part(p) for p in m["content"]):
+            yield Note(f"{cx.provider} takes system content as a string, not parts")
+        # Other parts: the part screen reports them (a system message takes text only, quirk 85).
 
 
 # --- content as text ---------------------------------------------------------------------------------
@@ -164,12 +154,14 @@ class TextOnly(Rule):
     stage = 51
 
     accepts: frozenset[str] = frozenset({"text"})
-    """The part types the model takes."""
+    """The part types the model takes (the profile's table's, for a user turn, where it has one)."""
     notes_tool_results: bool = field(default=True, repr=False)
     """Whether tool results get the note (not where their media are moved out; set when compiled)."""
 
     def bind(self, cx: Context) -> Rule:
-        return replace(self, notes_tool_results="tool-media" not in cx.rules)
+        # The kinds the profile's table takes in a user turn, where it has a table.
+        accepts = cx.parts.user.kinds if cx.parts.screens else self.accepts
+        return replace(self, notes_tool_results="tool-media" not in cx.rules, accepts=accepts)
 
     def screens(self, shape: Shape) -> bool:
         return shape.kind == PARTS
@@ -537,34 +529,126 @@ class ReasoningContent(Rule):
 # --- parts the model does not take -------------------------------------------------------------------
 
 
+_KIND_NAMES = {
+    "image_url": "image",
+    "input_audio": "audio clip",
+    "file": "file",
+    "file_id": "file by id",
+    "video_url": "video",
+    "refusal": "refusal",
+}
+
+_WAY_OUT = {
+    "image_url": "describe it in text, or use a model that takes images there",
+    "input_audio": "transcribe it, or use a model that takes audio there",
+    "file": "send its text (or its pages as images), or use a model that takes files there",
+    "file_id": "send the file inline (FilePart.from_bytes), or use a model that reads files by id there",
+    "video_url": "describe the video in text, or use Gemini",
+    "refusal": "send the refusal as text",
+}
+
+
 @dataclass(frozen=True, kw_only=True)
 class UnsupportedParts(Rule):
-    """Parts the model (or litellm's route to it) does not take are reported, not fixable: DeepSeek's text
-    models take text only (litellm drops the rest silently, quirk 36), Azure no ``file`` (quirk 10), Claude
-    no audio. Only the caller can choose a model that takes them, or describe them in text."""
+    """Every content part the profile's table (``Profile.parts``, a ``PartTable``) does not take is
+    reported, not fixable: a kind of part the role does not take (litellm drops it without a word, or the
+    provider rejects the request), a part that is not one at all, a key no provider reads. Each finding
+    cites the table's row for that role and kind. Only the caller can describe the part in text, move it,
+    or choose a model that takes it; nothing is dropped here.
+
+    Every profile has this rule, compiled from its table: with the default table (every part taken) it
+    screens nothing. It looks only at content given as parts, so a text message costs it nothing.
+    """
 
     id = "unsupported-part"
     stage = 70
 
-    accepts: frozenset[str] = ALL_PARTS
-    """The part types the model takes."""
+    table: PartTable = ANY_PARTS
+    """The profile's table (set when compiled)."""
+    accepted: Mapping[str, Mapping[str, tuple[frozenset[str], str, frozenset[str]]]] = field(
+        default_factory=dict, hash=False, compare=False, repr=False
+    )
+    """By role, by kind taken: the keys a part may have, the key of its payload, and the keys the payload
+    may have (derived from ``table`` when compiled): what ``detect`` tests each part against, as two set
+    inclusions."""
+
+    def bind(self, cx: Context) -> Rule:
+        accepted = {
+            role: {kind: _keys_of(kind, cx.parts.keys) for kind in cell.kinds}
+            for role in ("system", "developer", "user", "assistant", "tool")
+            if (cell := cx.parts.role(role)) is not None
+        }
+        return replace(self, table=cx.parts, accepted=accepted)
 
     def screens(self, shape: Shape) -> bool:
-        return shape.kind == PARTS and self.accepts != ALL_PARTS
+        return shape.kind == PARTS and shape.role is not None and self.table.screens
 
-    def detect(self, m: Message, run: Any) -> list[str] | None:
-        # Video parts are the video-part rule's (quirk 72): every route but Gemini's loses them.
-        unsupported = sorted(
-            {str(p.get("type")) for p in parts_of(m.get("content"))} - self.accepts - {"video_url"}
-        )
-        return unsupported or None
+    def detect(self, m: Message, run: Any) -> list[tuple[int, str, list[str] | None]] | None:
+        accepted = self.accepted.get(m.get("role"))  # type: ignore[arg-type]
+        content = m.get("content")
+        if accepted is None or type(content) is not list:
+            return None
+        found: list[tuple[int, str, list[str] | None]] | None = None
+        for n, p in enumerate(content):
+            kind = p.get("type") if type(p) is dict else None
+            if type(kind) is str:
+                if kind == "file":
+                    kind = part_kind(p)
+                spec = accepted.get(kind)
+                if spec is not None:
+                    top, payload_key, allowed = spec
+                    if p.keys() <= top:
+                        payload = p.get(payload_key)
+                        if type(payload) is not dict or payload.keys() <= allowed:
+                            continue  # taken, with keys a route reads
+                    found = found or []
+                    found.append((n, kind, odd_keys(p, kind, self.table.keys)))
+                    continue
+            found = found or []
+            found.append((n, part_kind(p), None))
+        return found
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
-        yield Note(
-            f"{cx.provider} (this model) takes no {', '.join(finding)} parts; litellm drops them or the "
-            "provider rejects them: use a model that takes them, or describe them in text",
-            fixable=False,
-        )
+        role = m.get("role")
+        cell = self.table.role(role)
+        assert cell is not None
+        for n, kind, odd in finding:
+            if odd is not None:
+                yield Note(
+                    f"part {n} ({kind}) has keys no route reads ({', '.join(odd)}): leave them out",
+                    fixable=False,
+                    row=62,
+                )
+                continue
+            if kind not in ALL_KINDS:
+                what = "not a content part" if kind == "?" else f"a part of type {kind!r}"
+                yield Note(
+                    f"part {n} is {what}: no provider takes it; send text, image_url, input_audio or file "
+                    "parts",
+                    fixable=False,
+                    row=62,  # what the request types do not know
+                )
+                continue
+            yield Note(
+                f"part {n} is {_article(_KIND_NAMES[kind])}: {cx.provider} takes none in {an(role)} message "
+                f"(litellm drops it or the provider rejects it): {_WAY_OUT[kind]}",
+                fixable=False,
+                row=cell.row_for(kind),
+            )
+
+    def cited_rows(self) -> frozenset[int]:
+        # The table's, and 62 for unknown part types and keys.
+        return self.table.rows() | {62} if self.table.screens else frozenset()
+
+
+def _keys_of(kind: str, narrowed: Mapping[str, frozenset[str]]) -> tuple[frozenset[str], str, frozenset[str]]:
+    """For a kind: the keys a part of it may have, the key of its payload, the keys the payload may have."""
+    payload_key, payload_keys = PART_KEYS[kind]
+    return frozenset({"type", "cache_control", payload_key}), payload_key, narrowed.get(kind, payload_keys)
+
+
+def _article(noun: str) -> str:
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,10 +14,12 @@ What litellm 1.110.2 (as 1.106.2) does with each, measured by sending them throu
   sent as is to the OpenAI-shaped ones. ``ErrorFlags`` removes it from those, and reports it on the others.
 * a ``video_url`` part: dropped without a word by every converting route (Gemini and Vertex AI included;
   litellm reads video only from a ``file`` part there), sent as is to the OpenAI-shaped ones, which
-  reject it. ``VideoParts`` turns it into a ``file`` part for Gemini and reports it everywhere else.
-* image, audio and file parts in an assistant turn: dropped without a word by litellm's Anthropic and
-  Gemini routes (Bedrock and Ollama keep images only), sent as is to OpenAI-shaped routes, whose shape
-  allows text and refusals there only. ``AssistantMedia`` reports them.
+  reject it. ``VideoParts`` turns it into a ``file`` part for Gemini; every other profile's table takes
+  none (``UnsupportedParts`` reports them, quirk 72).
+* image, audio and file parts in an assistant turn: dropped without a word by litellm's Anthropic route
+  (and by its Gemini route on 1.106.2; 1.110.2 sends them), kept by Bedrock (images only) and Ollama
+  (images only), sent as is to OpenAI-shaped routes, whose shape allows text and refusals there only. The
+  profiles' tables say which each takes (``UnsupportedParts`` reports the others, quirk 77).
 * an ``image_url`` given as a bare string, ``image_url.format``, ``file.format``, ``file.detail`` and
   ``file.video_metadata``: read by the converting routes; OpenAI's shape has none of them.
   ``PartKeys`` sends the OpenAI form on the OpenAI-shaped routes.
@@ -34,7 +36,6 @@ from messages.profiles._rule import EMPTY, NONE, PARTS, Context, Message, Note, 
 
 __all__ = [
     "CLAUDE_CACHE_LIMIT",
-    "AssistantMedia",
     "CacheBreakpoints",
     "CacheMarks",
     "ErrorFlags",
@@ -226,11 +227,19 @@ class CacheBreakpoints(Rule):
         )
 
 
+_SAY_IT = (
+    "say in the content that the call failed, and leave is_error out (model_copy(update={'is_error': None}))"
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class ErrorFlags(Rule):
-    """A tool result's ``is_error`` (quirk 71): removed where litellm sends it as is to a route that rejects
-    unknown keys (the OpenAI-shaped ones), reported where litellm drops it on its way (Anthropic, Bedrock,
-    Gemini: the model then reads the failure as a success unless the content says it failed)."""
+    """A tool result's ``is_error`` (quirk 71). No route litellm builds carries it: it sends the key as is to
+    the OpenAI-shaped ones, which reject an unknown key, and drops it on its way to the others (Anthropic,
+    Bedrock, Gemini: the model then reads the failure as a success unless the content says it failed). A
+    flag that says nothing (``False``) is left out on a strict route; a result flagged as failed is reported,
+    not fixable: leaving the flag out would lose what it says, and only the caller can say it in the
+    content."""
 
     id = "tool-error-flag"
     stage = 29
@@ -238,30 +247,36 @@ class ErrorFlags(Rule):
     row: int | None = 71
     strict: bool = False
     """Whether the route rejects unknown keys (set when compiled)."""
+    rendered: bool = False
+    """Whether tool results are rendered as text, the failure said in it (the tools-unsupported rule: set
+    when compiled): nothing is left for this rule then."""
 
     def bind(self, cx: Context) -> Rule:
-        return replace(self, strict=cx.strict)
+        return replace(self, strict=cx.strict, rendered="tools-unsupported" in cx.rules)
 
     def screens(self, shape: Shape) -> bool:
-        return shape.role == "tool" and shape.odd
+        return shape.role == "tool" and shape.odd and not self.rendered
 
     def detect(self, m: Message, run: Any) -> bool:
-        return "is_error" in m and m.get("role") == "tool"
+        return "is_error" in m and m.get("role") == "tool" and not self.rendered
 
     def fix(self, m: Message, finding: Any, run: Any) -> Message | None:
-        if not self.strict:
+        if not self.strict or m.get("is_error") is True:
             return None
         return {k: v for k, v in m.items() if k != "is_error"}
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
-        if self.strict:
-            yield Note(f"{cx.provider} rejects is_error on a tool result (say it in the content)")
-        elif m.get("is_error") is True:
-            yield Note(
-                f"litellm drops is_error on its way to {cx.provider}: the model reads this failed result as "
-                "a success unless the content says it failed",
-                fixable=False,
-            )
+        if m.get("is_error") is True:
+            if self.strict:
+                what = f"{cx.provider} rejects is_error on a tool result"
+            else:
+                what = (
+                    f"litellm drops is_error on its way to {cx.provider}: the model reads this failed result "
+                    "as a success unless the content says it failed"
+                )
+            yield Note(f"{what}; {_SAY_IT}", fixable=False)
+        elif self.strict:
+            yield Note(f"{cx.provider} rejects is_error on a tool result (it says nothing here: left out)")
 
 
 def _video_format(url: str) -> str:
@@ -271,33 +286,24 @@ def _video_format(url: str) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class VideoParts(Rule):
-    """``video_url`` parts (quirk 72): litellm drops them without a word on every route it converts (Gemini's
-    included) and sends them as is to OpenAI-shaped routes, which reject them. With ``as_file`` (Gemini,
-    Vertex AI) each becomes the ``file`` part litellm does read there (``file_id`` the URL, ``format`` its
-    video media type, ``detail`` kept); elsewhere they are reported: only the caller can describe the video
-    in text or pick a model that watches it."""
+    """``video_url`` parts sent as the ``file`` part litellm reads for Gemini and Vertex AI (quirk 72):
+    litellm drops a ``video_url`` part without a word on every route it converts, Gemini's included, and
+    reads video there only from a ``file`` part (``file_id`` the URL, ``format`` its video media type,
+    ``detail`` kept). Elsewhere video parts are the part screen's (``UnsupportedParts``): a profile whose
+    table does not take them reports them, not fixable."""
 
     id = "video-part"
     stage = 69
 
     row: int | None = 72
-    as_file: bool = False
-    """Whether a video part becomes a ``file`` part (Gemini: ``file_data.file_uri``)."""
 
     def screens(self, shape: Shape) -> bool:
         return shape.kind == PARTS
 
-    def detect(self, m: Message, run: Any) -> list[str] | None:
-        urls = []
-        for p in parts_of(m.get("content")):
-            if p.get("type") == "video_url":
-                video = p.get("video_url")
-                urls.append(str(video.get("url") if isinstance(video, dict) else video))
-        return urls or None
+    def detect(self, m: Message, run: Any) -> bool:
+        return any(p.get("type") == "video_url" for p in parts_of(m.get("content")))
 
-    def fix(self, m: Message, finding: Any, run: Any) -> Message | None:
-        if not self.as_file:
-            return None
+    def fix(self, m: Message, finding: Any, run: Any) -> Message:
         content = [self._as_file(p) if isinstance(p, dict) else p for p in m["content"]]
         return {**m, "content": content}
 
@@ -313,15 +319,7 @@ class VideoParts(Rule):
         return {"type": "file", "file": ref}
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
-        if self.as_file:
-            yield Note(f"litellm drops video_url parts on its way to {cx.provider}; sent as file parts")
-            return
-        for url in finding:
-            yield Note(
-                f"{cx.provider} takes no video_url part ({url[:40]}): litellm drops it or the provider "
-                "rejects it; describe the video in text, or use Gemini",
-                fixable=False,
-            )
+        yield Note(f"litellm drops video_url parts on its way to {cx.provider}; sent as file parts")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -390,36 +388,3 @@ class PartKeys(Rule):
         keys = sorted({f for f in finding if f != "image_url as a string"})
         if keys:
             yield Note(f"{cx.provider} rejects litellm's part keys {', '.join(keys)}")
-
-
-@dataclass(frozen=True, kw_only=True)
-class AssistantMedia(Rule):
-    """Image, audio and file parts in an assistant turn (litellm allows them there) are reported where they
-    would be lost or rejected (quirk 77): litellm drops them without a word on its Anthropic and Gemini
-    routes (Bedrock and Ollama keep images), and OpenAI's shape allows only text and refusals in an
-    assistant turn. Not fixable: only the caller can say what they showed, in text or in a user turn."""
-
-    id = "assistant-media"
-    stage = 70
-
-    row: int | None = 77
-    accepts: frozenset[str] = frozenset()
-    """The part types, beside text, that reach the provider in an assistant turn."""
-
-    def screens(self, shape: Shape) -> bool:
-        return shape.role == "assistant" and shape.kind == PARTS
-
-    def detect(self, m: Message, run: Any) -> list[str] | None:
-        if m.get("role") != "assistant":
-            return None
-        kinds = sorted(
-            {str(p.get("type")) for p in parts_of(m.get("content"))} - {"text", "refusal"} - self.accepts
-        )
-        return kinds or None
-
-    def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
-        yield Note(
-            f"{cx.provider} gets no {', '.join(finding)} parts in an assistant turn (litellm drops them or "
-            "the provider rejects them): say in text what they showed",
-            fixable=False,
-        )

@@ -26,6 +26,7 @@ __all__ = [
     "Alternation",
     "BridgeToolResults",
     "FinalThinking",
+    "LastMessageOnly",
     "LateSystem",
     "NoPrefill",
     "Prefix",
@@ -463,6 +464,33 @@ class BridgeToolResults(Rule):
 
 def _first_turn(messages: Sequence[Message]) -> int | None:
     return next((index for index, m in enumerate(messages) if not is_system(m)), None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LastMessageOnly(Rule):
+    """A route that sends the last message only (Cohere's v1 chat through litellm, quirk 87: litellm builds
+    ``{"message": <the last text>}`` and leaves out the history, the system preamble and the tool results
+    it computed). Every message before the last would be lost: reported, not fixable; the way out is
+    another route (for Cohere, the v2 one: the model name without ``v1/``)."""
+
+    id = "history-dropped"
+    stage = 5
+    always = True
+    refuses_list = True
+
+    row: int | None = 87
+    way_out: str = "use the v2 route: the model name without v1/ (cohere/command-r-plus)"
+    """What to do instead, for the text of the finding."""
+
+    def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
+        return [(None, len(messages) - 1)] if len(messages) > 1 else []
+
+    def describe_list(self, finding: Any, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
+        yield Note(
+            f"litellm's route to {cx.provider} sends the last message only: the {finding} before it would be "
+            f"lost without a word; {self.way_out}",
+            fixable=False,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
