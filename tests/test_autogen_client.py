@@ -365,3 +365,27 @@ def test_a_window_that_breaks_the_protocol_is_refused_before_the_request(litellm
         with pytest.raises(ValueError, match="gone"):
             run(model.create(orphan))
         assert server.requests == []
+
+
+def test_content_the_provider_has_no_form_for_is_refused_before_the_request_unless_asked_to_send(litellm):
+    # DeepSeek's route takes text alone (quirk 36): an image would be dropped on the way without a word.
+    tiny_png = Image.from_base64(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+    asked = [UserMessage(content=["what is in it?", tiny_png], source="user")]
+    with StandInServer(scripted(AIMessage(content="a dot"))) as server:
+        refusing = client_for(server, "deepseek/deepseek-chat")
+        with pytest.raises(ValueError, match=r"message 0: part 1 is an image.*quirk 36"):
+            run(refusing.create(asked))
+        assert server.requests == []
+
+        sending = client_for(server, "deepseek/deepseek-chat", on_unfixable="send")
+        assert sending.dump_component().config["on_unfixable"] == "send"
+        reloaded = ChatCompletionClient.load_component(sending.dump_component())
+        result = run(reloaded.create(asked))
+        assert result.content == "a dot"
+        # Sent anyway, litellm's DeepSeek route flattens the parts to text and leaves the image out (it
+        # says so in the text, to the model): what the refusal said would happen.
+        sent = server.last_body()["messages"][0]["content"]
+        assert isinstance(sent, str) and sent.startswith("what is in it?")
+        assert "iVBORw0KGgo" not in json.dumps(server.last_body())

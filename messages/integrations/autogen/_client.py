@@ -38,6 +38,7 @@ from messages._io import dump_messages
 from messages.convert.autogen import from_autogen
 from messages.integrations.autogen._tokens import LiteLLMTokens, openai_tools, tool_choice
 from messages.models import AIMessage
+from messages.profiles import OnUnfixable
 from messages.parts import TextPart
 from messages.streaming import StreamAccumulator
 
@@ -74,6 +75,8 @@ class LiteLLMChatCompletionClientConfig(BaseModel):
     """What the model can do, when not taken from litellm's model map."""
     max_input_tokens: int | None = None
     """The model's input window, when not taken from litellm's model map."""
+    on_unfixable: Literal["raise", "send"] = "raise"
+    """What a request does with what the provider's profile cannot fix (``dump_messages``)."""
     completion_args: dict[str, Any] = {}
     """Further arguments of every ``litellm.acompletion`` call (``temperature``, ``api_base``, ...)."""
     secret_args: dict[str, SecretStr] = {}
@@ -162,7 +165,9 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
     (``api_base``, ``api_key``, ``temperature``, ``num_retries``, ...). What the model can do
     (``model_info``: vision, function calling, JSON output) and its input window (``max_input_tokens``, for
     ``remaining_tokens`` and for a token-limited window without a limit) come from litellm's model map
-    unless given. ``count_tokens`` counts with litellm's tokenizer for the model, offline.
+    unless given. ``count_tokens`` counts with litellm's tokenizer for the model, offline. What the
+    provider's profile cannot fix (content the provider has no form for) raises ``UnfixableError`` before
+    the request, naming the message and part, unless ``on_unfixable="send"``.
 
     ``create`` and ``create_stream`` take AutoGen's arguments: ``tools`` (``Tool`` objects or
     ``ToolSchema`` dicts), ``tool_choice``, ``json_output`` (``True`` for JSON mode, a Pydantic model class
@@ -181,12 +186,14 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         *,
         model_info: ModelInfo | None = None,
         max_input_tokens: int | None = None,
+        on_unfixable: OnUnfixable = "raise",
         **completion_args: Any,
     ) -> None:
         reserved = sorted(_RESERVED & completion_args.keys())
         if reserved:
             raise TypeError(f"LiteLLMChatCompletionClient sets {reserved} itself; leave them out")
         self._model = model
+        self._on_unfixable: OnUnfixable = on_unfixable
         self._given_info = model_info
         self._given_max = max_input_tokens
         self._info: ModelInfo | None = model_info
@@ -216,7 +223,9 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             raise ValueError(f"extra_create_args cannot set {reserved}: the client sets them")
         request: dict[str, Any] = {**self._completion_args, **extra_create_args}
         request["model"] = self._model
-        request["messages"] = dump_messages(from_autogen(messages), model=self._model)
+        request["messages"] = dump_messages(
+            from_autogen(messages), model=self._model, on_unfixable=self._on_unfixable
+        )
         if tools:
             request["tools"] = openai_tools(tools)
             request["tool_choice"] = tool_choice(choice)
@@ -362,6 +371,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             model=self._model,
             model_info=self._given_info,
             max_input_tokens=self._given_max,
+            on_unfixable=self._on_unfixable,
             completion_args=plain,
             secret_args=secret,
         )
@@ -373,6 +383,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             config.model,
             model_info=config.model_info,
             max_input_tokens=config.max_input_tokens,
+            on_unfixable=config.on_unfixable,
             **config.completion_args,
             **secrets,
         )
