@@ -387,5 +387,6 @@ def test_content_the_provider_has_no_form_for_is_refused_before_the_request_unle
         # Sent anyway, litellm's DeepSeek route flattens the parts to text and leaves the image out (it
         # says so in the text, to the model): what the refusal said would happen.
         sent = server.last_body()["messages"][0]["content"]
-        assert isinstance(sent, str) and sent.startswith("what is in it?")
+        assert isinstance(sent, str)
+        assert sent.startswith("what is in it?")
         assert "iVBORw0KGgo" not in json.dumps(server.last_body())

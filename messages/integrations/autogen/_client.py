@@ -38,8 +38,8 @@ from messages._io import dump_messages
 from messages.convert.autogen import from_autogen
 from messages.integrations.autogen._tokens import LiteLLMTokens, openai_tools, tool_choice
 from messages.models import AIMessage
-from messages.profiles import OnUnfixable
 from messages.parts import TextPart
+from messages.profiles import OnUnfixable
 from messages.streaming import StreamAccumulator
 
 __all__ = ["LiteLLMChatCompletionClient", "LiteLLMChatCompletionClientConfig"]
