@@ -13,7 +13,8 @@ Implements (quirks, ``messages quirks N``):
   and media in assistant turns and tool results are refused.
 
 Family ``v1`` (``cohere/v1/...``, ``cohere_chat/v1/...``: litellm's v1 chat transformation): 87, litellm
-sends the last message only, so any longer conversation is refused (use the v2 route).
+sends the last message only, so any longer conversation is refused (use the v2 route), and a lone system
+message goes as the message itself (no user turn is added after it).
 
 Left to litellm: 25 (signatures cut off ids).
 """
@@ -71,5 +72,10 @@ PROFILE = Profile(
     parts=PARTS,
 )
 
-FAMILIES = {"v1": PROFILE.with_family("v1", LastMessageOnly(row=87))}
-"""The v1 route (the model name says ``v1/``): litellm sends the last message only (quirk 87)."""
+FAMILIES = {
+    "v1": PROFILE.with_family(
+        "v1", LastMessageOnly(row=87), DropBlank(whitespace=True, row=55, after_system=False)
+    )
+}
+"""The v1 route (the model name says ``v1/``): litellm sends the last message only (quirk 87), so a lone
+system message is sent as the message, with no turn added after it (that turn would push it out)."""

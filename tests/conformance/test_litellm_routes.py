@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from messages.errors import UnfixableError
 from messages.profiles import get_profile
 
 pytestmark = pytest.mark.litellm
@@ -169,6 +170,23 @@ def test_cohere_chat_is_the_v2_route_and_gets_the_cohere_rules(litellm):
     for model in ("cohere/v1/command-r", "cohere_chat/v1/command-r"):
         assert CohereModelInfo.get_cohere_route(model.split("/", 1)[1]) == "v1"
         assert get_profile(model).name == "cohere:v1", model
+
+
+def test_a_lone_system_message_reaches_cohere_v1_as_the_message_with_no_turn_pushing_it_out(litellm):
+    # Quirk 87: the v1 route sends the last message only. A lone system message is that message, so the
+    # user turn the v2 rules add after system messages (Cohere v2 wants a turn) would push it out, and
+    # litellm would send "Continue." alone. Found by test_profile_properties' idempotence property.
+    from litellm.litellm_core_utils.prompt_templates.factory import cohere_messages_pt_v2
+
+    lone = [{"role": "system", "content": "answer in French"}]
+    v1 = get_profile("cohere/v1/command-r").apply(lone)
+    assert cohere_messages_pt_v2(messages=v1, model="command-r", llm_provider="cohere_chat")[0] == (
+        "answer in French"
+    )
+    assert [m["role"] for m in get_profile("cohere/command-r").apply(lone)] == ["system", "user"]
+    # Two system messages are a history: refused, as any longer conversation on v1 is.
+    with pytest.raises(UnfixableError, match="quirk 87"):
+        get_profile("cohere/v1/command-r").apply([*lone, {"role": "system", "content": "be brief"}])
 
 
 # Model names under one prefix that pick different transformations: litellm's own choice, through its

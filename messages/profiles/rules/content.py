@@ -298,6 +298,10 @@ class DropBlank(Rule):
     """Whether whitespace-only text counts as no text (Anthropic, Bedrock)."""
     text: str = CONTINUE_TEXT
     """The user turn added when no turn is left."""
+    after_system: bool = True
+    """Whether that turn is added after system messages that say something too. False where the route sends
+    a lone system message as the message itself and a turn after it would push it out (Cohere's v1 route,
+    quirk 87); an empty list gets the turn either way."""
 
     def screens(self, shape: Shape) -> bool:
         if shape.role not in _PART_ROLES or (shape.role == "assistant" and shape.calls):
@@ -346,7 +350,7 @@ class DropBlank(Rule):
     def fix_list(
         self, messages: list[Message], cx: Context, made: list[Message], at: Sequence[int] | None
     ) -> list[Message]:
-        if any(not is_system(m) for m in messages):
+        if any(not is_system(m) for m in messages) or (messages and not self.after_system):
             return messages
         turn = {"role": "user", "content": self.text}
         made.append(turn)
