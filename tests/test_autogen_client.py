@@ -390,3 +390,40 @@ def test_content_the_provider_has_no_form_for_is_refused_before_the_request_unle
         assert isinstance(sent, str)
         assert sent.startswith("what is in it?")
         assert "iVBORw0KGgo" not in json.dumps(server.last_body())
+
+
+def flood_level(river: str) -> str:
+    """The flood level of a river."""
+    raise ConnectionError(f"no gauge on the {river}")
+
+
+@pytest.mark.parametrize("provider", PROVIDERS[1:3], ids=lambda p: p.key)
+def test_a_tool_that_raises_goes_back_to_the_model_as_autogen_says_it(litellm, provider):
+    # AutoGen flags the result is_error; its workbench writes the exception's text alone into the content.
+    # The flag reaches no provider through litellm (quirk 71), so a profile would refuse a flagged result;
+    # the client says it in the content instead ("Error: ..."), as AutoGen's agents word their own.
+    from autogen_agentchat.agents import AssistantAgent
+
+    replies = scripted(
+        AIMessage(
+            content="",
+            tool_calls=[ToolCall(id="toolu_01", name="flood_level", arguments={"river": "Thames"})],
+        ),
+        AIMessage(content="The gauge is down."),
+    )
+    with StandInServer(replies) as server:
+        agent = AssistantAgent(
+            "rivers",
+            model_client=client_for(server, provider.model),
+            tools=[flood_level],
+            reflect_on_tool_use=True,
+        )
+        result = run(agent.run(task="How high is the Thames?"))
+        state = run(agent.save_state())
+        second = server.bodies()[1]
+    assert result.messages[-1].content == "The gauge is down."
+    stored = state["llm_context"]["messages"][2]["content"][0]
+    assert stored["is_error"] is True
+    assert stored["content"] == "no gauge on the Thames"
+    assert "Error: no gauge on the Thames" in json.dumps(second)
+    assert "is_error" not in json.dumps(second)
