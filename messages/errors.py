@@ -66,7 +66,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from messages.profiles import Violation
+    from messages.profiles._rule import Violation
 
 __all__ = [
     "BackendError",
