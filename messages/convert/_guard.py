@@ -15,9 +15,14 @@ from messages.errors import ConversionError
 from messages.models import AIMessage, Message, ToolMessage
 from messages.parts import FilePart, ImagePart, TextPart, VideoPart
 
-__all__ = ["refuse_unmapped"]
+__all__ = ["article", "refuse_unmapped"]
 
 _REPLY_FIELDS = ("annotations", "images", "audio")
+
+
+def article(word: str) -> str:
+    """The article for ``word`` in an error text ("an 'input_audio' part")."""
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def refuse_unmapped(

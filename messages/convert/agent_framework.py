@@ -81,7 +81,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from pydantic import ValidationError
 
 from messages._io import collector_paused
-from messages.convert._guard import refuse_unmapped
+from messages.convert._guard import article, refuse_unmapped
 from messages.errors import ConversionError
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from messages.parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
@@ -300,7 +300,9 @@ def _part(part: ContentPart, index: int, position: int) -> dict[str, Any]:
             out["file_id"] = part.file_id
         out["additional_properties"] = {}
         return out
-    raise _error(index, position, f"a {part.type!r} part, which Agent Framework has no content for")
+    raise _error(
+        index, position, f"{article(part.type)} {part.type!r} part, which Agent Framework has no content for"
+    )
 
 
 def _result(message: ToolMessage, index: int) -> dict[str, Any]:

@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from messages.convert._guard import refuse_unmapped
+from messages.convert._guard import article, refuse_unmapped
 from messages.errors import ConversionError
 from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
 from messages.parts import ContentPart, ImagePart, TextPart
@@ -152,7 +152,9 @@ def _user(agm: Any, message: UserMessage, index: int, source: str, reencode: boo
                 content.append(_image(part, index, position, reencode))
             else:
                 raise _error(
-                    index, position, f"a {part.type!r} part, which AutoGen's UserMessage has no place for"
+                    index,
+                    position,
+                    f"{article(part.type)} {part.type!r} part, which AutoGen's UserMessage has no place for",
                 )
     return agm.UserMessage(content=content, source=_source(message, index, source, "user_source"))
 
