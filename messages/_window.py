@@ -522,7 +522,12 @@ def read_sync(store: SyncReader, thread_id: str, plan: ReadPlan) -> Part:
 
 
 async def read_async(store: AsyncReader, thread_id: str, plan: ReadPlan) -> Part:
-    """Run ``plan_read`` against an async store."""
+    """Run ``plan_read`` against an async store. A store whose calls run in a worker thread of its own
+    (``OffloadedStore``: the async SQLite store) runs the whole read there, in one call (``_read_part``):
+    the loop is woken once per read instead of once per step, and the window's walk runs off the loop."""
+    whole = getattr(store, "_read_part", None)
+    if whole is not None:
+        return await whole(thread_id, plan)  # type: ignore[no-any-return]
     reads = plan_read(plan)
     answer: Any = None
     try:

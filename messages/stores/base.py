@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
+from messages._window import Part, ReadPlan, read_sync
 from messages.errors import MessagesError, StoreClosedError
 from messages.models import Message
 from messages.stores._codec import (
@@ -426,6 +427,11 @@ class OffloadedStore(AsyncThreadStore):
 
         call = functools.partial(method, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    async def _read_part(self, thread_id: str, plan: ReadPlan) -> Part:
+        """A window's read (``messages._window.read_async``), every step of it in the worker, as the sync
+        store runs it."""
+        return await self._call(read_sync, self._sync, thread_id, plan)
 
     async def create_thread(self, thread_id: str | None = None) -> str:
         return await self._call(self._sync.create_thread, thread_id)
