@@ -422,6 +422,34 @@ def test_anthropic_gets_no_thinking_on_a_final_assistant_text():
     assert later[2] == {"role": "user", "content": "Continue."}
 
 
+def test_anthropic_gets_no_thinking_in_any_trailing_assistant_text_litellm_merges_into_the_last_turn(litellm):
+    # Quirk 18 again: litellm's Anthropic converter sends consecutive assistant messages as one turn, so
+    # thinking on the one before a final assistant text ends up in the final position too. Found by
+    # tests/conformance/test_outcomes.py (a refusal with redacted thinking, then a prefill).
+    from messages.testing import StandInServer
+    from tests.conftest import send_kwargs
+
+    conversation = [
+        UserMessage(content="Write a haiku about rain."),
+        AIMessage(content="Soft rain", thinking_blocks=SIGNED, provider="anthropic"),
+        AIMessage(content="on the roof"),
+    ]
+    profile = get_profile("anthropic/claude-sonnet-4-5")
+    assert [(v.index, v.rule) for v in profile.check(dump_messages(conversation))] == [(1, "final-thinking")]
+    sent = dump_messages(conversation, model="anthropic/claude-sonnet-4-5")
+    assert [m.get("thinking_blocks") for m in sent] == [None, None, None]
+    with StandInServer() as server:
+        litellm.completion(model="anthropic/claude-sonnet-4-5", messages=sent, **send_kwargs(server))
+        last = server.last_body()["messages"][-1]
+    assert last["role"] == "assistant"
+    blocks = (
+        last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+    )
+    assert all(block["type"] == "text" for block in blocks), blocks
+    assert "Soft rain" in json.dumps(blocks)
+    assert "on the roof" in json.dumps(blocks)
+
+
 def test_anthropic_gets_an_assistant_turn_with_thinking_merged_into_the_one_before_it():
     # Quirk 18: litellm merges two assistant turns in a row and the second one's thinking ends up after the
     # first one's text ("thinking blocks must come before the other blocks"); merged here, litellm puts

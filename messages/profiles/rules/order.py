@@ -374,12 +374,24 @@ class ThinkingOrder(Rule):
         return out
 
 
+def _final_run(messages: Sequence[Message]) -> range:
+    """The trailing assistant turns that call no tools, which litellm's Anthropic converter sends as one
+    final turn (empty when the list does not end on an assistant text)."""
+    start = len(messages)
+    while (
+        start and messages[start - 1].get("role") == "assistant" and not messages[start - 1].get("tool_calls")
+    ):
+        start -= 1
+    return range(start, len(messages))
+
+
 @dataclass(frozen=True, kw_only=True)
 class FinalThinking(Rule):
     """No thinking blocks on a final assistant text (quirk 18): Anthropic answers "When thinking is
     disabled, an assistant message in the final position cannot contain thinking", and with thinking
-    enabled it refuses a prefill altogether. The blocks are signed reasoning, not text of the conversation;
-    the turn's text (the prefill) is kept."""
+    enabled it refuses a prefill altogether. The final turn is every trailing assistant text: litellm merges
+    consecutive assistant messages into one turn. The blocks are signed reasoning, not text of the
+    conversation; the turns' text (the prefill) is kept."""
 
     id = "final-thinking"
     stage = 170
@@ -388,23 +400,26 @@ class FinalThinking(Rule):
     row: int | None = 18
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
-        if _final_text(messages) and messages[-1].get("thinking_blocks"):
-            return [(len(messages) - 1, True)]
-        return []
+        return [(index, True) for index in _final_run(messages) if messages[index].get("thinking_blocks")]
 
     def describe_list(self, finding: Any, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
         yield Note(
             f"thinking blocks on the final assistant turn: {cx.provider} rejects them there while thinking "
-            "is off, and refuses a prefill while it is on"
+            "is off, and refuses a prefill while it is on (litellm sends the trailing assistant messages as "
+            "one turn)"
         )
 
     def fix_list(
         self, messages: list[Message], cx: Context, made: list[Message], at: Sequence[int] | None
     ) -> list[Message]:
-        if _final_text(messages) and "thinking_blocks" in messages[-1]:
-            made.append({k: v for k, v in messages[-1].items() if k != "thinking_blocks"})
-            return [*messages[:-1], made[-1]]
-        return messages
+        run = [index for index in _final_run(messages) if "thinking_blocks" in messages[index]]
+        if not run:
+            return messages
+        out = list(messages)
+        for index in run:
+            out[index] = {k: v for k, v in messages[index].items() if k != "thinking_blocks"}
+            made.append(out[index])
+        return out
 
 
 # --- what follows tool results -----------------------------------------------------------------------
