@@ -28,6 +28,7 @@ from messages import strategies as ms
 from messages.parts import FilePart, FileRef
 from messages.profiles import registered_profiles
 from messages.testing import StandInServer, scripted
+from tests.conformance.harness import without_vllm_videos
 from tests.conftest import send_kwargs
 from tests.oracles import openai_accepts
 from tests.test_profile_snapshot import canonical
@@ -74,25 +75,6 @@ def _unmarked(m: dict[str, Any]) -> dict[str, Any]:
     return m
 
 
-def _without_vllm_videos(body: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``body`` less the ``video_url`` parts of its user messages, each checked for vLLM's shape first.
-    litellm's hosted_vllm route turns a user's file part that names a video (``gs://.../clip.mp4``) into
-    ``{"type": "video_url", "video_url": {"url": ...}}``, vLLM's own extension of OpenAI's parts (vLLM's
-    "Multimodal Inputs" docs), which the OpenAI SDK's types do not know."""
-    out = []
-    for m in body:
-        content = m.get("content")
-        if m["role"] == "user" and isinstance(content, list):
-            videos = [p for p in content if p.get("type") == "video_url"]
-            for video in videos:
-                assert set(video) == {"type", "video_url"}, video
-                assert isinstance(video["video_url"].get("url"), str), video
-            if videos:
-                m = {**m, "content": [p for p in content if p.get("type") != "video_url"] or ""}
-        out.append(m)
-    return out
-
-
 def for_the_oracle(model: str, body: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """The body as the OpenAI SDK's types should take it, or None where the provider's own extensions
     are part of it (DeepSeek takes `reasoning_content`: the reasoner any, the others their own)."""
@@ -104,7 +86,7 @@ def for_the_oracle(model: str, body: list[dict[str, Any]]) -> list[dict[str, Any
     if getattr(profile.rule("foreign-reasoning"), "own_reasoning_content", False):
         return [{k: v for k, v in m.items() if k != "reasoning_content"} for m in body]
     if model.startswith("hosted_vllm/"):  # the OpenAI-compatible default, on litellm's vLLM route
-        body = _without_vllm_videos(body)
+        body = without_vllm_videos(body)
     if profile.provider == "mistral":
         if media(body, ["file"]):
             return None  # litellm writes file parts in Mistral's own shape ({"type": "file", "file_id": ...})

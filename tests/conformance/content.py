@@ -283,8 +283,14 @@ def foreign_payloads(conversation: list[Message], body: dict[str, Any], family: 
             if "__thought__" in c.id
         }
     # Nor can a payload that also stands in the conversation's own content (generated examples draw
-    # signatures and image data from one pool of base64 strings: a data URL may contain a signature).
-    content = [text for m in conversation for _, text in strings(m.model_dump().get("content"))]
+    # signatures and image data from one pool of base64 strings: a data URL may contain a signature), a
+    # reply's generated images and audio included (litellm sends those to Gemini as inline data).
+    content = [
+        text
+        for m in conversation
+        for key in ("content", "images", "audio")
+        for _, text in strings(m.model_dump().get(key))
+    ]
     found = []
     for index, message in enumerate(conversation):
         if not isinstance(message, AIMessage) or message.provider in accepted:

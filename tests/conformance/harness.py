@@ -177,11 +177,50 @@ def _checker(provider: Provider) -> Callable[[dict[str, Any]], list[Violation]]:
     return lambda body: module.check(body, provider.model)
 
 
+def without_vllm_videos(body: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``body`` less the ``video_url`` parts of its user messages, each checked for vLLM's shape first.
+    litellm's hosted_vllm route turns a user's file part that names a video (``gs://.../clip.mp4``) into
+    ``{"type": "video_url", "video_url": {"url": ...}}``, vLLM's own extension of OpenAI's parts (vLLM's
+    "Multimodal Inputs" docs), which the OpenAI SDK's types do not know."""
+    out = []
+    for m in body:
+        content = m.get("content")
+        if m["role"] == "user" and isinstance(content, list):
+            videos = [p for p in content if p.get("type") == "video_url"]
+            for video in videos:
+                assert set(video) == {"type", "video_url"}, video
+                assert isinstance(video["video_url"].get("url"), str), video
+            if videos:
+                m = {**m, "content": [p for p in content if p.get("type") != "video_url"] or ""}
+        out.append(m)
+    return out
+
+
+def _without_mistral_files(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` less the file parts litellm writes in Mistral's own shape (``{"type": "file", "file_id":
+    ...}``, Mistral's FileChunk, where OpenAI nests the id in ``file``), each checked for that shape first;
+    the OpenAI SDK's types do not know it (as tests/test_profile_litellm.py's oracle says too)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    files = [p for p in content if isinstance(p, dict) and p.get("type") == "file" and "file_id" in p]
+    for part in files:
+        assert set(part) == {"type", "file_id"}, part
+        assert isinstance(part["file_id"], str), part
+    if not files:
+        return message
+    return {**message, "content": [p for p in content if p not in files] or ""}
+
+
 def _oracle(provider: Provider, body: dict[str, Any]) -> None:
     """The provider SDK's own request type on ``body``; raises when it refuses it."""
     if provider.family == "openai":
         extensions = rules_openai.EXTENSION_KEYS.get(provider.rules, set())
         messages = [{k: v for k, v in m.items() if k not in extensions} for m in body.get("messages") or []]
+        if provider.model.startswith("mistral/"):
+            messages = [_without_mistral_files(m) for m in messages]
+        if provider.model.startswith("hosted_vllm/"):
+            messages = without_vllm_videos(messages)
         oracles.openai_accepts(messages)
     elif provider.family == "anthropic":
         oracles.anthropic_accepts(body)
