@@ -1445,18 +1445,23 @@ ROWS: tuple[Quirk, ...] = (
     Quirk(
         number=71,
         providers=("*",),
-        title="A tool result's is_error flag: dropped by converting routes, refused by strict ones",
+        title="A tool result's is_error flag: no route carries it; the failure is said in the content",
         constraint=(
-            "litellm's converting routes (Anthropic, Bedrock, Vertex AI, Gemini, Ollama, Cohere) drop "
-            "is_error without a word, so the model never learns the tool failed; OpenAI-shaped routes "
-            "send the key and strict servers refuse it. The profiles remove it on strict routes and "
-            "report it elsewhere."
+            "No route litellm builds carries is_error. Its converting routes (Anthropic, whose tool_result "
+            "has an is_error field, Bedrock, Vertex AI, Gemini, Ollama, Cohere) drop it without a word, so "
+            "the model reads a failed result as a success; OpenAI-shaped routes send the key and strict "
+            "servers refuse it. The profiles say the failure in the content, in AutoGen's and Agent "
+            "Framework's words ('Error: ...'), unless the content says it already, and leave the flag out, "
+            "on every route."
         ),
         errors=(),
         sources=(
             "https://github.com/BerriAI/litellm/blob/main/litellm/litellm_core_utils/prompt_templates/factory.py",
         ),
-        litellm="Drops it on converting routes (measured); sends it as is on OpenAI-shaped ones.",
+        litellm=(
+            "Drops it on converting routes, Anthropic's included (convert_to_anthropic_tool_result never "
+            "sets tool_result.is_error: measured on 1.110.2); sends it as is on OpenAI-shaped ones."
+        ),
         evidence="verified",
     ),
     Quirk(

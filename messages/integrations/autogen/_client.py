@@ -37,7 +37,7 @@ from pydantic import BaseModel, SecretStr
 from messages._io import dump_messages
 from messages.convert.autogen import from_autogen
 from messages.integrations.autogen._tokens import LiteLLMTokens, openai_tools, tool_choice
-from messages.models import AIMessage, Message, ToolMessage
+from messages.models import AIMessage
 from messages.parts import TextPart
 from messages.profiles import OnUnfixable
 from messages.streaming import StreamAccumulator
@@ -64,26 +64,6 @@ _FAMILIES = sorted(
     key=len,
     reverse=True,
 )
-
-
-def _unflagged(conversation: list[Message]) -> list[Message]:
-    """``conversation`` with AutoGen's ``is_error`` said in its tool results' content instead of as a flag.
-    No route litellm builds carries the flag (quirk 71: dropped, or an unknown key refused), so a profile
-    refuses a flagged result; AutoGen's own model clients send the content alone. AutoGen's agents write
-    ``"Error: ..."`` there and its workbenches the exception's text alone, so a failed result whose text
-    does not start with ``Error`` gets that prefix (a text part before its parts): the model still reads
-    that the call failed. A flag that says it did not fail is left out."""
-    out: list[Message] = []
-    for m in conversation:
-        if isinstance(m, ToolMessage) and m.is_error is not None:
-            content = m.content
-            if m.is_error and isinstance(content, str) and not content.startswith("Error"):
-                content = f"Error: {content}"
-            elif m.is_error and isinstance(content, list):
-                content = [TextPart(text="Error:"), *content]
-            m = m.model_copy(update={"is_error": None, "content": content})
-        out.append(m)
-    return out
 
 
 class LiteLLMChatCompletionClientConfig(BaseModel):
@@ -244,7 +224,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         request: dict[str, Any] = {**self._completion_args, **extra_create_args}
         request["model"] = self._model
         request["messages"] = dump_messages(
-            _unflagged(from_autogen(messages)), model=self._model, on_unfixable=self._on_unfixable
+            from_autogen(messages), model=self._model, on_unfixable=self._on_unfixable
         )
         if tools:
             request["tools"] = openai_tools(tools)
