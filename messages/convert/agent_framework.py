@@ -633,6 +633,25 @@ def _without_runtime_objects(value: Any) -> Any:
     return value
 
 
+def _message_dict(message: AFMessage, index: int) -> dict[str, Any]:
+    """``message.to_dict()``, its values checked to be JSON first: Agent Framework's ``Message.to_dict``
+    calls ``to_dict`` on every value that has one, without end on a value whose ``to_dict`` makes another
+    such value (a mock), where each content's own ``to_dict`` stops."""
+    _json(message.additional_properties, index, "additional_properties", "additional_properties")
+    contents = []
+    for position, content in enumerate(message.contents):
+        made = _without_runtime_objects(content.to_dict())
+        _json(made, index, position, "the content")
+        contents.append(made)
+    data: dict[str, Any] = {"type": "message", "role": message.role, "contents": contents}
+    if message.author_name is not None:
+        data["author_name"] = message.author_name
+    if message.message_id is not None:
+        data["message_id"] = message.message_id
+    data["additional_properties"] = dict(message.additional_properties)
+    return data
+
+
 def _details_of(content: Mapping[str, Any]) -> list[Any] | None:
     """The reasoning details a ``text_reasoning`` content holds as its ``protected_data`` alone (Agent
     Framework's OpenAI chat client writes their JSON there); ``None`` for anything else."""
@@ -975,10 +994,7 @@ def from_agent_framework(
             raise ConversionError(
                 f"message {index} is a {type(message).__name__}, not an Agent Framework Message", index=index
             )
-        _json(message.additional_properties, index, "additional_properties", "additional_properties")
-        data = _without_runtime_objects(message.to_dict())
-        for position, content in enumerate(data.get("contents") or []):
-            _json(content, index, position, "the content")
+        data = _message_dict(message, index)
         read = _Reader(af, index, data).read()
         if not envelopes:
             _refuse_envelope(index, data, read)

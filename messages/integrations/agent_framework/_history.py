@@ -33,12 +33,13 @@ import asyncio
 import copy
 import inspect
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from agent_framework import AgentSession, HistoryProvider, SessionContext, SupportsAgentRun
 from agent_framework import Message as AFMessage
 from agent_framework._sessions import get_message_identity, is_local_history_conversation_id
+from pydantic import BaseModel
 
 from messages._window import read_async
 from messages.context import ChatCompletionContext
@@ -193,6 +194,8 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     async def _save_session(self, session: AgentSession, kept: dict[str, Any]) -> None:
         """Keep the session's state (and ``kept``) in its thread's context state, when they changed."""
         thread_id = _thread_id(session.session_id)
+        for key, value in session.state.items():
+            _check_state(value, f"state[{key!r}]", thread_id)
         serialized = session.to_dict().get("state") or {}
         try:
             thread = await self._load_thread(thread_id)
@@ -402,6 +405,46 @@ class _RecordReader:
         got = await self._provider._records(thread_id, start, stop)
         self.records.update((id(record.message), record) for record in got)
         return [record.message for record in got]
+
+
+_STATE_DEPTH = 64
+
+
+def _check_state(value: Any, path: str, thread_id: str, depth: int = 0) -> None:
+    """Refuse, naming where, a session state value that Agent Framework's serialization (``AgentSession.
+    to_dict``, which the state is kept as) cannot make JSON of: it calls ``to_dict`` on any object that has
+    one, and recurses without end on an object whose ``to_dict`` makes another such object (a mock)."""
+    if depth > _STATE_DEPTH:
+        raise _unstorable(thread_id, path, "nested too deep")
+    if value is None or type(value) in (str, int, float, bool):
+        return
+    if isinstance(value, list | tuple):
+        for number, item in enumerate(value):
+            _check_state(item, f"{path}[{number}]", thread_id, depth + 1)
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_state(item, f"{path}[{key!r}]", thread_id, depth + 1)
+        return
+    if callable(getattr(type(value), "to_dict", None)):
+        made = value.to_dict()
+        if not isinstance(made, Mapping):
+            raise _unstorable(thread_id, path, f"a {type(value).__name__} whose to_dict() is not a mapping")
+        _check_state(made, path, thread_id, depth + 1)
+        return
+    if isinstance(value, BaseModel):
+        return  # Agent Framework serializes a pydantic model itself (and warns to register its type)
+    raise _unstorable(thread_id, path, f"a {type(value).__name__}, which Agent Framework cannot serialize")
+
+
+def _unstorable(thread_id: str, path: str, what: str) -> ConversionError:
+    return ConversionError(
+        f"session {thread_id!r}: its {path} is {what}, so the session's state cannot be kept with its "
+        "thread; "
+        "keep JSON values in AgentSession.state, or objects whose type has to_dict (register_state_type)",
+        index=None,
+        part="state",
+    )
 
 
 def _thread_id(session_id: str | None) -> str:
