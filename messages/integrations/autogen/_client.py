@@ -9,15 +9,21 @@ profile can fix raises before the request, naming the message, instead of a prov
 The reply becomes a ``CreateResult`` as AutoGen's own clients make it: a reply with tool calls is
 ``FunctionCall`` objects (the arguments' exact string), with the text beside them as ``thought`` and
 ``finish_reason="function_calls"``; a reply in text is its text, with the model's reasoning as
-``thought``; a refusal without text is the content. What a ``CreateResult`` has no place for (signed
-thinking blocks, provider fields, annotations) is not carried: AutoGen's own clients drop it too (Gemini's
-thought signatures survive: litellm carries them inside the tool-call id).
+``thought``; a refusal without text is the content. A turn with tool calls has no place in AutoGen's
+types for what its provider wants back on the next request (DeepSeek's ``reasoning_content`` in thinking
+mode, Anthropic's signed thinking blocks, reasoning details, provider fields): the client keeps them beside
+AutoGen's messages, by the turn's calls (``_Replies``), and puts them back when that turn comes back in
+the history, so the provider gets its own reasoning, not the profile's stand-in (DeepSeek's ``" "``,
+quirk 34). A history from elsewhere (another process, a saved state) has none to put back. What a text
+reply's ``CreateResult`` has no place for (signed thinking blocks, annotations) is not carried: AutoGen's
+own clients drop it too, and no provider needs it back.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, Literal, Self
 
@@ -37,7 +43,7 @@ from pydantic import BaseModel, SecretStr
 from messages._io import dump_messages
 from messages.convert.autogen import from_autogen
 from messages.integrations.autogen._tokens import LiteLLMTokens, openai_tools, tool_choice
-from messages.models import AIMessage
+from messages.models import AIMessage, Message
 from messages.parts import TextPart
 from messages.profiles import OnUnfixable
 from messages.streaming import StreamAccumulator
@@ -64,6 +70,46 @@ _FAMILIES = sorted(
     key=len,
     reverse=True,
 )
+
+
+_KEPT_FIELDS = ("reasoning_content", "thinking_blocks", "provider_specific_fields", "provider")
+"""What a reply with tool calls carries that AutoGen's ``FunctionCall`` and ``thought`` have no place for."""
+
+
+class _Replies:
+    """What the newest replies with tool calls carried beside their calls (``_KEPT_FIELDS``), by their
+    calls (id, name and arguments), for the requests that send those turns back; the oldest are let go."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._kept: OrderedDict[tuple[tuple[str, str, str], ...], dict[str, Any]] = OrderedDict()
+        self._size = size
+
+    @staticmethod
+    def _key(reply: AIMessage) -> tuple[tuple[str, str, str], ...]:
+        return tuple((call.id, call.name, call.arguments) for call in reply.tool_calls)
+
+    def remember(self, reply: AIMessage) -> None:
+        kept = {name: getattr(reply, name) for name in _KEPT_FIELDS if getattr(reply, name) is not None}
+        if not reply.tool_calls or not kept:
+            return
+        key = self._key(reply)
+        self._kept[key] = kept
+        self._kept.move_to_end(key)
+        while len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+
+    def restore(self, conversation: list[Message]) -> list[Message]:
+        """``conversation`` with each turn it remembers given back what AutoGen's types left out."""
+        if not self._kept:
+            return conversation
+        out: list[Message] = []
+        for m in conversation:
+            if isinstance(m, AIMessage) and m.tool_calls:
+                kept = self._kept.get(self._key(m))
+                if kept:
+                    m = m.model_copy(update={k: v for k, v in kept.items() if getattr(m, k) is None})
+            out.append(m)
+        return out
 
 
 class LiteLLMChatCompletionClientConfig(BaseModel):
@@ -200,6 +246,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         self._max_input_tokens = max_input_tokens
         self._completion_args = dict(completion_args)
         self._tokens = LiteLLMTokens(model)
+        self._replies = _Replies()
         self._total = RequestUsage(prompt_tokens=0, completion_tokens=0)
         self._actual = RequestUsage(prompt_tokens=0, completion_tokens=0)
 
@@ -224,7 +271,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         request: dict[str, Any] = {**self._completion_args, **extra_create_args}
         request["model"] = self._model
         request["messages"] = dump_messages(
-            from_autogen(messages), model=self._model, on_unfixable=self._on_unfixable
+            self._replies.restore(from_autogen(messages)), model=self._model, on_unfixable=self._on_unfixable
         )
         if tools:
             request["tools"] = openai_tools(tools)
@@ -258,6 +305,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             cancellation_token.link_future(task)
         response = await task
         reply = AIMessage.from_litellm(response)
+        self._replies.remember(reply)
         usage = _usage(getattr(response, "usage", None))
         hidden = getattr(response, "_hidden_params", None) or {}
         result = _result(reply, response.choices[0].finish_reason, usage, bool(hidden.get("cache_hit")))
@@ -303,7 +351,9 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             if callable(close) and accumulator.finish_reason is None:
                 await close()  # cut short (cancelled, or an error): free the connection now
         usage = _usage(accumulator.usage)
-        result = _result(accumulator.message(), accumulator.finish_reason, usage, cached=False)
+        reply = accumulator.message()
+        self._replies.remember(reply)
+        result = _result(reply, accumulator.finish_reason, usage, cached=False)
         self._count_usage(usage)
         yield result
 
