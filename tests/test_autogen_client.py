@@ -352,6 +352,13 @@ def test_the_client_dumps_and_loads_as_a_component_with_its_keys_masked(litellm)
         headers = {k.lower(): v for k, v in server.requests[-1].headers.items()}
         assert headers["authorization"] == "Bearer stand-in-key"
         assert server.last_body()["temperature"] == 0.2
+        # Loaded from its JSON, the mask is left out: litellm reads the key from its environment variable.
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+            reloaded = ChatCompletionClient.load_component(json.loads(dumped.model_dump_json()))
+            run(reloaded.create([UserMessage(content="hi", source="user")]))
+        headers = {k.lower(): v for k, v in server.requests[-1].headers.items()}
+        assert headers["authorization"] == "Bearer sk-from-the-environment"
 
 
 def test_a_window_that_breaks_the_protocol_is_refused_before_the_request(litellm):

@@ -53,6 +53,8 @@ __all__ = ["LiteLLMChatCompletionClient", "LiteLLMChatCompletionClientConfig"]
 _SECRET = re.compile(r"(key|secret|credentials|token)$")
 """Completion arguments written to the configuration as secrets (``api_key``, ``aws_secret_access_key``,
 ``vertex_credentials``, ``aws_session_token``; not ``max_tokens``)."""
+_MASK = str(SecretStr("x"))
+"""What pydantic writes for a ``SecretStr`` (``"**********"``)."""
 _RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream", "stream_options"})
 _FINISH: dict[str, Literal["stop", "length", "function_calls", "content_filter"]] = {
     "stop": "stop",
@@ -127,8 +129,9 @@ class LiteLLMChatCompletionClientConfig(BaseModel):
     """Further arguments of every ``litellm.acompletion`` call (``temperature``, ``api_base``, ...)."""
     secret_args: dict[str, SecretStr] = {}
     """Arguments that are secrets (names ending in ``key``, ``secret``, ``credentials`` or ``token``),
-    written out masked, as AutoGen writes its clients' API keys: give them again, or through the
-    environment variables litellm reads, when loading."""
+    written out masked (``"**********"``), as AutoGen writes its clients' API keys. A mask read back is
+    left out when loading: litellm then reads the key from its environment variable
+    (``OPENAI_API_KEY``, ...), where a key belongs rather than in a configuration."""
 
 
 def _family(model: str) -> str:
@@ -428,7 +431,9 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
 
     @classmethod
     def _from_config(cls, config: LiteLLMChatCompletionClientConfig) -> Self:
+        # A mask read back from JSON is no key: left out, litellm reads the key from its environment.
         secrets = {k: v.get_secret_value() for k, v in config.secret_args.items()}
+        secrets = {k: v for k, v in secrets.items() if v != _MASK}
         return cls(
             config.model,
             model_info=config.model_info,
