@@ -305,8 +305,7 @@ class ReasoningDetails(Rule):
     thought signatures, encrypted reasoning) in ``provider_specific_fields``, and OpenRouter takes them
     back only as the assistant message's own ``reasoning_details`` (Gemini and Claude tool loops fail
     without them). Moved there when the turn's ``provider`` is this profile's or unknown (Agent Framework's
-    OpenAI chat client records them without one); litellm's OpenRouter route passes the key on. Silent:
-    the provider would not notice them missing until a tool loop fails."""
+    OpenAI chat client records them without one); litellm's OpenRouter route passes the key on."""
 
     id = "reasoning-details"
     stage = 28  # before the foreign-reasoning rule drops provider_specific_fields
@@ -341,6 +340,12 @@ class ReasoningDetails(Rule):
             new["provider_specific_fields"] = rest
         new[REASONING_DETAILS] = fields[REASONING_DETAILS]
         return new
+
+    def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
+        yield Note(
+            f"{cx.provider} reads a reply's reasoning details back from the turn's own reasoning_details, "
+            "not from provider_specific_fields, and Gemini and Claude tool loops fail without them: moved"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
