@@ -1208,7 +1208,11 @@ ROWS: tuple[Quirk, ...] = (
             "earendil-works/pi#260",
             "openclaw/openclaw#875",
         ),
-        litellm="Passes the list through to OpenRouter's OpenAI-shaped API.",
+        litellm=(
+            "Passes the list through to OpenRouter's OpenAI-shaped API, an assistant turn's "
+            "reasoning_details included; keeps a reply's reasoning_details in its provider_specific_fields "
+            "(measured on 1.110.2)."
+        ),
     ),
     Quirk(
         number=57,

@@ -123,6 +123,7 @@ def test_a_text_past_four_million_characters_is_sampled_as_litellm_samples_it(li
     assert count(message) == litellm_count(litellm, "anthropic/claude-sonnet-4-5", message)
 
 
+@pytest.mark.slow
 def test_a_windows_first_count_imports_no_litellm(litellm):
     code = (
         "import sys\n"

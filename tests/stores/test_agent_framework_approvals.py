@@ -183,18 +183,23 @@ def in_memory() -> InMemoryHistoryProvider:
     return InMemoryHistoryProvider()
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["non-streaming", "streaming"])
+SLOW = pytest.mark.slow  # another process: its imports take seconds
+PG = pytest.mark.postgres
+
+
 @pytest.mark.parametrize(
-    ("backend_name", "mode"),
+    ("backend_name", "mode", "stream"),
     [
-        ("sqlite", "same"),
-        ("sqlite", "from_dict"),
-        ("sqlite", "load_session"),
-        ("sqlite-async", "same"),
-        ("sqlite-async", "from_dict"),
-        pytest.param("postgres", "from_dict", marks=pytest.mark.postgres),
-        pytest.param("postgres-async", "same", marks=pytest.mark.postgres),
-        pytest.param("postgres-async", "load_session", marks=pytest.mark.postgres),
+        ("sqlite", "same", False),
+        ("sqlite", "same", True),
+        ("sqlite", "from_dict", False),
+        pytest.param("sqlite", "load_session", False, marks=SLOW),
+        ("sqlite-async", "same", True),
+        ("sqlite-async", "from_dict", True),
+        pytest.param("postgres", "same", True, marks=PG),
+        pytest.param("postgres", "from_dict", False, marks=PG),
+        pytest.param("postgres-async", "same", False, marks=PG),
+        pytest.param("postgres-async", "load_session", True, marks=[PG, SLOW]),
     ],
 )
 def test_an_approved_call_runs_once_and_the_requests_are_the_ones_agent_frameworks_own_history_makes(
