@@ -300,10 +300,12 @@ class ErrorFlags(Rule):
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
         if m.get("is_error") is True:
             said = "said already" if says_failure(m.get("content")) else "said in the content ('Error: ...')"
-            carried = "rejects" if self.strict else "never receives"
-            yield Note(
-                f"{cx.provider} {carried} a tool result's is_error: the failure is {said}, the flag left out"
+            what = (
+                f"{cx.provider} rejects is_error on a tool result"
+                if self.strict
+                else f"litellm drops a tool result's is_error on its way to {cx.provider}"
             )
+            yield Note(f"{what}: the failure is {said}, the flag left out")
         elif self.strict:
             yield Note(f"{cx.provider} rejects is_error on a tool result (it says nothing here: left out)")
 
