@@ -86,12 +86,16 @@ async def run(agent: Agent, message: Any, session: AgentSession, stream: bool) -
     return await agent.run(message, session=session)
 
 
-def valid(bodies: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+def valid(bodies: list[dict[str, Any]], extra: str | None = None) -> list[list[dict[str, Any]]]:
     """Each request's messages, after checking them: the tool-call protocol holds, and openai-python's types
-    take them."""
+    take them (but for the key ``extra`` of an assistant turn, which OpenAI's shape lacks: OpenRouter's
+    ``reasoning_details``)."""
     for body in bodies:
-        validate_conversation(load_messages(body["messages"]))
-        openai_accepts(body["messages"])
+        plain = [
+            {k: v for k, v in m.items() if k != extra or m["role"] != "assistant"} for m in body["messages"]
+        ]
+        validate_conversation(load_messages(plain))
+        openai_accepts(plain)
     return [body["messages"] for body in bodies]
 
 
@@ -343,6 +347,47 @@ def test_agent_frameworks_file_history_makes_the_same_requests(tmp_path, make_sp
         return sent
 
     assert with_store(make_spec("sqlite"), body) == theirs
+
+
+@tool
+def look_up(query: str) -> str:
+    """Look something up."""
+    return "found"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["non-streaming", "streaming"])
+def test_reasoning_details_a_reply_carries_are_stored_typed_and_sent_back_each_turn(stream, make_spec):
+    # OpenRouter and vLLM return reasoning_details; Agent Framework's OpenAI chat client keeps them as a
+    # text_reasoning's protected_data and sends them back with the turn. Stored as the reply's
+    # provider_specific_fields (what the OpenRouter profile sends back), they come back for it to send.
+    details = [
+        {"type": "reasoning.encrypted", "data": "c2lnbmVk", "id": "rs_1", "format": "anthropic-claude-v1"}
+    ]
+    replies = scripted(
+        AIMessage(
+            tool_calls=[ToolCall(id="call_1", name="look_up", arguments={"query": "x"})],
+            provider_specific_fields={"reasoning_details": details},
+        ),
+        AIMessage(content="Found it."),
+        AIMessage(content="Still found."),
+    )
+
+    async def body(store):
+        with StandInServer(replies) as server:
+            agent = agent_on(server, ThreadStoreHistoryProvider(store), tools=[look_up])
+            session = agent.create_session()
+            await run(agent, "Look x up", session, stream)
+            restored = await ThreadStoreHistoryProvider(store).load_session(session.session_id)
+            await run(
+                agent_on(server, ThreadStoreHistoryProvider(store), tools=[look_up]), "And?", restored, stream
+            )
+            sent = valid(server.bodies(), extra="reasoning_details")
+            thread = [r.message for r in await stored(store, session.session_id)]
+        return sent, thread
+
+    sent, thread = with_store(make_spec("sqlite"), body)
+    assert [m.get("reasoning_details") for m in sent[-1]] == [None, details, None, None, None]
+    assert thread[1].provider_specific_fields == {"reasoning_details": details}
 
 
 # --- every content type Agent Framework defines, through every store -------------------------------------
