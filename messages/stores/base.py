@@ -34,8 +34,18 @@ The contract (tests/stores/ runs one suite, unchanged, against every backend in 
   operation and the thread, with the driver's error chained: a ``NotWrittenError`` when nothing of the
   operation can be in the store, a ``MaybeWrittenError`` when its write may have been committed (the
   connection was lost while the statement was out). No driver exception leaves a store. The store works
-  again without being reopened: the next call replaces a lost connection. After ``close()`` (``aclose()``),
-  every method raises ``StoreClosedError``.
+  again without being reopened: the next call replaces a lost connection, and a connection the server
+  closed while it sat idle is replaced before a statement is sent on it (a restart costs no call).
+* An argument a store cannot take raises ``InvalidArgumentError`` (a ``ValueError`` and a ``TypeError``)
+  naming it, before anything is written: every error a store raises is a ``MessagesError``.
+* ``close()`` (``aclose()``) may be called from any thread or task, with calls in flight: it refuses new
+  calls, and calls not yet started (queued for a worker thread or a connection), with
+  ``StoreClosedError``, waits for the calls under way to end, then releases the connections. When it
+  returns, no call of the store can still write; afterwards every method raises ``StoreClosedError``.
+* The async stores: an awaited call that raises ``CancelledError`` (``task.cancel()``, a timeout) has
+  settled its write by then: a call that had not started never runs, one that had runs to its end first
+  (written whole, or failed as it would have). A read right after tells which; nothing lands later.
+  They work from any event loop, one after the other or several at once in different threads.
 
 Messages are stored as their lossless dump (``model_dump_json()``, the OpenAI Chat Completions shape) and
 read back as equal, fresh values. Ids, positions, metadata and timestamps are the store's envelope, not
@@ -454,7 +464,13 @@ class ThreadStore(_Failures, ABC):
 
 class AsyncThreadStore(ABC):
     """The async twin of ``ThreadStore``: the same methods, with the same arguments, results and errors,
-    awaited; ``aclose()`` for ``close()``, ``async with`` for ``with``. None of them blocks the event loop."""
+    awaited; ``aclose()`` for ``close()``, ``async with`` for ``with``. None of them blocks the event loop.
+
+    A cancelled call (``task.cancel()``, ``asyncio.wait_for``, ``asyncio.timeout``) is settled when its
+    ``CancelledError`` reaches the caller: one that had not started never runs, one that had runs to its
+    end first. So an append either wrote nothing or everything; a read right after tells which, and an
+    append retried with the same ``ids`` and ``skip_existing=True`` adds what is missing, nothing twice.
+    Works from any event loop, one after the other or at once in several threads."""
 
     @abstractmethod
     async def create_thread(self, thread_id: str | None = None) -> str:
