@@ -283,6 +283,18 @@ def store_backends(spec, name: str, *, waiting: bool = False) -> list[int]:
     return [pid for (pid,) in rows]
 
 
+def named_store(make_spec, api: str, prefix: str):
+    """A PostgreSQL store of the flavour ``api`` whose connections carry a name of their own, its spec,
+    and that name (pg_stat_activity's application_name), with a thread ``t``."""
+    from psycopg.conninfo import make_conninfo
+
+    spec = make_spec("postgres")
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    store = open_store({**spec, "dsn": make_conninfo(spec["dsn"], application_name=name), "api": api})
+    store.create_thread("t")
+    return store, spec, name
+
+
 def until(condition, what: str) -> None:
     for _ in range(200):
         if condition():
@@ -297,12 +309,7 @@ def test_a_postgres_connection_the_server_closed_while_idle_is_replaced_before_a
 ):
     # Before issue 29 the next call on each such connection failed (an append with MaybeWrittenError,
     # although its statement never left): one failed call per connection.
-    from psycopg.conninfo import make_conninfo
-
-    spec = make_spec("postgres")
-    name = f"idle-{uuid.uuid4().hex[:8]}"
-    store = open_store({**spec, "dsn": make_conninfo(spec["dsn"], application_name=name), "api": api})
-    store.create_thread("t")
+    store, spec, name = named_store(make_spec, api, "idle")
     before = store_backends(spec, name)
     assert before
     for pid in before:
@@ -321,12 +328,8 @@ def test_a_postgres_connection_lost_while_an_append_is_out_raises_maybe_written_
     make_spec, api
 ):
     import psycopg
-    from psycopg.conninfo import make_conninfo
 
-    spec = make_spec("postgres")
-    name = f"lost-{uuid.uuid4().hex[:8]}"
-    store = open_store({**spec, "dsn": make_conninfo(spec["dsn"], application_name=name), "api": api})
-    store.create_thread("t")
+    store, spec, name = named_store(make_spec, api, "lost")
     raised: list[BaseException] = []
 
     def append() -> None:
