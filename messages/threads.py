@@ -23,7 +23,7 @@ from __future__ import annotations
 import inspect
 import math
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_checkable
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
@@ -238,11 +238,14 @@ class LocalThread(BaseModel):
         ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them). A sync store: an async
         one is refused, before anything is written, naming ``aappend``."""
         append = _store_method(store, "append", "append", awaited=False)
-        return append(self.id, messages, **_envelope(ids, metadata, skip_existing, "append"))  # type: ignore[no-any-return]
+        added: range = append(self.id, messages, **_envelope(ids, metadata, skip_existing, "append"))
+        return added
 
     def messages(self, store: MessageStore, start: int = 0, stop: int | None = None) -> list[Message]:
         """The stored messages, in order; ``start``/``stop`` slice by position as a list does."""
-        return _store_method(store, "messages", "messages", awaited=False)(self.id, start, stop)  # type: ignore[no-any-return]
+        read = _store_method(store, "messages", "messages", awaited=False)
+        stored: list[Message] = read(self.id, start, stop)
+        return stored
 
     def read(self, store: MessageStore, window: ContextWindow | None = None) -> list[Message]:
         """The conversation to send: every stored message, or what ``window`` keeps of them.
@@ -253,9 +256,9 @@ class LocalThread(BaseModel):
         window keeps, not what the thread holds (``messages._window``). The answer is the one the window
         would give with every message added. Any other window is cleared and given every message of the
         thread in order (one read of the store). What its ``get_messages()`` returns is the answer."""
-        read = _store_method(store, "messages", "read", awaited=False)
+        read: Callable[[str], list[Message]] = _store_method(store, "messages", "read", awaited=False)
         if window is None:
-            return read(self.id)  # type: ignore[no-any-return]
+            return read(self.id)
         window = _check_window(window, "read")
         plan = _read_plan(window, store)
         if plan is not None:
@@ -285,19 +288,24 @@ class LocalThread(BaseModel):
         and nothing lands later. Give the messages ``ids`` and append again with ``skip_existing=True``: the
         retry adds what is missing and nothing twice."""
         append = _store_method(store, "append", "aappend", awaited=True)
-        return await append(self.id, messages, **_envelope(ids, metadata, skip_existing, "aappend"))  # type: ignore[no-any-return]
+        added: range = await append(self.id, messages, **_envelope(ids, metadata, skip_existing, "aappend"))
+        return added
 
     async def amessages(
         self, store: AsyncMessageStore, start: int = 0, stop: int | None = None
     ) -> list[Message]:
         """``messages`` with an async store."""
-        return await _store_method(store, "messages", "amessages", awaited=True)(self.id, start, stop)  # type: ignore[no-any-return]
+        read = _store_method(store, "messages", "amessages", awaited=True)
+        stored: list[Message] = await read(self.id, start, stop)
+        return stored
 
     async def aread(self, store: AsyncMessageStore, window: ContextWindow | None = None) -> list[Message]:
         """``read`` with an async store: the same reads, awaited."""
-        read = _store_method(store, "messages", "aread", awaited=True)
+        read: Callable[[str], Awaitable[list[Message]]] = _store_method(
+            store, "messages", "aread", awaited=True
+        )
         if window is None:
-            return await read(self.id)  # type: ignore[no-any-return]
+            return await read(self.id)
         window = _check_window(window, "aread")
         plan = _read_plan(window, store)
         if plan is not None:

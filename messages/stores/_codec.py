@@ -223,9 +223,10 @@ def check_flag(value: object, name: str, method: str) -> bool:
 def check_number(value: object, name: str, store: str, *, minimum: float, whole: bool = False) -> float:
     """A store's setting ``name`` (seconds, or a count when ``whole``) when it is a number of at least
     ``minimum``; ``InvalidArgumentError`` naming it otherwise."""
-    number = isinstance(value, int) or (isinstance(value, float) and not whole)
-    if number and not isinstance(value, bool) and math.isfinite(value) and value >= minimum:  # type: ignore[arg-type, operator]
-        return value  # type: ignore[return-value]
+    if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+        return value
+    if isinstance(value, float) and not whole and math.isfinite(value) and value >= minimum:
+        return value
     what = "a whole number" if whole else "a number of seconds"
     raise InvalidArgumentError(
         f"{store}(): {name} is {what}, at least {minimum:g}; got {value!r:.60}", argument=name

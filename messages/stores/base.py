@@ -108,8 +108,9 @@ class _Calls:
     connection that another thread is executing on crashes sqlite3). Thread-safe: a store's calls may run
     in many threads (the sync stores), in worker threads (the async SQLite store), on several event loops.
 
-    The bookkeeping of every call: a lock taken twice and a counter, about a tenth of a microsecond each way
-    (``python3 scripts/dev.py bench stores`` prints the cost of an append before and after it)."""
+    The bookkeeping of every call: a lock taken twice and a counter. ``python3 scripts/dev.py bench stores``
+    times an append of one message with it and without it: 1.02x for the in-memory store (1.02x to 1.20x
+    over 3 runs, on a loaded 2-core machine), 1.03x for SQLite (0.95x to 1.03x)."""
 
     __slots__ = ("_closing", "_drained", "_lock", "_running")
 
