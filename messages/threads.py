@@ -149,6 +149,11 @@ def _store_method(store: object, name: str, method: str, *, awaited: bool) -> Ca
     that is no store, is refused before anything is called, with the method to use instead: a sync call
     of an async store would return a coroutine that never runs, an awaited call of a sync store would
     write, then fail on awaiting the result."""
+    if isinstance(store, type):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): store is a store, not a class: make one first ({store.__name__}(...))",
+            argument="store",
+        )
     bound: Callable[..., Any] | None = getattr(store, name, None)
     if bound is None or not callable(bound):
         raise InvalidArgumentError(
@@ -175,6 +180,12 @@ def _store_method(store: object, name: str, method: str, *, awaited: bool) -> Ca
 
 def _check_window(window: object, method: str) -> ContextWindow:
     """``window`` when it is a context window (``add_message``, ``get_messages``, ``clear``)."""
+    if isinstance(window, type):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): window is a context window, not a class: make one first "
+            f"({window.__name__}(...))",
+            argument="window",
+        )
     if not all(callable(getattr(window, name, None)) for name in ("add_message", "get_messages", "clear")):
         raise InvalidArgumentError(
             f"LocalThread.{method}(): window is a context window (messages.context: BufferedContext, "

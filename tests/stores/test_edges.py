@@ -445,23 +445,23 @@ def test_a_store_of_the_other_flavour_is_refused_before_anything_is_written_nami
     asyncio.run(asynchronous.aclose())
 
 
-@pytest.mark.parametrize("not_a_store", [None, "chats.sqlite", {"append": "x"}])
+@pytest.mark.parametrize("not_a_store", [None, "chats.sqlite", {"append": "x"}, SQLiteThreadStore])
 def test_an_object_that_is_no_store_is_refused_by_name(not_a_store):
-    with pytest.raises(InvalidArgumentError, match=r"store is a thread store .* not a") as caught:
+    with pytest.raises(InvalidArgumentError, match=r"store is a .*store.* not a") as caught:
         LocalThread().append(not_a_store, batch("x"))  # type: ignore[arg-type]
     assert caught.value.argument == "store"
-    with pytest.raises(InvalidArgumentError, match="store is a thread store"):
+    with pytest.raises(InvalidArgumentError, match=r"store is a .*store"):
         asyncio.run(LocalThread().aread(not_a_store))  # type: ignore[arg-type]
 
 
 # -- bad arguments ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("window", [object(), "last 50", 50])
+@pytest.mark.parametrize("window", [object(), "last 50", 50, BufferedContext])
 def test_a_window_that_is_not_a_window_is_refused_by_name_before_the_store_is_read(store, window):
     thread = LocalThread(id=store.create_thread())
     thread.append(store, batch("x"))
-    with pytest.raises(InvalidArgumentError, match=r"window is a context window .*not a") as caught:
+    with pytest.raises(InvalidArgumentError, match=r"window is a context window.* not a") as caught:
         thread.read(store, window)
     assert caught.value.argument == "window"
 
