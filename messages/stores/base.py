@@ -62,8 +62,10 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import os
 import threading
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from types import TracebackType
@@ -112,13 +114,21 @@ class _Calls:
     times an append of one message with it and without it: 1.02x for the in-memory store (1.02x to 1.20x
     over 3 runs, on a loaded 2-core machine), 1.03x for SQLite (0.95x to 1.03x)."""
 
-    __slots__ = ("_closing", "_drained", "_lock", "_running")
+    __slots__ = ("__weakref__", "_closing", "_drained", "_lock", "_running")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running = 0
         self._closing = False
         self._drained: list[Callable[[], object]] = []
+        _EVERY_CALLS.add(self)
+
+    def _forked(self) -> None:
+        """In a forked child: the calls in flight were the parent's threads', which the child does not
+        have (and one of them may have held the lock)."""
+        self._lock = threading.Lock()
+        self._running = 0
+        self._drained = []
 
     @property
     def closing(self) -> bool:
@@ -174,6 +184,19 @@ class _Calls:
 
         self.close(drained)
         return await _outlast(done)
+
+
+_EVERY_CALLS: weakref.WeakSet[_Calls] = weakref.WeakSet()
+"""Every store's ``_Calls``, to start them afresh in a forked child."""
+
+
+def _after_fork() -> None:
+    for calls in list(_EVERY_CALLS):
+        calls._forked()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import os
+import signal
 import threading
 import time
 import warnings
@@ -220,6 +222,37 @@ def test_close_waits_for_a_call_blocked_on_the_database_and_lets_it_finish(durab
     assert outcome == [range(3)]  # the call under way finished, and wrote
     with open_store(sync_spec(spec)) as reader:
         assert reader.messages(thread_id) == batch("held")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork: POSIX only")
+def test_a_process_forked_while_a_call_is_in_flight_closes_its_copy_of_the_store_at_once(make_spec):
+    # The parent's call in flight is a thread the child does not have: the child's close() must not wait
+    # for it. (The child touches no SQLite connection: one may not cross a fork.)
+    spec = make_spec("sqlite")
+    store = open_store(spec)
+    store.create_thread("t")
+    with write_lock_held(spec, "t") as release:
+        appending = threading.Thread(target=lambda: store.append("t", batch("parent")))
+        appending.start()
+        time.sleep(0.2)  # in flight, waiting for the lock
+        pid = os.fork()
+        if pid == 0:  # the child: it exits, whatever happens, within 20 s
+            code = 1
+            try:
+                signal.alarm(20)
+                store.close()
+                try:
+                    store.append("t", batch("child"))
+                except StoreClosedError:
+                    code = 0
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        release()
+        appending.join(30)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert store.messages("t") == batch("parent")  # the parent's call went on
+    store.close()
 
 
 # -- cancellation ---------------------------------------------------------------------------------------
