@@ -263,7 +263,7 @@ def test_a_cancelled_append_is_settled_when_the_error_arrives_and_the_retry_with
     backend, make_spec
 ):
     # Before issue 29, with two SQLite workers, the write of a cancelled append landed after the error in
-    # 27 of 40 trials: a read right after said "absent", and a retry stored the batch twice.
+    # 7 to 27 of 40 trials: a read right after said "absent", and a retry stored the batch twice.
     spec = make_spec(backend)
     options = {"sqlite": {"workers": 2}}.get(spec["backend"], {})
     figures = {"cancelled": 0, "stored": 0}
