@@ -10,6 +10,10 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
 ::
 
     MessagesError
+      InvalidArgumentError (ValueError, TypeError)  an argument a store or a thread cannot take: names the
+                                               argument, the message index, and what to give instead
+                                               (bad ids or metadata, a position, a window that is not a
+                                               window, a store of the other flavour, a non-bool flag)
       MessageTypeError (TypeError)             a dict or other object where a Message was expected
       ReplyError (ValueError)                  a provider reply that cannot be read as an AIMessage
       ToolArgumentsError (ValueError)          tool-call arguments that are not a JSON object
@@ -32,7 +36,7 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
         ThreadNotFoundError (KeyError)           no thread with that id
         ThreadExistsError (ValueError)           create_thread with an id that is taken
         MessageExistsError (ValueError)          append of a message whose id the thread already holds
-        InvalidThreadIdError (ValueError)        a thread id that is not a non-empty string
+        InvalidThreadIdError (InvalidArgumentError)  a thread id that is not a non-empty string
         CorruptDataError (ValueError)            stored data that no longer reads (bad JSON, a dump that no
                                                  longer validates, a missing position): thread and position
         ThreadKindError (ValueError)             messages appended to or read from a remote thread, or a
@@ -76,6 +80,7 @@ __all__ = [
     "CorruptDataError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
+    "InvalidArgumentError",
     "InvalidThreadIdError",
     "MaybeWrittenError",
     "MessageExistsError",
@@ -101,6 +106,25 @@ __all__ = [
 
 class MessagesError(Exception):
     """The base of every error this package raises."""
+
+
+class InvalidArgumentError(MessagesError, ValueError, TypeError):
+    """An argument that a store or a thread cannot take, refused before anything is done with it: ids or
+    metadata that do not pair with the messages or are not JSON, a position that is not an int, a window
+    that is not a window, a store of the other flavour (an async store given to ``append``), a flag that is
+    not a bool. Both a ``ValueError`` and a ``TypeError``, so either generic handler catches it.
+
+    ``argument`` names the parameter (``"ids"``, ``"metadata"``, ``"store"``, ...), ``index`` the message of
+    the batch it is about (``None``: the argument as a whole); the message says what to give instead.
+    """
+
+    def __init__(self, message: str, *, argument: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument
+        """The name of the parameter that was given a value it cannot take."""
+        self.index = index
+        """The position, in the batch given, of the message the value is about; ``None`` for the whole
+        argument."""
 
 
 class MessageTypeError(MessagesError, TypeError):
@@ -244,8 +268,11 @@ class MessageExistsError(StoreError, ValueError):
         """The id it already holds."""
 
 
-class InvalidThreadIdError(StoreError, ValueError):
-    """A thread id that is not a non-empty string."""
+class InvalidThreadIdError(StoreError, InvalidArgumentError):
+    """A thread id that is not a non-empty string (of at most 255 characters, valid Unicode, no NUL)."""
+
+    def __init__(self, message: str, *, argument: str = "thread_id", index: int | None = None) -> None:
+        super().__init__(message, argument=argument, index=index)
 
 
 class CorruptDataError(StoreError, ValueError):

@@ -20,9 +20,10 @@ type, and every ``ThreadStore`` keeps them with ``save_thread`` / ``load_thread`
 
 from __future__ import annotations
 
+import inspect
 import math
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_checkable
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
@@ -32,6 +33,7 @@ from messages.convert.responses import from_responses_output, response_id, to_re
 from messages.errors import (
     DuplicateToolCallIdError,
     EmptyConversationError,
+    InvalidArgumentError,
     MessageTypeError,
     OrphanToolResultError,
     UnansweredToolCallError,
@@ -128,11 +130,70 @@ def _read_plan(window: ContextWindow, store: object) -> ReadPlan | None:
     return plan()  # type: ignore[no-any-return]
 
 
-def _envelope(ids: Any, metadata: Any, skip_existing: bool) -> dict[str, Any]:
+def _envelope(ids: Any, metadata: Any, skip_existing: object, method: str) -> dict[str, Any]:
     """The envelope arguments of an append, passed on only when given (a store of the ``MessageStore``
     protocol alone takes none)."""
+    if not isinstance(skip_existing, bool):  # "no" is true to Python: it would skip what it says not to
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): skip_existing is True or False, not a {type(skip_existing).__name__} "
+            f"({skip_existing!r:.60})",
+            argument="skip_existing",
+        )
     given = {"ids": ids, "metadata": metadata, "skip_existing": skip_existing or None}
     return {name: value for name, value in given.items() if value is not None}
+
+
+def _store_method(store: object, name: str, method: str, *, awaited: bool) -> Callable[..., Any]:
+    """``store``'s method ``name``, which ``LocalThread.<method>`` calls: a coroutine function when the
+    call is ``awaited`` (an async store), a plain one otherwise. A store of the other flavour, or an object
+    that is no store, is refused before anything is called, with the method to use instead: a sync call
+    of an async store would return a coroutine that never runs, an awaited call of a sync store would
+    write, then fail on awaiting the result."""
+    if isinstance(store, type):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): store is a store, not a class: make one first ({store.__name__}(...))",
+            argument="store",
+        )
+    bound: Callable[..., Any] | None = getattr(store, name, None)
+    if bound is None or not callable(bound):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): store is a thread store (messages.stores: SQLiteThreadStore, ...), "
+            f"not a {type(store).__name__}, which has no {name}() method",
+            argument="store",
+        )
+    if inspect.iscoroutinefunction(bound) != awaited:
+        kind = type(store).__name__
+        ours = type(store).__module__.startswith("messages.stores")
+        if awaited:
+            fix = f"its {name}() is a plain method: call thread.{method[1:]}(store, ...), not awaited"
+            twin = f", or make the store an Async{kind}" if ours else ""
+        else:
+            fix = f"its {name}() is a coroutine function: call `await thread.a{method}(store, ...)`"
+            twin = f", or make the store a {kind.removeprefix('Async')}" if ours else ""
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): store is {'a sync' if awaited else 'an async'} store "
+            f"({type(store).__name__}) and {fix}{twin}; nothing was written or read",
+            argument="store",
+        )
+    return bound
+
+
+def _check_window(window: object, method: str) -> ContextWindow:
+    """``window`` when it is a context window (``add_message``, ``get_messages``, ``clear``)."""
+    if isinstance(window, type):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): window is a context window, not a class: make one first "
+            f"({window.__name__}(...))",
+            argument="window",
+        )
+    if not all(callable(getattr(window, name, None)) for name in ("add_message", "get_messages", "clear")):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): window is a context window (messages.context: BufferedContext, "
+            f"TokenLimitedContext, ..., or any object with add_message, get_messages and clear), not a "
+            f"{type(window).__name__}; pass None to read the whole thread",
+            argument="window",
+        )
+    return window  # type: ignore[return-value]  # it has the protocol's methods
 
 
 _THREAD_CONFIG = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -185,12 +246,17 @@ class LocalThread(BaseModel):
         skip_existing: bool = False,
     ) -> range:
         """Add one message or several, atomically, at the end; returns the positions they got (``ids``,
-        ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them)."""
-        return store.append(self.id, messages, **_envelope(ids, metadata, skip_existing))
+        ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them). A sync store: an async
+        one is refused, before anything is written, naming ``aappend``."""
+        append = _store_method(store, "append", "append", awaited=False)
+        added: range = append(self.id, messages, **_envelope(ids, metadata, skip_existing, "append"))
+        return added
 
     def messages(self, store: MessageStore, start: int = 0, stop: int | None = None) -> list[Message]:
         """The stored messages, in order; ``start``/``stop`` slice by position as a list does."""
-        return store.messages(self.id, start, stop)
+        read = _store_method(store, "messages", "messages", awaited=False)
+        stored: list[Message] = read(self.id, start, stop)
+        return stored
 
     def read(self, store: MessageStore, window: ContextWindow | None = None) -> list[Message]:
         """The conversation to send: every stored message, or what ``window`` keeps of them.
@@ -201,13 +267,15 @@ class LocalThread(BaseModel):
         window keeps, not what the thread holds (``messages._window``). The answer is the one the window
         would give with every message added. Any other window is cleared and given every message of the
         thread in order (one read of the store). What its ``get_messages()`` returns is the answer."""
+        read: Callable[[str], list[Message]] = _store_method(store, "messages", "read", awaited=False)
         if window is None:
-            return store.messages(self.id)
+            return read(self.id)
+        window = _check_window(window, "read")
         plan = _read_plan(window, store)
         if plan is not None:
             window._load_part(read_sync(store, self.id, plan))  # type: ignore[attr-defined, arg-type]
             return window.get_messages()
-        stored = store.messages(self.id)
+        stored = read(self.id)
         window.clear()
         for message in stored:
             window.add_message(message)
@@ -222,24 +290,39 @@ class LocalThread(BaseModel):
         metadata: Any = None,
         skip_existing: bool = False,
     ) -> range:
-        """``append`` with an async store (``AsyncThreadStore``)."""
-        return await store.append(self.id, messages, **_envelope(ids, metadata, skip_existing))
+        """``append`` with an async store (``AsyncThreadStore``); a sync one is refused, before anything is
+        written, naming ``append``.
+
+        If the awaiting task is cancelled (``task.cancel()``, ``asyncio.wait_for``, ``asyncio.timeout``),
+        the append either never started (nothing is written) or ran to its end (it is written, whole):
+        settled by the time the ``CancelledError`` reaches the caller, so a read right after tells which,
+        and nothing lands later. Give the messages ``ids`` and append again with ``skip_existing=True``: the
+        retry adds what is missing and nothing twice."""
+        append = _store_method(store, "append", "aappend", awaited=True)
+        added: range = await append(self.id, messages, **_envelope(ids, metadata, skip_existing, "aappend"))
+        return added
 
     async def amessages(
         self, store: AsyncMessageStore, start: int = 0, stop: int | None = None
     ) -> list[Message]:
         """``messages`` with an async store."""
-        return await store.messages(self.id, start, stop)
+        read = _store_method(store, "messages", "amessages", awaited=True)
+        stored: list[Message] = await read(self.id, start, stop)
+        return stored
 
     async def aread(self, store: AsyncMessageStore, window: ContextWindow | None = None) -> list[Message]:
         """``read`` with an async store: the same reads, awaited."""
+        read: Callable[[str], Awaitable[list[Message]]] = _store_method(
+            store, "messages", "aread", awaited=True
+        )
         if window is None:
-            return await store.messages(self.id)
+            return await read(self.id)
+        window = _check_window(window, "aread")
         plan = _read_plan(window, store)
         if plan is not None:
             window._load_part(await read_async(store, self.id, plan))  # type: ignore[attr-defined, arg-type]
             return window.get_messages()
-        stored = await store.messages(self.id)
+        stored = await read(self.id)
         window.clear()
         for message in stored:
             window.add_message(message)

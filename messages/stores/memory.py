@@ -37,6 +37,7 @@ class InMemoryThreadStore(ThreadStore):
     """Threads in this process's memory; thread-safe; gone when the process ends."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._threads: dict[str, _Record] = {}  # insertion order: oldest first
         self._lock = threading.Lock()
         self._closed = False

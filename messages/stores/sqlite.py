@@ -41,8 +41,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
-from messages.stores._codec import Row, message_exists, not_local, utc_now
+from messages.errors import InvalidArgumentError, StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.stores._codec import Row, check_number, message_exists, not_local, utc_now
 from messages.stores._connections import PerThread
 from messages.stores._failures import BackendFailedError
 from messages.stores._migrations import SQLITE, SQLITE_MIGRATIONS, Migration, migrate, run_sync
@@ -113,18 +113,32 @@ class SQLiteThreadStore(SQLThreadStore):
         timeout: float = 30.0,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
     ) -> None:
+        super().__init__()
         if sqlite3.sqlite_version_info < _MIN_SQLITE:
             raise StoreError(
                 f"SQLiteThreadStore needs SQLite {'.'.join(map(str, _MIN_SQLITE))} or newer (for "
                 f"UPDATE ... RETURNING); this Python links SQLite {sqlite3.sqlite_version}"
             )
         if synchronous not in ("FULL", "NORMAL"):
-            raise ValueError(f"synchronous is 'FULL' or 'NORMAL', not {synchronous!r}")
-        path = os.fspath(path)
+            raise InvalidArgumentError(
+                f"SQLiteThreadStore(): synchronous is 'FULL' or 'NORMAL', not {synchronous!r}",
+                argument="synchronous",
+            )
+        check_number(timeout, "timeout", "SQLiteThreadStore", minimum=0)
+        fspath = getattr(path, "__fspath__", None)
+        text: object = fspath() if fspath is not None else path
+        if not isinstance(text, str):
+            raise InvalidArgumentError(
+                "SQLiteThreadStore(): path is a file path, a str or a pathlib.Path, not a "
+                f"{type(path).__name__}",
+                argument="path",
+            )
+        path = text
         if path == ":memory:" or path.startswith("file:"):
-            raise ValueError(
-                "SQLiteThreadStore takes a file path; an in-memory SQLite database would be a different "
-                "database on every connection: use InMemoryThreadStore instead"
+            raise InvalidArgumentError(
+                "SQLiteThreadStore(): path is a file path; an in-memory SQLite database would be a different "
+                "database on every connection: use InMemoryThreadStore instead",
+                argument="path",
             )
         self.path = Path(path)
         """The database file."""
@@ -310,8 +324,7 @@ class AsyncSQLiteThreadStore(OffloadedStore):
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
         workers: int = 1,
     ) -> None:
-        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-            raise ValueError(f"workers is the number of worker threads, at least 1; got {workers!r}")
+        check_number(workers, "workers", "AsyncSQLiteThreadStore", minimum=1, whole=True)
         sync = SQLiteThreadStore(path, timeout=timeout, synchronous=synchronous)
         super().__init__(sync, workers=workers)
         self.path = sync.path

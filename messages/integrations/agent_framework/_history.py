@@ -15,8 +15,9 @@ then appends with ``skip_existing``: a message whose id the thread holds is drop
 several processes replay the same turn at once; a replay of messages without ids is recognised by their
 content, within one process (a lock per session), as Agent Framework's own providers do.
 
-A sync store's calls run in a worker thread (``asyncio.to_thread``), as Agent Framework's
-``FileHistoryProvider`` runs its file I/O; an async store's are awaited.
+A sync store's calls run in a worker thread (``messages.stores.base.in_worker``, ``asyncio.to_thread``
+settled: a cancelled run's call either never starts or ends before the cancellation goes on), as Agent
+Framework's ``FileHistoryProvider`` runs its file I/O; an async store's are awaited.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from messages.convert.agent_framework import AgentFrameworkEnvelope, from_agent_
 from messages.errors import (
     ConversionError,
     CorruptDataError,
+    InvalidArgumentError,
     ThreadExistsError,
     ThreadKindError,
     ThreadNotFoundError,
@@ -43,6 +45,7 @@ from messages.errors import (
 from messages.integrations.agent_framework._replay import Entry, already_stored
 from messages.models import Message, ToolMessage, UserMessage
 from messages.stores import AsyncThreadStore, MessageRecord, ThreadInfo, ThreadStore
+from messages.stores.base import in_worker
 from messages.threads import LocalThread, RemoteThread
 
 __all__ = ["ThreadStoreHistoryProvider"]
@@ -83,9 +86,11 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         skip_excluded: bool = False,
     ) -> None:
         if not isinstance(store, ThreadStore | AsyncThreadStore):
-            raise TypeError(
-                f"store must be a ThreadStore or an AsyncThreadStore of messages.stores, not a "
-                f"{type(store).__name__}"
+            raise InvalidArgumentError(
+                f"ThreadStoreHistoryProvider(): store is a ThreadStore or an AsyncThreadStore of "
+                f"messages.stores (SQLiteThreadStore, AsyncPostgresThreadStore, ...), not a "
+                f"{type(store).__name__}",
+                argument="store",
             )
         super().__init__(
             source_id=source_id or self.DEFAULT_SOURCE_ID,
@@ -211,24 +216,24 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     async def _records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.records(thread_id, start, stop)
-        return await asyncio.to_thread(self.store.records, thread_id, start, stop)
+        return await in_worker(self.store.records, thread_id, start, stop)
 
     async def _roles(self, thread_id: str, start: int, stop: int | None) -> list[str]:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.roles(thread_id, start, stop)
-        return await asyncio.to_thread(self.store.roles, thread_id, start, stop)
+        return await in_worker(self.store.roles, thread_id, start, stop)
 
     async def _thread_info(self, thread_id: str) -> ThreadInfo:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.thread_info(thread_id)
-        return await asyncio.to_thread(self.store.thread_info, thread_id)
+        return await in_worker(self.store.thread_info, thread_id)
 
     async def _create_thread(self, thread_id: str) -> None:
         try:
             if isinstance(self.store, AsyncThreadStore):
                 await self.store.create_thread(thread_id)
             else:
-                await asyncio.to_thread(self.store.create_thread, thread_id)
+                await in_worker(self.store.create_thread, thread_id)
         except ThreadExistsError:
             pass  # another process made it first
 
@@ -242,20 +247,20 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         if isinstance(self.store, AsyncThreadStore):
             await self.store.append(thread_id, rows, ids=ids, metadata=metadata, skip_existing=True)
         else:
-            await asyncio.to_thread(
+            await in_worker(
                 self.store.append, thread_id, rows, ids=ids, metadata=metadata, skip_existing=True
             )
 
     async def _load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.load_thread(thread_id)
-        return await asyncio.to_thread(self.store.load_thread, thread_id)
+        return await in_worker(self.store.load_thread, thread_id)
 
     async def _save_thread(self, thread: LocalThread | RemoteThread) -> None:
         if isinstance(self.store, AsyncThreadStore):
             await self.store.save_thread(thread)
         else:
-            await asyncio.to_thread(self.store.save_thread, thread)
+            await in_worker(self.store.save_thread, thread)
 
     # -- reading and saving -------------------------------------------------------------------------------
 
@@ -320,9 +325,10 @@ class _RecordReader:
 
 def _thread_id(session_id: str | None) -> str:
     if session_id is None:
-        raise ValueError(
+        raise InvalidArgumentError(
             "ThreadStoreHistoryProvider keeps each session's history under its session id, and got none: "
-            "run the agent with a session (agent.create_session(), or AgentSession(session_id=...))"
+            "run the agent with a session (agent.create_session(), or AgentSession(session_id=...))",
+            argument="session_id",
         )
     return session_id
 
