@@ -309,6 +309,13 @@ class CompactingContext(ChatCompletionContext):
         self._summary_tokens: int | None = None
         super().__init__(initial_messages)
 
+    def __repr__(self) -> str:
+        counter = f", counter={self._counter_name!r}" if self._counted else ""
+        return (
+            f"CompactingContext({self._limit}, trigger={self._trigger}, keep={self._keep}, "
+            f"measure={self.measure!r}{counter})"
+        )
+
     # -- settings -----------------------------------------------------------------------------------------
 
     @property
@@ -723,13 +730,21 @@ def _compaction(outcome: Outcome) -> Compaction:
 
 
 def _run_coroutine(awaitable: Any) -> Any:
-    """Run an async summarizer's awaitable from sync code (no event loop may be running here)."""
+    """Run an async summarizer's awaitable from sync code: on an event loop of its own, in a worker thread
+    when this thread already runs one."""
     import asyncio
 
     async def wait() -> Any:
         return await awaitable
 
-    return asyncio.run(wait())
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait())
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="messages-summarizer") as pool:
+        return pool.submit(asyncio.run, wait()).result()
 
 
 def _as_result(request: SummaryRequest, result: Any) -> SummaryResult:
