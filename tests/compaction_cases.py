@@ -171,11 +171,14 @@ def run_conversation(
             validate_conversation(got)
         records = store.records(thread.id)
         chain = store.checkpoints(thread.id)
+        refused = None
         try:
             compact(store, compactor, thread, force=forced[number % len(forced)])
         except SummarizerError as exc:
+            refused = exc
+        if refused is not None:
             # A span so short that even a few words of summary outweigh it: refused, nothing written.
-            assert exc.reason == "too_long", exc
+            assert refused.reason == "too_long", refused
             assert store.checkpoints(thread.id) == chain
             summarizer.requests.pop()
         assert store.records(thread.id) == records, "compaction changed a message record"

@@ -70,13 +70,14 @@ def test_a_compaction_keeps_the_newest_exchanges_and_starts_the_window_on_a_user
     thread = new_thread(store, *(m for n in range(6) for m in exchange(n)))
     compactor = Compactor(Scripted(), limit=20, trigger=16, keep=6)
     done = compactor.compact(store, thread)
-    assert done.due and len(done.written) == 1 and done.conflict is None
+    assert (done.due, len(done.written), done.conflict) == (True, 1, None)
     [checkpoint] = done.written
     assert checkpoint.upto == 21  # positions 1..20 summarized; the last exchange (21..24) kept whole
     window = compactor.window()
     got = thread.read(store, window)
     assert got[0] == SystemMessage(content="Be brief.")
-    assert got[1] == summary_message("S1-21") and is_summary(got[1])
+    assert got[1] == summary_message("S1-21")
+    assert is_summary(got[1])
     assert got[2:] == exchange(5)
     assert window.checkpoint == checkpoint
     validate_conversation(got)
@@ -87,7 +88,8 @@ def test_the_summary_is_a_marked_system_message_right_after_the_instructions():
     assert isinstance(message, SystemMessage)
     assert message.content == f"{SUMMARY_MARKER}\n\nThe user wants a trip to Rome."
     assert summary_text(message) == "The user wants a trip to Rome."
-    assert not is_summary(SystemMessage(content="Be brief.")) and not is_summary(UserMessage(content="hi"))
+    assert not is_summary(SystemMessage(content="Be brief."))
+    assert not is_summary(UserMessage(content="hi"))
 
 
 @pytest.mark.parametrize(
@@ -146,7 +148,7 @@ def test_a_span_over_the_summarizers_budget_is_chained_over_several_checkpoints_
     position = 1
     previous = None
     for request, checkpoint in zip(summarizer.requests, chain, strict=True):
-        assert request.start == position and request.upto == checkpoint.upto
+        assert (request.start, request.upto) == (position, checkpoint.upto)
         assert request.previous == previous
         before = weight(summary_message(previous)) if previous is not None else 0
         assert before + sum(map(weight, request.messages)) <= 200
@@ -205,7 +207,8 @@ def test_messages_appended_while_a_summary_is_written_are_kept_after_the_cut():
     [checkpoint] = compactor.compact(store, thread).written
     assert checkpoint.upto == 21
     got = thread.read(store, compactor.window())
-    assert got[-4:] == late and got[2:6] == exchange(5)
+    assert got[-4:] == late
+    assert got[2:6] == exchange(5)
 
 
 def test_between_two_checkpoints_each_request_begins_with_the_previous_one_byte_for_byte():
@@ -233,7 +236,8 @@ def test_cache_breakpoints_fall_on_the_summary_and_the_ends_of_requests():
     got = thread.read(store, compactor.window())
     marked = place_cache_breakpoints(got, model="anthropic/claude-sonnet-4-5", min_tokens=1)
     at = [i for i, m in enumerate(marked) if m.cache_control is not None]
-    assert at[0] == 1 and is_summary(marked[1])  # the lead and the summary: stable until the next one
+    assert at[0] == 1  # the lead and the summary: stable until the next checkpoint
+    assert is_summary(marked[1])
     assert at[-1] == len(marked) - 1
 
 
@@ -280,7 +284,8 @@ def test_compaction_is_due_only_over_the_trigger():
     store.append(thread.id, [m for n in range(1, 5) for m in exchange(n)])
     window = compactor.window()
     thread.read(store, window)
-    assert window.compaction_due() and compactor.compact(store, thread).written
+    assert window.compaction_due()
+    assert compactor.compact(store, thread).written
 
 
 def test_settings_that_cannot_work_are_refused_by_name():
