@@ -309,7 +309,7 @@ class SQLThreadStore(ThreadStore):
             past = counts_past_end(thread_id, counts, self._local_length(conn, thread_id, "append"))
             if past is not None:
                 raise past
-            conn.executemany(
+            conn.cursor().executemany(  # sqlite3's and psycopg's cursors both have executemany
                 INSERT_COUNT.replace("?", self._placeholder),
                 [(thread_id, counter, position, tokens) for position, tokens in counts.items()],
             )
