@@ -57,7 +57,9 @@ def test_checkpoints_chain_on_their_base_and_touch_no_message(store):
     first = store.add_checkpoint(thread_id, summary_message("one"), upto=5, base=None, provenance=provenance)
     assert (first.thread_id, first.upto, first.base, first.provenance) == (thread_id, 5, None, provenance)
     assert first.summary == summary_message("one")
-    second = store.add_checkpoint(thread_id, summary_message("two"), upto=6, base=first.id, checkpoint_id="c2")
+    second = store.add_checkpoint(
+        thread_id, summary_message("two"), upto=6, base=first.id, checkpoint_id="c2"
+    )
     assert second.id == "c2"
     assert store.checkpoints(thread_id) == [first, second]
     assert store.latest_checkpoint(thread_id) == second
