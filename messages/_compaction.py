@@ -101,6 +101,8 @@ class Settings:
 
     count: Callable[[Message], int]
     """A message's tokens (the window's counter, or an estimate)."""
+    count_fixed: Callable[[Message], int]
+    """``count`` for the messages every turn reads again (the lead, the summary), cached."""
     counter: str | None
     """The counter's name, under which counts are saved (``None``: none saved)."""
     tokens: bool
@@ -183,8 +185,8 @@ def plan_compaction(settings: Settings, thread_id: str, *, force: bool) -> Gener
     weights = tokens if settings.tokens else [1] * len(tail)
     if settings.tokens:
         lead_messages: list[Message] = yield Messages(0, lead)
-        size = settings.overhead + sum(settings.count(m) for m in lead_messages) + sum(tokens)
-        size += settings.count(summary) if summary is not None else 0
+        size = settings.overhead + sum(settings.count_fixed(m) for m in lead_messages) + sum(tokens)
+        size += settings.count_fixed(summary) if summary is not None else 0
     else:
         size = len(tail) + (summary is not None)
     due = force or size > settings.trigger
@@ -201,7 +203,7 @@ def plan_compaction(settings: Settings, thread_id: str, *, force: bool) -> Gener
 
     # The span [floor, cut), in pieces within the summarizer's budget, each summarized with the one before.
     previous = settings.summary_text(summary) if summary is not None else None
-    previous_tokens = settings.count(summary) if summary is not None else 0
+    previous_tokens = settings.count_fixed(summary) if summary is not None else 0
     made: list[tuple[int, Message, Provenance]] = []
     unit_starts = [s for s in starts if s < cut]
     piece_start = floor

@@ -307,6 +307,7 @@ class CompactingContext(ChatCompletionContext):
         self._suffix = Suffix()
         self._checkpoint: Checkpoint | None = None
         self._summary_tokens: int | None = None
+        self._fixed: dict[str, int] = {}  # counts of the lead and summaries, read again each turn, by dump
         super().__init__(initial_messages)
 
     def __repr__(self) -> str:
@@ -353,8 +354,9 @@ class CompactingContext(ChatCompletionContext):
         return self._model is not None or self._list_counter is not None or self._message_counter is not None
 
     def _same_settings(self) -> CompactingContext:
-        """A fresh window with these settings."""
-        return CompactingContext(
+        """A fresh window with these settings, sharing this one's counter (made once: litellm's takes
+        milliseconds to set up) and its counts of the lead and the summaries."""
+        fresh = CompactingContext(
             self._limit,
             trigger=self._trigger,
             keep=self._keep,
@@ -363,6 +365,10 @@ class CompactingContext(ChatCompletionContext):
             message_token_counter=self._message_counter,
             counter_name=None if self._model is not None else self._counter_name,
         )
+        if self._counted:
+            fresh._counter, fresh._overhead = self._ensure_counter(), self._overhead
+        fresh._fixed = self._fixed
+        return fresh
 
     # -- counting -----------------------------------------------------------------------------------------
 
@@ -371,6 +377,16 @@ class CompactingContext(ChatCompletionContext):
         if not self._counted:
             return estimate_tokens(message)
         return checked_count(self._ensure_counter()(message), "the token count of a message")
+
+    def _count_fixed(self, message: Message) -> int:
+        """``count_tokens`` for a message every turn reads again (the lead, a summary): counted once."""
+        key = message.model_dump_json()
+        count = self._fixed.get(key)
+        if count is None:
+            if len(self._fixed) > 256:
+                self._fixed.clear()
+            count = self._fixed[key] = self.count_tokens(message)
+        return count
 
     def _ensure_counter(self) -> MessageTokenCounter:
         if self._counter is None:
@@ -400,7 +416,7 @@ class CompactingContext(ChatCompletionContext):
         if not self._counted:
             return 1
         if self._summary_tokens is None:
-            self._summary_tokens = self.count_tokens(self._checkpoint.summary)
+            self._summary_tokens = self._count_fixed(self._checkpoint.summary)
         return self._summary_tokens
 
     # -- the window ---------------------------------------------------------------------------------------
@@ -476,7 +492,7 @@ class CompactingContext(ChatCompletionContext):
             return ReadPlan(tail=messages_budget, checkpoint=True, user_start=True)
 
         def tokens_budget(lead: Sequence[Message]) -> float:
-            return self._limit - self._ensure_overhead() - sum(self.count_tokens(m) for m in lead)
+            return self._limit - self._ensure_overhead() - sum(self._count_fixed(m) for m in lead)
 
         return ReadPlan(
             tail=tokens_budget,
@@ -595,15 +611,16 @@ class Compactor:
         """The most seconds a summarizer call may take (``None``: no bound)."""
 
     def window(self) -> CompactingContext:
-        """A fresh window with this compactor's settings, to read the thread with."""
+        """A fresh window with this compactor's settings (and its counter), to read the thread with."""
         return self._template._same_settings()
 
     def _settings(self) -> Settings:
         window = self._template
         instructions = getattr(self.summarizer, "instructions", None)
-        prompt = window.count_tokens(SystemMessage(content=instructions + _FINAL)) if instructions else 0
+        prompt = window._count_fixed(SystemMessage(content=instructions + _FINAL)) if instructions else 0
         return Settings(
             count=window.count_tokens,
+            count_fixed=window._count_fixed,
             counter=window.counter_name,
             tokens=window.measure == "tokens",
             overhead=window._ensure_overhead() if window.measure == "tokens" else 0,
