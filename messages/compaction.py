@@ -301,8 +301,8 @@ class CompactingContext(ChatCompletionContext):
         self._list_counter = token_counter
         self._message_counter = message_token_counter
         self._counter_name = f"litellm:{model}" if model is not None else counter_name
-        self._counter: MessageTokenCounter | None = None
-        self._overhead = 0
+        # The counter and the list's overhead, made on first use, shared by the windows of one compactor.
+        self._made: dict[str, Any] = {}
         self._tokens = TokenWindow(self._count_at, self._ensure_overhead)
         self._suffix = Suffix()
         self._checkpoint: Checkpoint | None = None
@@ -365,9 +365,7 @@ class CompactingContext(ChatCompletionContext):
             message_token_counter=self._message_counter,
             counter_name=None if self._model is not None else self._counter_name,
         )
-        if self._counted:
-            fresh._counter, fresh._overhead = self._ensure_counter(), self._overhead
-        fresh._fixed = self._fixed
+        fresh._made, fresh._fixed = self._made, self._fixed
         return fresh
 
     # -- counting -----------------------------------------------------------------------------------------
@@ -389,21 +387,22 @@ class CompactingContext(ChatCompletionContext):
         return count
 
     def _ensure_counter(self) -> MessageTokenCounter:
-        if self._counter is None:
+        made = self._made
+        if "counter" not in made:
             if self._message_counter is not None:
-                self._overhead, self._counter = 0, self._message_counter
+                made["overhead"], made["counter"] = 0, self._message_counter
             elif self._list_counter is not None:
                 counter = self._list_counter
                 overhead = checked_count(counter([]), "token_counter([])")
-                self._overhead, self._counter = overhead, lambda m: counter([m]) - overhead
+                made["overhead"], made["counter"] = overhead, lambda m: counter([m]) - overhead
             else:
                 assert self._model is not None
-                self._overhead, self._counter = _litellm_counter(self._model)
-        return self._counter
+                made["overhead"], made["counter"] = _litellm_counter(self._model)
+        return made["counter"]  # type: ignore[no-any-return]
 
     def _ensure_overhead(self) -> int:
         self._ensure_counter()
-        return self._overhead
+        return int(self._made["overhead"])
 
     def _count_at(self, index: int) -> int:
         return checked_count(
@@ -609,6 +608,21 @@ class Compactor:
             raise ValueError(f"timeout is a number of seconds above 0, or None; got {timeout!r}")
         self.timeout = timeout
         """The most seconds a summarizer call may take (``None``: no bound)."""
+
+    @property
+    def limit(self) -> int:
+        """The windows' limit (``CompactingContext.limit``)."""
+        return self._template.limit
+
+    @property
+    def trigger(self) -> int:
+        """The window size above which compaction is due."""
+        return self._template.trigger
+
+    @property
+    def keep(self) -> int:
+        """How much of the newest exchanges a compaction keeps after its cut."""
+        return self._template.keep
 
     def window(self) -> CompactingContext:
         """A fresh window with this compactor's settings (and its counter), to read the thread with."""
