@@ -111,7 +111,8 @@ def build(store: ThreadStore, size: int) -> str:
 
 def per_turn(
     name: str, make: Callable[[], AbstractContextManager[ThreadStore]], sizes: tuple[int, ...], repeat: int
-):
+) -> tuple[dict[int, float], dict[int, float]]:
+    """Per size: the best time of a turn's read, and of one forced compaction."""
     reads: dict[int, float] = {}
     compactions: dict[int, float] = {}
     with make() as store:
@@ -148,6 +149,8 @@ def per_turn(
 # -- the prompt cache over a scripted conversation -------------------------------------------------------
 
 TURNS = 200
+Requests = list[list[dict[str, Any]]]
+"""Each request of a conversation, as the wire dicts sent."""
 BUDGET = 6_000
 """The token budget of every approach: the window's limit, LangChain's trigger."""
 
@@ -185,10 +188,10 @@ def prefix_share(requests: list[list[dict[str, Any]]]) -> tuple[float, int]:
 
 def conversation_requests(
     send: Callable[[list[Message]], list[dict[str, Any]]], after_turn: Callable[[], None]
-) -> list:
+) -> Requests:
     """Drive the scripted conversation: ``send(new messages)`` appends them and returns the request (wire
     dicts) before each assistant message; ``after_turn()`` after each turn."""
-    requests = []
+    requests: Requests = []
     for turn in range(TURNS):
         messages = scripted_turn(turn)
         pending: list[Message] = []
@@ -202,7 +205,7 @@ def conversation_requests(
     return requests
 
 
-def ours() -> tuple[list, int]:
+def ours() -> tuple[Requests, int]:
     store = InMemoryThreadStore()
     thread = LocalThread()
     store.save_thread(thread)
@@ -226,7 +229,7 @@ def ours() -> tuple[list, int]:
     return conversation_requests(send, after), made[0]
 
 
-def token_limited() -> list:
+def token_limited() -> Requests:
     context = TokenLimitedContext(
         BUDGET, [SystemMessage(content="You are a travel assistant.")], message_token_counter=quarter_chars
     )
@@ -239,7 +242,7 @@ def token_limited() -> list:
     return conversation_requests(send, lambda: None)
 
 
-def unbounded() -> list:
+def unbounded() -> Requests:
     history: list[Message] = [SystemMessage(content="You are a travel assistant.")]
 
     def send(new: list[Message]) -> list[dict[str, Any]]:
@@ -249,7 +252,7 @@ def unbounded() -> list:
     return conversation_requests(send, lambda: None)
 
 
-def langchain_middleware() -> tuple[list, int] | str:
+def langchain_middleware() -> tuple[Requests, int] | str:
     """LangChain's ``SummarizationMiddleware`` as an agent runs it, or why it cannot run here."""
     try:
         from langchain.agents.middleware.summarization import SummarizationMiddleware
@@ -327,7 +330,7 @@ def main(quick: bool = False) -> list[Figure]:
     )
     print(f"  {'approach':<52} {'cached share':>12} {'prompt tokens':>14} {'summaries':>10}")
     compacted, made = ours()
-    rows: list[tuple[str, list, int | None]] = [
+    rows: list[tuple[str, Requests, int | None]] = [
         ("messages.compaction (checkpoints, stable window)", compacted, made),
         ("TokenLimitedContext (slides every turn)", token_limited(), None),
     ]
