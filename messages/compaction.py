@@ -82,7 +82,7 @@ from messages.context import (
     ChatCompletionContext,
     MessageTokenCounter,
     TokenCounter,
-    _litellm_counter,
+    _counter_of,
 )
 from messages.errors import CheckpointConflictError, ContextStateError, MessagesError, SummarizerError
 from messages.models import AIMessage, Message, SystemMessage, UserMessage
@@ -389,15 +389,9 @@ class CompactingContext(ChatCompletionContext):
     def _ensure_counter(self) -> MessageTokenCounter:
         made = self._made
         if "counter" not in made:
-            if self._message_counter is not None:
-                made["overhead"], made["counter"] = 0, self._message_counter
-            elif self._list_counter is not None:
-                counter = self._list_counter
-                overhead = checked_count(counter([]), "token_counter([])")
-                made["overhead"], made["counter"] = overhead, lambda m: counter([m]) - overhead
-            else:
-                assert self._model is not None
-                made["overhead"], made["counter"] = _litellm_counter(self._model)
+            made["overhead"], made["counter"] = _counter_of(
+                self._model, self._list_counter, self._message_counter
+            )
         return made["counter"]  # type: ignore[no-any-return]
 
     def _ensure_overhead(self) -> int:

@@ -75,11 +75,10 @@ is all or nothing).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from messages.profiles._rule import Violation
-    from messages.stores._checkpoints import Checkpoint
 
 __all__ = [
     "BackendError",
@@ -329,14 +328,17 @@ class CheckpointConflictError(StoreError, ValueError):
     stored its checkpoint first (compare and set, under the thread's write lock). Nothing was written;
     ``winner`` is the checkpoint that is now the newest, whose summary every read uses."""
 
-    def __init__(self, message: str, *, thread_id: str, base: str | None, winner: Checkpoint | None) -> None:
+    # ``winner`` is a ``messages.stores.Checkpoint``; typed loosely so that this module, which every layer
+    # imports, imports none of them.
+    def __init__(self, message: str, *, thread_id: str, base: str | None, winner: Any) -> None:
         super().__init__(message)
         self.thread_id = thread_id
         """The thread."""
         self.base = base
         """The base the refused checkpoint was built on (``None``: the thread had no checkpoint)."""
         self.winner = winner
-        """The thread's newest checkpoint now (``None`` when it has none: the base was deleted)."""
+        """The thread's newest checkpoint now, a ``Checkpoint`` (``None`` when it has none: the base was
+        deleted)."""
 
 
 class CheckpointNotFoundError(StoreError, KeyError):

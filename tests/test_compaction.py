@@ -3,7 +3,7 @@
 message record changed, summaries chained with full coverage), the summarizer's failures, chaining within
 the input budget, pending calls, the stable prefix between checkpoints, appends during a summary, token
 counts saved once, and the window's state. The same properties run on every backend, in both flavours, in
-tests/stores/test_compaction_stores.py."""
+tests/stores/test_checkpoints.py."""
 
 from __future__ import annotations
 
