@@ -162,13 +162,13 @@ def test_long_chat_window_stays_within_its_limit_and_restores():
 
 @SUBPROCESS
 def test_compacting_chat_writes_checkpoints_keeps_every_message_and_its_prefix_between_them():
-    out = run_example("compacting_chat.py", "--turns", "25", "--limit", "700")
+    out = run_example("compacting_chat.py", "--turns", "16", "--limit", "500")
     rows = [line for line in out.splitlines() if line.startswith("turn ")]
     compacted = [row for row in rows if row.endswith("compacted")]
     assert len(compacted) >= 2
     for row in rows:
         used, limit = (int(x) for x in row.split("messages,")[2].split("tokens")[0].split(" of "))
-        assert used <= limit == 700
+        assert used <= limit == 500
     checkpoints = [int(row.split("checkpoints")[1].split(",")[0]) for row in rows]
     assert checkpoints == sorted(checkpoints)
     assert "0 of them without a checkpoint just before" in out

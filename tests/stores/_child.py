@@ -205,7 +205,7 @@ def compact_until(
     from tests.stores._backends import is_async
 
     def summarizer(request: Any) -> str:
-        time.sleep(random.uniform(0.005, 0.03))
+        time.sleep(random.uniform(0.02, 0.06))
         return f"S{request.start}-{request.upto}"
 
     compactor = Compactor(summarizer, limit=12, trigger=9, keep=3)

@@ -350,11 +350,11 @@ def test_four_processes_compacting_one_thread_beside_appenders_some_killed_store
         pipes.append(receiver)
         children.append(child)
     rng = random.Random(CRASH_SEED)
-    time.sleep(rng.uniform(0.8, 1.2))
+    time.sleep(rng.uniform(0.5, 0.8))
     for victim in (children[0], children[4]):  # a compactor and an appender, mid-work
         victim.kill()
-        time.sleep(rng.uniform(0.2, 0.5))
-    time.sleep(1.0)
+        time.sleep(rng.uniform(0.1, 0.3))
+    time.sleep(0.6)
     stop.set()
     children[5].kill()
     for child in children:
