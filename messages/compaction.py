@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -104,6 +105,8 @@ __all__ = [
     "summary_message",
     "summary_text",
 ]
+
+_log = logging.getLogger("messages.compaction")
 
 SUMMARY_MARKER = "[Summary of the earlier conversation: it stands in for the messages before this point]"
 """How a summary message's text starts: it tells the model (and ``is_summary``) what the message is."""
@@ -751,6 +754,27 @@ def _add_sync(store: Any, thread_id: str, request: AddCheckpoint) -> Checkpoint 
 
 
 def _compaction(outcome: Outcome) -> Compaction:
+    """The public result, each checkpoint written logged (``messages.compaction``, INFO) with its
+    provenance as the record's ``checkpoint`` and ``provenance`` attributes, for log pipelines."""
+    for checkpoint in outcome.written:
+        made = checkpoint.provenance
+        _log.info(
+            "checkpoint %s of thread %s: up to position %d, on %s; summarizer %s, %s tokens in, %s out",
+            checkpoint.id,
+            checkpoint.thread_id,
+            checkpoint.upto,
+            checkpoint.base or "nothing",
+            made.model or "(a function)",
+            made.input_tokens,
+            made.output_tokens,
+            extra={"checkpoint": checkpoint.id, "provenance": asdict(made)},
+        )
+    if outcome.conflict is not None:
+        _log.info(
+            "thread %s: another compactor stored checkpoint %s first",
+            outcome.conflict.thread_id,
+            outcome.conflict.id,
+        )
     return Compaction(outcome.due, outcome.written, outcome.conflict)
 
 

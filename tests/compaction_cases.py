@@ -65,8 +65,8 @@ def reference_read(window: CompactingContext, thread: Sequence[Message], newest:
 
 
 def check_checkpoints(thread: Sequence[Message], checkpoints: Sequence[Checkpoint]) -> None:
-    """Every checkpoint cuts between whole exchanges, summarizes no unanswered call, and the chain covers
-    the thread after its leading system messages once, in order."""
+    """Every checkpoint cuts between whole exchanges and summarizes no unanswered call, and the chain covers
+    the thread after its leading system messages once, in order (broken threads included)."""
     lead, _ = split(thread)
     previous: Checkpoint | None = None
     for checkpoint in checkpoints:
@@ -74,9 +74,11 @@ def check_checkpoints(thread: Sequence[Message], checkpoints: Sequence[Checkpoin
         assert checkpoint.upto > (previous.upto if previous else len(lead)), "a span is empty or goes back"
         if checkpoint.upto < len(thread):
             assert not isinstance(thread[checkpoint.upto], ToolMessage), "a result is cut from its call"
-        # Every call before the cut is answered before it: none summarized unanswered, none cut from its
-        # result (a thread that keeps the protocol, as these do).
-        validate_conversation(list(thread[: checkpoint.upto]))
+        # Each exchange it summarizes answers all its calls within itself: none summarized unanswered, none
+        # cut from a result after the cut.
+        for unit in segments(thread[len(lead) : checkpoint.upto]):
+            calls = {c.id for c in getattr(unit[0], "tool_calls", None) or ()}
+            assert calls <= {m.tool_call_id for m in unit if isinstance(m, ToolMessage)}, unit
         assert is_summary(checkpoint.summary)
         previous = checkpoint
 
@@ -118,7 +120,12 @@ _pending_ids = itertools.count()
 def turns(draw: st.DrawFn) -> list[list[Message]]:
     """A conversation cut into turns (appended one at a time), now and then with a call left pending for
     a turn or two (as an approval would be) before its result arrives."""
-    conversation = draw(ms.conversations(max_turns=14, max_parallel_calls=3, extensions=False))
+    conversation = draw(
+        st.one_of(
+            ms.conversations(max_turns=14, max_parallel_calls=3, extensions=False),
+            ms.broken_conversations(max_turns=14, max_parallel_calls=3, extensions=False),
+        )
+    )
     cuts = sorted(draw(st.sets(st.integers(1, max(1, len(conversation) - 1)), max_size=10)))
     chunks = [conversation[a:b] for a, b in itertools.pairwise([0, *cuts, len(conversation)]) if a < b]
     if draw(st.booleans()) and chunks:
@@ -169,6 +176,7 @@ def run_conversation(
         assert got == expected, (number, got, expected, store.checkpoints(thread.id))
         if _keeps_protocol(history):
             validate_conversation(got)
+        assert sum(map(is_summary, got)) <= 1  # one summary, however long the chain
         records = store.records(thread.id)
         chain = store.checkpoints(thread.id)
         refused = None
