@@ -248,10 +248,11 @@ def plan_compaction(settings: Settings, thread_id: str, *, force: bool) -> Gener
         message = settings.make_summary(text)
         summary_tokens = settings.count(message)
         replaced = previous_tokens + span
-        if summary_tokens > replaced:
+        returned = settings.count(settings.make_summary(text).model_copy(update={"content": text}))
+        if returned > replaced:  # what the summarizer returned, without the marker this package adds
             raise SummarizerError(
                 f"thread {thread_id!r}: the summary of positions {piece_start} to {end - 1} counts "
-                f"{summary_tokens} tokens, more than the {replaced} it would replace; nothing was written "
+                f"{returned} tokens, more than the {replaced} it would replace; nothing was written "
                 "(the thread reads as before)",
                 thread_id=thread_id,
                 reason="too_long",
