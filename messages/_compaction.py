@@ -105,6 +105,8 @@ class Settings:
     """``count`` for the messages every turn reads again (the lead, the summary), cached."""
     counter: str | None
     """The counter's name, under which counts are saved (``None``: none saved)."""
+    counter_label: str
+    """What counted, for the provenance: the counter's name, or what it is when it has none."""
     tokens: bool
     """Whether ``limit``, ``trigger`` and ``keep`` count tokens (else messages after the lead)."""
     overhead: int
@@ -262,7 +264,7 @@ def plan_compaction(settings: Settings, thread_id: str, *, force: bool) -> Gener
             prompt_hash=result.prompt_hash,
             input_tokens=result.input_tokens,
             output_tokens=result.output_tokens,
-            token_counter=settings.counter,
+            token_counter=settings.counter_label,
             span_tokens=replaced,
             summary_tokens=summary_tokens,
         )

@@ -91,6 +91,7 @@ from messages.stores._checkpoints import Checkpoint, Provenance
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
+    "ESTIMATE_COUNTER",
     "SUMMARY_MARKER",
     "Checkpoint",
     "CompactingContext",
@@ -107,6 +108,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger("messages.compaction")
+
+ESTIMATE_COUNTER = "messages.caching.estimate_tokens (4 characters a token)"
+"""The counter a window that counts messages uses for the summaries' sizes (and names in provenance)."""
 
 SUMMARY_MARKER = "[Summary of the earlier conversation: it stands in for the messages before this point]"
 """How a summary message's text starts: it tells the model (and ``is_summary``) what the message is."""
@@ -633,6 +637,8 @@ class Compactor:
             count=window.count_tokens,
             count_fixed=window._count_fixed,
             counter=window.counter_name,
+            counter_label=window.counter_name
+            or ("an unnamed counter function" if window.measure == "tokens" else ESTIMATE_COUNTER),
             tokens=window.measure == "tokens",
             overhead=window._ensure_overhead() if window.measure == "tokens" else 0,
             trigger=window.trigger,
