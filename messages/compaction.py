@@ -281,12 +281,14 @@ class CompactingContext(ChatCompletionContext):
         counter_name: str | None = None,
     ) -> None:
         self._limit = _positive_int(limit, "limit")
-        self._trigger = _positive_int(trigger, "trigger") if trigger is not None else max(1, limit * 4 // 5)
-        self._keep = _positive_int(keep, "keep") if keep is not None else max(1, limit // 4)
-        if not self._keep < self._trigger <= self._limit:
+        default_trigger = min(self._limit, max(2, self._limit * 4 // 5))
+        self._trigger = _positive_int(trigger, "trigger") if trigger is not None else default_trigger
+        default_keep = max(1, min(self._limit // 4, self._trigger - 1))
+        self._keep = _positive_int(keep, "keep") if keep is not None else default_keep
+        if not self._keep <= self._trigger <= self._limit:
             raise ValueError(
-                f"keep < trigger <= limit, so that a compaction leaves the window under its trigger and a "
-                f"window reaches its trigger before it must slide; got keep={self._keep}, "
+                f"keep <= trigger <= limit, so that a compaction leaves the window near or under its trigger "
+                f"and a window reaches its trigger before it must slide; got keep={self._keep}, "
                 f"trigger={self._trigger}, limit={self._limit}"
             )
         given = [

@@ -61,7 +61,7 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
                                                    commit itself failed in a way that may have left it
                                                    on disk; read back before retrying
       CompactionError                          compaction could not write a checkpoint; nothing was written
-        SummarizerError                          the summarizer raised, timed out, returned nothing, or
+        SummarizerError (RuntimeError)           the summarizer raised, timed out, returned nothing, or
                                                  returned more than the span it was to replace
         SummaryInputTooLargeError (ValueError)   one whole exchange is larger than the summarizer's input
                                                  budget: it cannot be chained, and is never truncated
@@ -447,7 +447,7 @@ class CompactionError(MessagesError):
         """The thread being compacted."""
 
 
-class SummarizerError(CompactionError):
+class SummarizerError(CompactionError, RuntimeError):
     """The summarizer failed: it raised (chained as ``__cause__``), timed out, returned no text, or returned
     a summary longer than the span it was to replace. ``reason`` says which: ``"raised"``, ``"timeout"``,
     ``"empty"`` or ``"too_long"``."""

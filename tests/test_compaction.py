@@ -289,8 +289,11 @@ def test_compaction_is_due_only_over_the_trigger():
 
 
 def test_settings_that_cannot_work_are_refused_by_name():
-    with pytest.raises(ValueError, match="keep < trigger <= limit"):
-        CompactingContext(10, trigger=4, keep=4)
+    with pytest.raises(ValueError, match="keep <= trigger <= limit"):
+        CompactingContext(10, trigger=4, keep=5)
+    with pytest.raises(ValueError, match="keep <= trigger <= limit"):
+        CompactingContext(10, trigger=11)
+    assert (CompactingContext(1).trigger, CompactingContext(1).keep) == (1, 1)
     with pytest.raises(TypeError, match="one counter at most"):
         CompactingContext(10, model="gpt-4o-mini", message_token_counter=weight)
     with pytest.raises(ValueError, match="timeout"):
