@@ -198,7 +198,8 @@ def compact_until(
     spec: dict[str, Any], thread_id: str, barrier: Barrier, stop: Event, reports: Connection
 ) -> None:
     """Compact the thread again and again (forced, with a summarizer that takes a few milliseconds, so that
-    compactors overlap), until ``stop``; report ``(checkpoints written, lost to another)`` each time."""
+    compactors overlap), until ``stop``; then report ``(checkpoints written, compactions lost to another)``
+    once (a report per compaction would fill the pipe, which the parent reads only at the end)."""
     import random
 
     from messages.compaction import Compactor
@@ -211,13 +212,14 @@ def compact_until(
     compactor = Compactor(summarizer, limit=12, trigger=9, keep=3)
     store = open_store(spec)
     barrier.wait(timeout=60)
+    written = lost = 0
     while not stop.is_set():
         if is_async(store):
             done = store._run(compactor.acompact(store.inner, thread_id, force=True))
         else:
             done = compactor.compact(store, thread_id, force=True)
-        reports.send((len(done.written), done.conflict is not None))
-    reports.send(None)
+        written, lost = written + len(done.written), lost + (done.conflict is not None)
+    reports.send((written, lost))
     store.close()
 
 
