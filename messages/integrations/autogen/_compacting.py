@@ -22,7 +22,6 @@ litellm model string.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Mapping
 from typing import Any, Literal, Self
 
@@ -79,7 +78,8 @@ class CompactingChatCompletionContext(
     """An AutoGen model context over a thread of ``store`` (sync or async), compacted into summary
     checkpoints by ``summarizer`` (a litellm model string or any ``messages.compaction.Summarizer``); the
     other settings are ``messages.compaction.Compactor``'s. ``thread_id`` names the thread (made if
-    missing; a new one when ``None``); ``initial_messages`` are appended to a new thread."""
+    missing; a new one when ``None``); ``initial_messages`` start a new thread (a thread the store holds
+    already goes on as it is)."""
 
     component_config_schema = CompactingChatCompletionContextConfig
     component_provider_override = "messages.integrations.autogen.CompactingChatCompletionContext"
@@ -139,8 +139,10 @@ class CompactingChatCompletionContext(
     async def _ensure_thread(self) -> None:
         if self._ready:
             return
-        with contextlib.suppress(ThreadExistsError):  # a thread to go on with
+        try:
             await self._call("create_thread", self._thread.id)
+        except ThreadExistsError:
+            self._pending = []  # a thread to go on with: the initial messages start only a new one
         if self._pending:
             await self._call("append", self._thread.id, self._pending)
             self._pending = []
