@@ -510,15 +510,9 @@ class TokenLimitedContext(ChatCompletionContext):
 
     def _ensure_counter(self) -> MessageTokenCounter:
         if self._counter is None:
-            if self._message_counter is not None:
-                self._overhead, self._counter = 0, self._message_counter
-            elif self._list_counter is not None:
-                counter = self._list_counter
-                overhead = checked_count(counter([]), "token_counter([])")
-                self._overhead, self._counter = overhead, lambda m: counter([m]) - overhead
-            else:
-                assert self._model is not None  # one of the three was given (checked in __init__)
-                self._overhead, self._counter = _litellm_counter(self._model)
+            self._overhead, self._counter = _counter_of(
+                self._model, self._list_counter, self._message_counter
+            )
         return self._counter
 
     def _ensure_overhead(self) -> int:
@@ -541,6 +535,21 @@ class TokenLimitedContext(ChatCompletionContext):
     def token_count(self) -> int:
         """The size of the current window in tokens, counted as the class docstring says (0 when empty)."""
         return self._tokens.size(self._units, self.token_limit)
+
+
+def _counter_of(
+    model: str | None, token_counter: TokenCounter | None, message_token_counter: MessageTokenCounter | None
+) -> tuple[int, MessageTokenCounter]:
+    """The list's overhead and a per-message count, from one of the three ways a window is given its
+    counter (``TokenLimitedContext``'s docstring says how each counts)."""
+    if message_token_counter is not None:
+        return 0, message_token_counter
+    if token_counter is not None:
+        counter = token_counter
+        overhead = checked_count(counter([]), "token_counter([])")
+        return overhead, lambda m: counter([m]) - overhead
+    assert model is not None  # one of the three was given (checked by the window)
+    return _litellm_counter(model)
 
 
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:

@@ -74,6 +74,16 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 from messages._window import Part, ReadPlan, read_sync
 from messages.errors import MessagesError, StoreClosedError
 from messages.models import Message
+from messages.stores._checkpoints import (
+    Checkpoint,
+    Provenance,
+    StoredCheckpoint,
+    check_checkpoint_id,
+    check_counter,
+    check_counts,
+    decode_checkpoint,
+    encode_checkpoint,
+)
 from messages.stores._codec import (
     MessageRecord,
     Row,
@@ -95,7 +105,7 @@ if TYPE_CHECKING:
     import asyncio
     from concurrent.futures import Future, ThreadPoolExecutor
 
-__all__ = ["AsyncThreadStore", "MessageRecord", "ThreadInfo", "ThreadStore"]
+__all__ = ["AsyncThreadStore", "Checkpoint", "MessageRecord", "Provenance", "ThreadInfo", "ThreadStore"]
 
 Ids = Sequence[str | None] | None
 Metadata = Sequence[Mapping[str, Any] | None] | Mapping[str, Any] | None
@@ -420,6 +430,80 @@ class ThreadStore(_Failures, ABC):
         kind = decode_thread(thread_id, stored.state).kind
         return ThreadInfo(thread_id, kind, stored.length, stored.created_at, stored.updated_at)
 
+    # -- summary checkpoints and token counts (messages.compaction) -----------------------------------------
+
+    def add_checkpoint(
+        self,
+        thread_id: str,
+        summary: Message,
+        *,
+        upto: int,
+        base: str | None,
+        provenance: Provenance | None = None,
+        checkpoint_id: str | None = None,
+    ) -> Checkpoint:
+        """Store a summary checkpoint: ``summary`` stands for the thread's messages before ``upto`` (but its
+        leading system messages), built on the checkpoint ``base`` (``None``: the thread's first).
+
+        Compare and set, under the thread's write lock: ``base`` must be the thread's newest checkpoint, else
+        ``CheckpointConflictError`` (carrying the newest, ``winner``), so that compactors racing on one
+        thread store one checkpoint per base. ``upto`` must be after the base's and at most the thread's
+        length (``InvalidCheckpointError``, ``PositionError``), and not on a tool result (which it would cut
+        from its call). No message is touched: ``records()`` reads the same before and after."""
+        thread_id = check_thread_id(thread_id)
+        checkpoint_id, text, meta = encode_checkpoint(thread_id, summary, provenance, checkpoint_id)
+        if base is not None:
+            base = check_checkpoint_id(base)
+        with self._operation("add_checkpoint", thread_id, writes=True):
+            stored = self._insert_checkpoint(thread_id, checkpoint_id, base, upto, text, meta)
+        return decode_checkpoint(thread_id, stored)
+
+    def checkpoints(self, thread_id: str) -> list[Checkpoint]:
+        """The thread's checkpoints, oldest first: a chain, each built on the one before it."""
+        thread_id = check_thread_id(thread_id)
+        with self._operation("checkpoints", thread_id, writes=False):
+            rows = self._read_checkpoints(thread_id, newest=False)
+        return [decode_checkpoint(thread_id, row) for row in rows]
+
+    def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
+        """The thread's newest checkpoint (one indexed read), or ``None`` when it has none."""
+        thread_id = check_thread_id(thread_id)
+        with self._operation("latest_checkpoint", thread_id, writes=False):
+            rows = self._read_checkpoints(thread_id, newest=True)
+        return decode_checkpoint(thread_id, rows[0]) if rows else None
+
+    def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
+        """Undo a checkpoint: remove it and the checkpoints built on it (which summarized its summary); the
+        ids removed, newest first. ``CheckpointNotFoundError`` when the thread has no such checkpoint."""
+        thread_id = check_thread_id(thread_id)
+        checkpoint_id = check_checkpoint_id(checkpoint_id)
+        with self._operation("delete_checkpoint", thread_id, writes=True):
+            return self._delete_checkpoint(thread_id, checkpoint_id)
+
+    def token_counts(
+        self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
+    ) -> list[int | None]:
+        """The token count of each message of ``[start:stop]`` saved under ``counter``'s name, ``None``
+        where none was saved; sliced as ``messages`` slices."""
+        thread_id = check_thread_id(thread_id)
+        counter = check_counter(counter)
+        start, stop = check_positions(start, stop, "token_counts")
+        with self._operation("token_counts", thread_id, writes=False):
+            lo, hi, found = self._read_token_counts(thread_id, counter, start, stop)
+        return [found.get(position) for position in range(lo, hi)]
+
+    def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
+        """Save token counts made by ``counter`` (its name), ``{position: tokens}``, beside the messages: a
+        message is counted once per counter. A count already saved stays (a counter counts a message the
+        same every time). ``PositionError`` for a position the thread does not hold."""
+        thread_id = check_thread_id(thread_id)
+        counter = check_counter(counter)
+        checked = check_counts(counts)
+        if not checked:
+            return
+        with self._operation("save_token_counts", thread_id, writes=True):
+            self._write_token_counts(thread_id, counter, checked)
+
     def close(self) -> None:
         """Refuse new calls (``StoreClosedError``), wait for the calls under way in other threads to end,
         then release the connections. When it returns, no call of this store can still write. Safe from
@@ -485,6 +569,31 @@ class ThreadStore(_Failures, ABC):
     def _close(self) -> None:
         """Release what the store holds; later calls raise ``ClosedError``."""
 
+    @abstractmethod
+    def _insert_checkpoint(
+        self, thread_id: str, checkpoint_id: str, base: str | None, upto: int, summary: str, provenance: str
+    ) -> StoredCheckpoint:
+        """Under the thread's write lock: ``_checkpoints.admit`` it against the newest checkpoint, the
+        thread's length and the role at ``upto``, then insert it; the row stored."""
+
+    @abstractmethod
+    def _read_checkpoints(self, thread_id: str, *, newest: bool) -> list[StoredCheckpoint]:
+        """The thread's checkpoints, oldest first, or only its newest (``newest``)."""
+
+    @abstractmethod
+    def _delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
+        """Under the write lock, remove the checkpoint and those after it; their ids, newest first."""
+
+    @abstractmethod
+    def _read_token_counts(
+        self, thread_id: str, counter: str, start: int, stop: int | None
+    ) -> tuple[int, int, dict[int, int]]:
+        """The positions ``[lo, hi)`` that ``[start:stop]`` selects, and the counts saved for them."""
+
+    @abstractmethod
+    def _write_token_counts(self, thread_id: str, counter: str, counts: dict[int, int]) -> None:
+        """Save the counts not saved yet (``counts_past_end`` for a position past the thread's end)."""
+
 
 class AsyncThreadStore(ABC):
     """The async twin of ``ThreadStore``: the same methods, with the same arguments, results and errors,
@@ -543,6 +652,41 @@ class AsyncThreadStore(ABC):
     @abstractmethod
     async def thread_info(self, thread_id: str) -> ThreadInfo:
         """``ThreadStore.thread_info``."""
+
+    @abstractmethod
+    async def add_checkpoint(
+        self,
+        thread_id: str,
+        summary: Message,
+        *,
+        upto: int,
+        base: str | None,
+        provenance: Provenance | None = None,
+        checkpoint_id: str | None = None,
+    ) -> Checkpoint:
+        """``ThreadStore.add_checkpoint``."""
+
+    @abstractmethod
+    async def checkpoints(self, thread_id: str) -> list[Checkpoint]:
+        """``ThreadStore.checkpoints``."""
+
+    @abstractmethod
+    async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
+        """``ThreadStore.latest_checkpoint``."""
+
+    @abstractmethod
+    async def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
+        """``ThreadStore.delete_checkpoint``."""
+
+    @abstractmethod
+    async def token_counts(
+        self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
+    ) -> list[int | None]:
+        """``ThreadStore.token_counts``."""
+
+    @abstractmethod
+    async def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
+        """``ThreadStore.save_token_counts``."""
 
     @abstractmethod
     async def aclose(self) -> None:
@@ -782,6 +926,43 @@ class OffloadedStore(AsyncThreadStore):
 
     async def thread_info(self, thread_id: str) -> ThreadInfo:
         return await self._call(self._sync.thread_info, thread_id)
+
+    async def add_checkpoint(
+        self,
+        thread_id: str,
+        summary: Message,
+        *,
+        upto: int,
+        base: str | None,
+        provenance: Provenance | None = None,
+        checkpoint_id: str | None = None,
+    ) -> Checkpoint:
+        return await self._call(
+            self._sync.add_checkpoint,
+            thread_id,
+            summary,
+            upto=upto,
+            base=base,
+            provenance=provenance,
+            checkpoint_id=checkpoint_id,
+        )
+
+    async def checkpoints(self, thread_id: str) -> list[Checkpoint]:
+        return await self._call(self._sync.checkpoints, thread_id)
+
+    async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
+        return await self._call(self._sync.latest_checkpoint, thread_id)
+
+    async def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
+        return await self._call(self._sync.delete_checkpoint, thread_id, checkpoint_id)
+
+    async def token_counts(
+        self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
+    ) -> list[int | None]:
+        return await self._call(self._sync.token_counts, thread_id, counter, start, stop)
+
+    async def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
+        await self._call(self._sync.save_token_counts, thread_id, counter, counts)
 
     async def aclose(self) -> None:
         self._sync._calls.close(_nothing)  # a job that comes up in a worker from now on is refused

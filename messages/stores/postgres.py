@@ -39,14 +39,32 @@ from __future__ import annotations
 import os
 import select
 import threading
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC
 from typing import Any, Literal
 
 from messages._io import collector_paused
-from messages.errors import InvalidArgumentError, StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.errors import (
+    CheckpointNotFoundError,
+    InvalidArgumentError,
+    StoreError,
+    ThreadExistsError,
+    ThreadNotFoundError,
+)
 from messages.models import Message
+from messages.stores._checkpoints import (
+    Checkpoint,
+    Provenance,
+    StoredCheckpoint,
+    admit,
+    check_checkpoint_id,
+    check_counter,
+    check_counts,
+    counts_past_end,
+    decode_checkpoint,
+    encode_checkpoint,
+)
 from messages.stores._codec import (
     MessageRecord,
     Row,
@@ -65,18 +83,28 @@ from messages.stores._codec import (
     message_exists,
     missing_position,
     not_local,
+    utc_now,
 )
 from messages.stores._connections import PerThread
 from messages.stores._failures import BackendFailedError, ClosedError
 from messages.stores._migrations import POSTGRES, POSTGRES_MIGRATIONS, Migration, migrate, run_async, run_sync
 from messages.stores._sql import (
+    CHECKPOINT_TAKEN,
+    CHECKPOINT_UPTO,
+    DELETE_CHECKPOINTS,
+    INSERT_CHECKPOINT,
+    INSERT_COUNT,
     KIND,
     LOCAL_LENGTH,
+    NEWEST_CHECKPOINT,
     PRESENT,
+    READ_CHECKPOINTS,
+    READ_COUNTS,
     READ_RECORDS,
     READ_ROLES,
     READ_ROWS,
     READ_THREAD,
+    ROLE_AT,
     THREAD_IDS,
     SQLThreadStore,
     check_roles,
@@ -331,6 +359,12 @@ class PostgresThreadStore(SQLThreadStore):
             self._local_length(conn, thread_id, "append")
             raise ThreadNotFoundError(thread_id)  # it was deleted, and made again, meanwhile
         return int(row[0])
+
+    @contextmanager
+    def _locked(self, conn: Any, thread_id: str) -> Iterator[None]:
+        with conn.transaction():
+            conn.execute(_LOCK_THREAD, (thread_id,))
+            yield
 
     def _delete_thread(self, thread_id: str) -> None:
         if self._connection().execute(_DELETE, (thread_id,)).rowcount == 0:
@@ -705,6 +739,121 @@ class AsyncPostgresThreadStore(LoopStore):
         kind = decode_thread(thread_id, state).kind
         return ThreadInfo(thread_id, kind, int(length), created.astimezone(UTC), updated.astimezone(UTC))
 
+    # -- checkpoints and token counts (the SQL of the sync stores, awaited) ---------------------------------
+
+    @asynccontextmanager
+    async def _locked(self, thread_id: str) -> AsyncIterator[Any]:
+        """A connection inside a transaction holding the thread's write lock, for one write."""
+        async with self._connection(writes=True) as conn, conn.transaction():
+            await conn.execute(_LOCK_THREAD, (thread_id,))
+            yield conn
+
+    async def _fetchone(self, conn: Any, sql: str, params: tuple[object, ...]) -> Any:
+        return await (await conn.execute(postgres(sql), params)).fetchone()
+
+    async def add_checkpoint(
+        self,
+        thread_id: str,
+        summary: Message,
+        *,
+        upto: int,
+        base: str | None,
+        provenance: Provenance | None = None,
+        checkpoint_id: str | None = None,
+    ) -> Checkpoint:
+        thread_id = check_thread_id(thread_id)
+        checkpoint_id, text, meta = encode_checkpoint(thread_id, summary, provenance, checkpoint_id)
+        if base is not None:
+            base = check_checkpoint_id(base)
+        now = utc_now()
+        with self._operation("add_checkpoint", thread_id, writes=True):
+            async with self._locked(thread_id) as conn:
+                length = await self._local_length(conn, thread_id, "append")
+                newest = await self._fetchone(conn, NEWEST_CHECKPOINT, (thread_id,))
+                role = None
+                if isinstance(upto, int) and 0 <= upto < length:
+                    found = await self._fetchone(conn, ROLE_AT, (thread_id, upto))
+                    role = found[0] if found is not None else None
+                taken = await self._fetchone(conn, CHECKPOINT_TAKEN, (thread_id, checkpoint_id)) is not None
+                upto = admit(
+                    thread_id,
+                    checkpoint_id,
+                    base,
+                    upto,
+                    length,
+                    _stored(newest) if newest else None,
+                    role,
+                    taken,
+                )
+                await conn.execute(
+                    postgres(INSERT_CHECKPOINT), (thread_id, checkpoint_id, base, upto, text, meta, now)
+                )
+        return decode_checkpoint(thread_id, StoredCheckpoint(checkpoint_id, base, upto, text, meta, now))
+
+    async def _checkpoint_rows(self, operation: str, thread_id: str, sql: str) -> list[StoredCheckpoint]:
+        with self._operation(operation, thread_id, writes=False):
+            async with self._snapshot() as conn:
+                await self._local_length(conn, thread_id, "read")
+                rows = await (await conn.execute(postgres(sql), (thread_id,))).fetchall()
+        return [_stored(row) for row in rows]
+
+    async def checkpoints(self, thread_id: str) -> list[Checkpoint]:
+        thread_id = check_thread_id(thread_id)
+        rows = await self._checkpoint_rows("checkpoints", thread_id, READ_CHECKPOINTS)
+        return [decode_checkpoint(thread_id, row) for row in rows]
+
+    async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
+        thread_id = check_thread_id(thread_id)
+        rows = await self._checkpoint_rows("latest_checkpoint", thread_id, NEWEST_CHECKPOINT)
+        return decode_checkpoint(thread_id, rows[0]) if rows else None
+
+    async def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
+        thread_id = check_thread_id(thread_id)
+        checkpoint_id = check_checkpoint_id(checkpoint_id)
+        with self._operation("delete_checkpoint", thread_id, writes=True):
+            async with self._locked(thread_id) as conn:
+                await self._local_length(conn, thread_id, "append")
+                found = await self._fetchone(conn, CHECKPOINT_UPTO, (thread_id, checkpoint_id))
+                if found is None:
+                    raise CheckpointNotFoundError(thread_id, checkpoint_id)
+                cursor = await conn.execute(postgres(DELETE_CHECKPOINTS), (thread_id, found[0]))
+                removed = await cursor.fetchall()
+        return [cid for cid, _ in sorted(removed, key=lambda row: -int(row[1]))]
+
+    async def token_counts(
+        self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
+    ) -> list[int | None]:
+        thread_id = check_thread_id(thread_id)
+        counter = check_counter(counter)
+        start, stop = check_positions(start, stop, "token_counts")
+        with self._operation("token_counts", thread_id, writes=False):
+            async with self._snapshot() as conn:
+                lo, hi = bounds(start, stop, await self._local_length(conn, thread_id, "read"))
+                rows = []
+                if lo < hi:
+                    cursor = await conn.execute(postgres(READ_COUNTS), (thread_id, counter, lo, hi))
+                    rows = await cursor.fetchall()
+        found = {int(position): int(tokens) for position, tokens in rows}
+        return [found.get(position) for position in range(lo, hi)]
+
+    async def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
+        thread_id = check_thread_id(thread_id)
+        counter = check_counter(counter)
+        checked = check_counts(counts)
+        if not checked:
+            return
+        with self._operation("save_token_counts", thread_id, writes=True):
+            async with self._locked(thread_id) as conn:
+                past = counts_past_end(
+                    thread_id, checked, await self._local_length(conn, thread_id, "append")
+                )
+                if past is not None:
+                    raise past
+                async with conn.cursor() as cursor:
+                    await cursor.executemany(
+                        postgres(INSERT_COUNT), [(thread_id, counter, p, t) for p, t in checked.items()]
+                    )
+
     async def aclose(self) -> None:
         """Refuse new calls (``StoreClosedError``, and so for the calls still waiting for a connection),
         wait for the calls under way on every loop to end, then close the connections. When it returns,
@@ -717,6 +866,12 @@ class AsyncPostgresThreadStore(LoopStore):
             import asyncio
 
             raise asyncio.CancelledError
+
+
+def _stored(row: Any) -> StoredCheckpoint:
+    """A checkpoint row (``_sql._CHECKPOINT``'s columns) as the codec reads it."""
+    checkpoint_id, base, upto, summary, provenance, created = row
+    return StoredCheckpoint(checkpoint_id, base, int(upto), summary, provenance, created.astimezone(UTC))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -291,9 +291,17 @@ class SQLiteThreadStore(SQLThreadStore):
             raise message_exists(thread_id, held_at[0], held_at[1]) from None
         return first, len(rows)
 
+    def _locked(self, conn: sqlite3.Connection, thread_id: str) -> AbstractContextManager[None]:
+        return _transaction(conn, "IMMEDIATE")
+
+    def _stamp(self, value: datetime) -> str:
+        return value.isoformat()
+
     def _delete_thread(self, thread_id: str) -> None:
         conn = self._connection()
         with _transaction(conn, "IMMEDIATE"):
+            for table in ("thread_store_checkpoints", "thread_store_token_counts"):
+                conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
             conn.execute("DELETE FROM thread_store_messages WHERE thread_id = ?", (thread_id,))
             if conn.execute("DELETE FROM thread_store_threads WHERE id = ?", (thread_id,)).rowcount == 0:
                 raise ThreadNotFoundError(thread_id)

@@ -18,6 +18,13 @@ content, within one process (a lock per session), as Agent Framework's own provi
 A sync store's calls run in a worker thread (``messages.stores.base.in_worker``, ``asyncio.to_thread``
 settled: a cancelled run's call either never starts or ends before the cancellation goes on), as Agent
 Framework's ``FileHistoryProvider`` runs its file I/O; an async store's are awaited.
+
+With a ``compactor`` (``messages.compaction.Compactor``), each run loads the compactor's window (the
+instructions, the session's newest summary checkpoint, the newest exchanges after it that fit) and, once
+the run's messages are stored, compacts the session's thread when that window is over its trigger: the
+summary is a checkpoint in the store beside the messages, none of which is rewritten (Agent Framework's
+``CompactionProvider`` marks messages ``_excluded`` in the in-memory provider's state and inserts its
+summary as an assistant message among them).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from agent_framework import Message as AFMessage
 from agent_framework._sessions import is_local_history_conversation_id
 
 from messages._window import read_async
+from messages.compaction import Compactor
 from messages.context import ChatCompletionContext
 from messages.convert.agent_framework import AgentFrameworkEnvelope, from_agent_framework, to_agent_framework
 from messages.errors import (
@@ -44,7 +52,7 @@ from messages.errors import (
 )
 from messages.integrations.agent_framework._replay import Entry, already_stored
 from messages.models import Message, ToolMessage, UserMessage
-from messages.stores import AsyncThreadStore, MessageRecord, ThreadInfo, ThreadStore
+from messages.stores import AsyncThreadStore, Checkpoint, MessageRecord, ThreadInfo, ThreadStore
 from messages.stores.base import in_worker
 from messages.threads import LocalThread, RemoteThread
 
@@ -78,6 +86,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         source_id: str | None = None,
         *,
         window: WindowFactory | None = None,
+        compactor: Compactor | None = None,
         load_messages: bool = True,
         store_inputs: bool = True,
         store_context_messages: bool = False,
@@ -102,7 +111,10 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         )
         self.store = store
         """Where the sessions' threads are."""
-        self.window = window
+        self.compactor = compactor
+        """Compacts each session's thread after a run when its window is over the trigger (``None``:
+        never); its window is the one each run loads, unless ``window`` is given."""
+        self.window = window if window is not None or compactor is None else compactor.window
         """Makes the window each run loads (``None``: the whole history)."""
         self.skip_excluded = skip_excluded
         """Leave out of what is loaded the messages whose ``additional_properties["_excluded"]`` is true
@@ -140,6 +152,8 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         service = _service_id(session, context)
         if service is None:
             await super().after_run(agent=agent, session=session, context=context, state=state)
+            if self.compactor is not None and session is not None:
+                await self._compact(_thread_id(session.session_id))
             return
         try:
             await self._save_thread(_remote_thread(session.session_id, service))
@@ -223,6 +237,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
             return await self.store.roles(thread_id, start, stop)
         return await in_worker(self.store.roles, thread_id, start, stop)
 
+    async def _store_call(self, method: str, *args: Any) -> Any:
+        bound = getattr(self.store, method)
+        if isinstance(self.store, AsyncThreadStore):
+            return await bound(*args)
+        return await in_worker(bound, *args)
+
     async def _thread_info(self, thread_id: str) -> ThreadInfo:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.thread_info(thread_id)
@@ -250,6 +270,18 @@ class ThreadStoreHistoryProvider(HistoryProvider):
             await in_worker(
                 self.store.append, thread_id, rows, ids=ids, metadata=metadata, skip_existing=True
             )
+
+    async def _compact(self, thread_id: str) -> None:
+        """Compact the session's thread if it is due (``compactor``); a race lost to another process is
+        no error: its checkpoint stands."""
+        assert self.compactor is not None
+        try:
+            if isinstance(self.store, AsyncThreadStore):
+                await self.compactor.acompact(self.store, thread_id)
+            else:
+                await in_worker(self.compactor.compact, self.store, thread_id)
+        except ThreadNotFoundError:
+            return
 
     async def _load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
         if isinstance(self.store, AsyncThreadStore):
@@ -316,6 +348,15 @@ class _RecordReader:
 
     async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
         return await self._provider._roles(thread_id, start, stop)
+
+    async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
+        return await self._provider._store_call("latest_checkpoint", thread_id)  # type: ignore[no-any-return]
+
+    async def token_counts(self, thread_id: str, counter: str, start: int, stop: int) -> list[int | None]:
+        return await self._provider._store_call("token_counts", thread_id, counter, start, stop)  # type: ignore[no-any-return]
+
+    async def save_token_counts(self, thread_id: str, counter: str, counts: dict[int, int]) -> None:
+        await self._provider._store_call("save_token_counts", thread_id, counter, counts)
 
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         got = await self._provider._records(thread_id, start, stop)

@@ -8,6 +8,9 @@ name                                       what
 ``BufferedChatCompletionContext``          names, arguments, configuration and state format, choosing
 ``HeadAndTailChatCompletionContext``       their window by the rules of ``messages.context``: no tool
 ``TokenLimitedChatCompletionContext``      call is ever cut from its result (``_contexts``)
+``CompactingChatCompletionContext``        a model context over a thread of this package's stores,
+                                           compacted into its summary checkpoints
+                                           (``messages.compaction``; ``_compacting``)
 ``LiteLLMChatCompletionClient``            an AutoGen ``ChatCompletionClient`` on ``litellm.acompletion``,
                                            every request passed through the provider's profile
                                            (``_client``)
@@ -32,6 +35,10 @@ from messages.integrations.autogen._client import (
     LiteLLMChatCompletionClient,
     LiteLLMChatCompletionClientConfig,
 )
+from messages.integrations.autogen._compacting import (
+    CompactingChatCompletionContext,
+    CompactingChatCompletionContextConfig,
+)
 from messages.integrations.autogen._contexts import (
     BufferedChatCompletionContext,
     BufferedChatCompletionContextConfig,
@@ -47,6 +54,8 @@ from messages.integrations.autogen._contexts import (
 __all__ = [
     "BufferedChatCompletionContext",
     "BufferedChatCompletionContextConfig",
+    "CompactingChatCompletionContext",
+    "CompactingChatCompletionContextConfig",
     "HeadAndTailChatCompletionContext",
     "HeadAndTailChatCompletionContextConfig",
     "LiteLLMChatCompletionClient",
