@@ -247,8 +247,8 @@ def shape_of(m: Mapping[str, Any]) -> Shape:
 @dataclass(frozen=True)
 class Violation:
     """One place where a message list breaks a provider's rule: ``str()`` says where, what, the rule, and
-    the quirk it comes from with the command that prints it (``[tool-call-id, quirk 30: messages quirks
-    30]``)."""
+    the quirk it comes from with the command that prints it and its page on the documentation site
+    (``[tool-call-id, quirk 30: messages quirks 30, https://.../quirks/#quirk-30]``)."""
 
     index: int | None
     """The position of the offending message in the list checked, or ``None`` for the whole list."""
@@ -263,7 +263,10 @@ class Violation:
 
     def __str__(self) -> str:
         where = "the conversation" if self.index is None else f"message {self.index}"
-        source = f", quirk {self.row}: messages quirks {self.row}" if self.row is not None else ""
+        from messages.quirks import quirk_url
+
+        row = self.row
+        source = f", quirk {row}: messages quirks {row}, {quirk_url(row)}" if row is not None else ""
         return f"{where}: {self.message} [{self.rule}{source}]"
 
 
