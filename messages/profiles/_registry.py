@@ -64,6 +64,8 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "vertex_ai",
     "xai",
 )
+"""The provider modules of ``messages.profiles`` whose profiles are registered when the registry is first
+used (each defines ``PROFILE``, and ``FAMILIES`` and ``ALIASES`` if it has any)."""
 
 DEFAULT_PROVIDER = "openai_compatible"
 """The provider name of the OpenAI-compatible default profile (vLLM, llama.cpp, LM Studio, ...)."""

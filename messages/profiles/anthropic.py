@@ -117,5 +117,8 @@ def no_prefill_families(profile: Profile) -> dict[str, Profile]:
 
 
 PROFILE = Profile("anthropic", CLAUDE_RULES, parts=CLAUDE_PARTS)
+"""The ``anthropic`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = no_prefill_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -96,7 +96,11 @@ def template_families(profile: Profile) -> dict[str, Profile]:
 
 
 PROFILE = Profile("openai_compatible", template_rules(33), is_default=True, parts=DEFAULT_PARTS)
+"""The ``openai_compatible`` profile (vLLM, llama.cpp, LM Studio, unknown providers): its rules and parts."""
 
 ALIASES = ("hosted_vllm", "lm_studio", "llamafile", "openai_like", "custom_openai")
+"""Other litellm provider names this profile serves."""
 
 FAMILIES = template_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

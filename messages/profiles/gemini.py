@@ -113,5 +113,8 @@ def gemma_families(profile: Profile) -> dict[str, Profile]:
 
 
 PROFILE = Profile("gemini", GEMINI_RULES, parts=GEMINI_PARTS)
+"""The ``gemini`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = gemma_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -100,5 +100,8 @@ def o1_families(profile: Profile) -> dict[str, Profile]:
 
 
 PROFILE = Profile("openai", OPENAI_RULES, parts=OPENAI_PARTS)
+"""The ``openai`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = o1_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""
