@@ -667,7 +667,11 @@ def _bug_guard(where: str) -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``messages`` command with ``argv`` (default: the process's arguments); return the status."""
+    """Run the ``messages`` command with ``argv`` (default: the process's arguments); return the status.
+
+    Raises nothing: every problem is an exit status and a line on standard error (2 for unreadable input or
+    bad usage; ``MESSAGES_TRACEBACK=1`` shows the traceback of a bug).
+    """
     # The check is offline: if a bare model name makes the profiles ask litellm for its provider, litellm
     # reads its bundled model map instead of downloading one (an explicit setting wins).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

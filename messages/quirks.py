@@ -118,19 +118,29 @@ def _read() -> list[Quirk]:
 
 def quirk_url(number: int) -> str:
     """The address of quirk ``number``'s entry on the documentation site (``DOCS_URL``): the link that
-    errors and ``messages quirks`` print beside a quirk's number. Made without reading the catalog."""
+    errors and ``messages quirks`` print beside a quirk's number. Made without reading the catalog.
+
+    Raises nothing.
+    """
     return f"{DOCS_URL}quirks/#quirk-{number}"
 
 
 def source_url(source: str) -> str:
     """A source as a URL: ``owner/repo#N`` becomes its GitHub thread (issue or pull request alike: GitHub
-    redirects one to the other); a URL is returned as it is."""
+    redirects one to the other); a URL is returned as it is.
+
+    Raises nothing.
+    """
     found = _REF.fullmatch(source)
     return f"https://github.com/{found[1]}/issues/{found[2]}" if found else source
 
 
 def get_quirk(number: int) -> Quirk:
-    """Row ``number``; a ``KeyError`` that names the rows there are if there is none."""
+    """Row ``number``; a ``KeyError`` that names the rows there are if there is none.
+
+    Raises:
+        KeyError: there is no row ``number`` (the rows there are named).
+    """
     quirks = _catalog()[1]
     try:
         return quirks[number]
@@ -143,7 +153,10 @@ def get_quirk(number: int) -> Quirk:
 
 def implementations(number: int | None = None) -> dict[int, list[tuple[str, str]]]:
     """The (profile name, rule id) pairs of the registered profiles that cite each row (or row
-    ``number`` only), each pair once, in profile order. Reads the profiles (``messages.profiles``)."""
+    ``number`` only), each pair once, in profile order. Reads the profiles (``messages.profiles``).
+
+    Raises nothing.
+    """
     from messages.profiles import registered_profiles
 
     found: dict[int, dict[tuple[str, str], None]] = {}
@@ -174,7 +187,10 @@ def _cited(profile: object) -> Iterable[tuple[str, int]]:
 
 def canonical_name(name: str) -> str:
     """A provider or profile name as the registry spells it: lowercase, an alias replaced by its provider
-    (``"bedrock_converse:Claude"`` -> ``"bedrock:claude"``)."""
+    (``"bedrock_converse:Claude"`` -> ``"bedrock:claude"``).
+
+    Raises nothing.
+    """
     from messages.profiles._registry import _canonical
 
     provider, colon, family = name.strip().lower().partition(":")
@@ -185,7 +201,11 @@ def quirks_for(name: str) -> list[Quirk]:
     """The rows about one provider or profile, in order: ``name`` is a litellm provider name
     (``"anthropic"``, an alias such as ``"bedrock_converse"``) or a profile name (``"bedrock:claude"``). A
     row is about it when it names the provider, or when a rule of its profiles (for a provider: its own and
-    its families') cites it. A ``KeyError`` names the known providers if ``name`` is none of them."""
+    its families') cites it. A ``KeyError`` names the known providers if ``name`` is none of them.
+
+    Raises:
+        KeyError: no profile or row is about ``name`` (the known providers named).
+    """
     from messages.profiles import registered_profiles
 
     rows, quirks = _catalog()

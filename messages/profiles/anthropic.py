@@ -112,7 +112,10 @@ NO_PREFILL_FAMILIES: tuple[str, ...] = tuple(
 
 
 def no_prefill_families(profile: Profile) -> dict[str, Profile]:
-    """``profile`` for each Claude family that refuses prefill (quirk 15)."""
+    """``profile`` for each Claude family that refuses prefill (quirk 15).
+
+    Raises nothing.
+    """
     return {key: profile.with_family(key, NoPrefill(row=15)) for key in NO_PREFILL_FAMILIES}
 
 

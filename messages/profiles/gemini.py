@@ -102,7 +102,10 @@ GEMINI_RULES = (
 
 
 def gemma_families(profile: Profile) -> dict[str, Profile]:
-    """Gemma on the Gemini API: no system instruction before Gemma 4 (quirk 27)."""
+    """Gemma on the Gemini API: no system instruction before Gemma 4 (quirk 27).
+
+    Raises nothing.
+    """
     no_system = SystemRole(to="user", row=27)
     parts = system_as_user(profile.parts)
     return {

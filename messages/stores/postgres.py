@@ -172,7 +172,12 @@ def _rows(cursor: Any) -> list[tuple[Any, ...]]:
 
 
 class PostgresThreadStore(SQLThreadStore):
-    """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value)."""
+    """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value).
+
+    Raises:
+        ImportError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
+        NotWrittenError: the server cannot be reached, or its schema cannot be made or migrated.
+    """
 
     _placeholder = "%s"
 
@@ -362,7 +367,12 @@ class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
     """``PostgresThreadStore`` for asyncio, on psycopg's ``AsyncConnection``: the same database, contract,
     SQL and errors, natively async (no thread). It connects at the first call, or at ``await
     store.open()``; up to ``max_connections`` calls run at once, each on a connection of its own. Close it
-    with ``await store.aclose()`` (or ``async with``). Use it from one event loop."""
+    with ``await store.aclose()`` (or ``async with``). Use it from one event loop.
+
+    Raises:
+        ImportError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
+        ValueError: ``max_connections`` is less than 1.
+    """
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0, max_connections: int = 10) -> None:
         psycopg = _import_psycopg("AsyncPostgresThreadStore")
@@ -382,7 +392,12 @@ class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
 
     async def open(self) -> None:
         """Connect now (and build the schema if needed): an unreachable server or a newer schema fails
-        here rather than at the first call."""
+        here rather than at the first call.
+
+        Raises:
+            NotWrittenError: the server cannot be reached, or the schema cannot be made or migrated.
+            StoreClosedError: the store was closed.
+        """
         with self._operation("open", None, writes=False):
             async with self._connection(writes=False):
                 pass

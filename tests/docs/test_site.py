@@ -133,3 +133,80 @@ def test_every_public_name_has_a_docstring():
         if not (hook.target(module, name).docstring and hook.target(module, name).docstring.value.strip())
     )
     assert undocumented == []
+
+
+# --- what each function raises ------------------------------------------------------------------------
+
+_SAYS_RAISES = re.compile(r"(?:^|\n\s*\n)\s*Raises\b")
+
+
+def _says_what_it_raises(docstring: object) -> bool:
+    """A Google ``Raises:`` section, or a paragraph that starts with "Raises" ("Raises nothing.", "Raises
+    what ``store.append`` raises ...")."""
+    if docstring is None:
+        return False
+    text = docstring.value  # type: ignore[attr-defined]
+    sections = docstring.parsed  # type: ignore[attr-defined]
+    return any(s.kind.value == "raises" for s in sections) or bool(_SAYS_RAISES.search(text))
+
+
+def reference_callables() -> dict[str, object]:
+    """Every function a public module exports, every public method of every class one exports (its own,
+    or the one it overrides, whose docstring the reference shows: griffe-inherited-docstrings, as
+    mkdocs.yml loads it), and the constructor of every class whose ``__init__`` is written out (said in
+    the class docstring, which the reference merges with it); exceptions' constructors aside."""
+    import griffe
+
+    package = griffe.load(
+        "messages",
+        search_paths=[str(ROOT)],
+        docstring_parser="google",
+        resolve_aliases=True,
+        extensions=griffe.load_extensions("griffe_inherited_docstrings"),
+    )
+    hook = docs_site_module()
+    found: dict[str, object] = {}
+    for module in hook.public_modules():
+        for name in hook.exports(module):
+            path = hook.target(module, name).path
+            obj = package[path.removeprefix("messages.")]
+            obj = obj.final_target if obj.is_alias else obj
+            if obj.is_function:
+                found[obj.path] = obj.docstring
+            if not obj.is_class:
+                continue
+            init = obj.members.get("__init__")
+            written = init is not None and not init.is_alias and init.lineno is not None
+            if written and "def __init__" in init.filepath.read_text().split("\n")[init.lineno - 1]:
+                exception = any("Error" in base for base in map(str, obj.bases)) or obj.name.endswith("Error")
+                if not exception:
+                    found[f"{obj.path}()"] = (obj.docstring, init.docstring)
+            for member_name, member in obj.members.items():
+                if member.is_alias or not member.is_function or member_name.startswith("_"):
+                    continue
+                if "property" not in member.labels:
+                    found[member.path] = member.docstring
+    return found
+
+
+def test_every_public_function_says_what_it_raises():
+    silent = []
+    for path, docstrings in reference_callables().items():
+        either = docstrings if isinstance(docstrings, tuple) else (docstrings,)
+        if not any(_says_what_it_raises(d) for d in either):
+            silent.append(path)
+    assert silent == []
+    assert len(reference_callables()) > 300  # the reader is reading the package
+
+
+def test_the_raises_reader_reads_what_it_is_for():
+    import griffe
+
+    def docstring(text: str) -> object:
+        return griffe.Docstring(text, parser="google")
+
+    assert _says_what_it_raises(docstring("Do it.\n\nRaises:\n    KeyError: no such key."))
+    assert _says_what_it_raises(docstring("Do it.\n\nRaises nothing."))
+    assert _says_what_it_raises(docstring("Do it.\n\nRaises what ``store.append`` raises."))
+    assert not _says_what_it_raises(docstring("Do it; it never raises for a string."))
+    assert not _says_what_it_raises(None)
