@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from messages._docs import DOCS_URL, quirk_url
+
 __all__ = [
     "DOCS_URL",
     "QUIRKS",
@@ -40,8 +42,6 @@ __all__ = [
     "source_url",
 ]
 
-DOCS_URL: Final = "https://llm-messages.github.io/llm-messages/"
-"""The documentation site (pyproject's ``Documentation`` URL, mkdocs.yml's ``site_url``)."""
 
 Evidence = Literal["verified", "reported", "conflicting", "unknown", "superseded"]
 """How sure the row is: ``verified`` (an error text or a maintainer's word read in a source), ``reported``
@@ -114,15 +114,6 @@ def _read() -> list[Quirk]:
         fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
         rows.append(Quirk(**fields))
     return rows
-
-
-def quirk_url(number: int) -> str:
-    """The address of quirk ``number``'s entry on the documentation site (``DOCS_URL``): the link that
-    errors and ``messages quirks`` print beside a quirk's number. Made without reading the catalog.
-
-    Raises nothing.
-    """
-    return f"{DOCS_URL}quirks/#quirk-{number}"
 
 
 def source_url(source: str) -> str:

@@ -21,7 +21,8 @@ giving the same reason. pytest gets MESSAGES_POSTGRES_STATUS (`started`, `config
 PostgreSQL test may skip.
 
 `test` also builds the documentation site with `mkdocs build --strict` (a broken link or reference fails
-it) beside mypy, before pytest, whose docs tests read the built site (MESSAGES_DOCS_SITE); and it installs
+it) beside mypy, before pytest, whose docs tests read the built site (MESSAGES_DOCS_SITE; a run of other
+tests only, `dev.py test tests/stores`, skips the build); and it installs
 Debian's chromium for the site's browser tests (scripts/chromium.sh, in the background from the start,
 beside the set-up), or says in one line why it could not and those tests skip (under CI=1 they fail).
 
@@ -134,6 +135,11 @@ UNAVAILABLE_VARIABLE = "MESSAGES_TEST_POSTGRES_UNAVAILABLE"
 STORE_TESTS = ROOT / "tests" / "stores"
 
 
+def _selects_store_tests(args: list[str]) -> bool:
+    """Whether the pytest arguments may run tests/stores (``_selects``)."""
+    return _selects(args, STORE_TESTS)
+
+
 def _selects(args: list[str], tests: Path) -> bool:
     """Whether the pytest arguments may run ``tests`` (a file or a folder): no path given (the whole
     suite), or a path that holds it or lies inside it."""
@@ -230,7 +236,10 @@ def _junit_counts(report: Path) -> str:
 SITE_VARIABLE = "MESSAGES_DOCS_SITE"
 CHROMIUM_VARIABLE = "MESSAGES_TEST_CHROMIUM"
 CHROMIUM_UNAVAILABLE_VARIABLE = "MESSAGES_TEST_CHROMIUM_UNAVAILABLE"
-BROWSER_TESTS = ROOT / "tests" / "test_docs_browser.py"
+BROWSER_TESTS = ROOT / "tests" / "docs" / "test_browser.py"
+SITE_TESTS = (ROOT / "tests" / "docs", ROOT / "tests" / "test_readme.py")
+"""The tests that read the built site: the test command builds it when the tests asked for include them
+(always, for the whole suite)."""
 
 
 def docs(args: list[str]) -> int:
@@ -331,7 +340,7 @@ def _test(
         mypy = subprocess.Popen(
             [str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env, stdout=mypy_log, stderr=subprocess.STDOUT
         )
-        code = _build_site(env, Path(scratch) / "site")
+        code = _build_site(env, Path(scratch) / "site") if any(_selects(args, t) for t in SITE_TESTS) else 0
         if code != 0:
             mypy.kill()
             mypy.wait()

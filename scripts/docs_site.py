@@ -1,9 +1,9 @@
 """The documentation site's generated pages, as an MkDocs hook (mkdocs.yml: ``hooks:``).
 
-* ``quirks.md``: one entry per row of the quirk catalog (``messages/quirks.toml``, read through
-  ``messages.quirks``), each under a stable anchor, ``#quirk-N`` (``messages.quirks.quirk_url``), with the
-  rules of the registered profiles that handle it.
-* ``reference/<module>.md``: one API page per public module (a dotted name with no part starting with
+* the quirk catalog's page (``QUIRKS_PAGE``): one entry per row of the catalog (``messages/quirks.toml``,
+  read through ``messages.quirks``), each under a stable anchor, ``#quirk-N`` (``messages.quirks.quirk_url``),
+  with the rules of the registered profiles that handle it.
+* ``reference/<module>`` pages: one API page per public module (a dotted name with no part starting with
   ``_``), rendered from the docstrings by mkdocstrings. A page renders the names of the module's
   ``__all__`` that are defined in it or in a private module behind it, and links the names it re-exports
   from another public module to their own page (``canonical_pages``), so that each object is documented
@@ -28,6 +28,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "messages"
+QUIRKS_PAGE = PurePosixPath("quirks").with_suffix(".md").as_posix()
+"""The quirk catalog's page, made at build time (``quirks/`` on the site)."""
 REPOSITORY = "https://github.com/llm-messages/llm-messages"
 """Where the repository's files are read on the web (pyproject's Changelog URL is in it)."""
 
@@ -143,13 +145,15 @@ def reference_page(module: str) -> str:
     if children:
         lines.append("Modules:")
         lines.append("")
-        lines += [f"* [`{child}`]({_page_path(child, relative_to=module)})" for child in children]
+        lines += [f"* [`{child}`]({page_path(child, relative_to=module)})" for child in children]
         lines.append("")
     return "\n".join(lines)
 
 
-def _page_path(module: str, relative_to: str | None = None) -> str:
-    path = f"reference/{module}.md"
+def page_path(module: str, relative_to: str | None = None) -> str:
+    """The source path of ``module``'s API page (``reference/<module>`` and the Markdown suffix), or its
+    path from the page of ``relative_to``."""
+    path = f"reference/{module}" + ".md"
     if relative_to is None:
         return path
     return PurePosixPath(path).relative_to("reference").as_posix()
@@ -168,10 +172,10 @@ def reference_nav() -> list[Any]:
                 if module in placed:
                     continue
                 if module == prefix or (prefix != "messages" and module.startswith(prefix + ".")):
-                    entries.append({module: _page_path(module)})
+                    entries.append({module: page_path(module)})
                     placed.add(module)
         nav.append({title: entries})
-    rest = [{m: _page_path(m)} for m in modules if m not in placed]
+    rest = [{m: page_path(m)} for m in modules if m not in placed]
     if rest:
         nav.append({"Other": rest})
     return nav
@@ -265,7 +269,7 @@ _LINK = re.compile(r"(\]\()([^)\s#]+)(#[^)\s]*)?(\))")
 
 
 def repository_links(markdown: str, page_path: str) -> str:
-    """``markdown`` with each relative link that leaves the docs folder (``../examples/x.py``) turned
+    """``markdown`` with each relative link that leaves the docs folder (``../examples/tool_loop.py``) turned
     into the file's address in the repository; a warning for each such link to a missing file."""
     page_dir = (ROOT / "docs" / page_path).parent
 
@@ -305,9 +309,9 @@ def on_files(files: Any, config: Any) -> Any:
     """Add the generated pages: the quirk catalog and one API page per public module."""
     from mkdocs.structure.files import File
 
-    files.append(File.generated(config, "quirks.md", content=quirks_page()))
+    files.append(File.generated(config, QUIRKS_PAGE, content=quirks_page()))
     for module in public_modules():
-        files.append(File.generated(config, _page_path(module), content=reference_page(module)))
+        files.append(File.generated(config, page_path(module), content=reference_page(module)))
     return files
 
 

@@ -54,6 +54,8 @@ def cited_numbers(text: str) -> set[int]:
 def _sources() -> dict[str, str]:
     files = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
     files["README.md"] = (ROOT / "README.md").read_text(encoding="utf-8")
+    for page in sorted((ROOT / "docs").rglob("*.md")):  # the documentation site's pages
+        files[str(page.relative_to(ROOT))] = page.read_text(encoding="utf-8")
     return files
 
 
@@ -93,7 +95,7 @@ def test_source_urls():
     assert source_url("https://api-docs.deepseek.com/x") == "https://api-docs.deepseek.com/x"
 
 
-def test_every_quirk_cited_in_the_package_and_the_readme_is_in_the_catalog():
+def test_every_quirk_cited_in_the_package_the_readme_and_the_site_is_in_the_catalog():
     cited: dict[int, list[str]] = {}
     for name, text in _sources().items():
         for n in cited_numbers(text):
@@ -139,6 +141,15 @@ def tracked_files() -> list[str]:
         pytest.skip("not a git checkout (an sdist, say): no tracked files to look at")
     listing = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     return [name for name in listing.decode().split("\0") if name]
+
+
+def generated_pages() -> set[str]:
+    """The pages of the documentation site that its build makes (scripts/docs_site.py), which the other
+    pages link: the quirk catalog's and an API page per public module."""
+    from tests.docs.conftest import docs_site_module
+
+    hook = docs_site_module()
+    return {"docs/" + hook.QUIRKS_PAGE} | {f"docs/{hook.page_path(m)}" for m in hook.public_modules()}
 
 
 def citing_texts(names: list[str]) -> dict[str, str]:
@@ -197,7 +208,7 @@ def test_no_file_cites_a_file_the_repository_does_not_have():
     # catalog ("quirk 30", which `messages quirks 30` prints).
     names = tracked_files()
     texts = citing_texts(names)
-    assert missing_citations(texts, set(names)) == []
+    assert missing_citations(texts, set(names) | generated_pages()) == []
     assert {"README.md", "docs/litellm.md", "pyproject.toml", "tests/test_quirks.py"} <= texts.keys()
     for name, text in texts.items():
         for cited in re.findall(r"\b(?:tests|benchmarks|examples|scripts|messages|docs)/[\w/]+\.py\b", text):

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, NamedTuple
 
+from messages._docs import quirk_url
 from messages.profiles._parts import ANY_PARTS, PartTable
 
 __all__ = [
@@ -263,8 +264,6 @@ class Violation:
 
     def __str__(self) -> str:
         where = "the conversation" if self.index is None else f"message {self.index}"
-        from messages.quirks import quirk_url
-
         row = self.row
         source = f", quirk {row}: messages quirks {row}, {quirk_url(row)}" if row is not None else ""
         return f"{where}: {self.message} [{self.rule}{source}]"

@@ -434,12 +434,7 @@ class AsyncThreadStore(ABC):
     async def create_thread(self, thread_id: str | None = None) -> str:
         """``ThreadStore.create_thread``.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id.
-            ThreadExistsError: a thread of the store already has that id.
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the operation before anything was written (safe to retry).
-            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        Raises what ``ThreadStore.create_thread`` raises.
         """
 
     @abstractmethod
@@ -454,118 +449,63 @@ class AsyncThreadStore(ABC):
     ) -> range:
         """``ThreadStore.append``.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            MessageTypeError: an item is not a ``Message``.
-            MessageExistsError: an id the thread already holds (without ``skip_existing``): nothing is
-                appended.
-            ThreadKindError: the thread is a remote one.
-            UnstorableMessageError: a message whose text is not valid Unicode (its index and field named).
-            ValueError: ``ids`` or ``metadata`` that do not pair with the messages, an id given twice, a bad
-                id, or metadata that is not a JSON object.
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the operation before anything was written (safe to retry).
-            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        Raises what ``ThreadStore.append`` raises.
         """
 
     @abstractmethod
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         """``ThreadStore.messages``.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            TypeError: ``start`` or ``stop`` is not an int or None.
-            ThreadKindError: the thread is a remote one (the service keeps its messages).
-            CorruptDataError: a stored row no longer reads (its thread and position named).
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the read (safe to retry).
+        Raises what ``ThreadStore.messages`` raises.
         """
 
     @abstractmethod
     async def records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
         """``ThreadStore.records``.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            TypeError: ``start`` or ``stop`` is not an int or None.
-            ThreadKindError: the thread is a remote one (the service keeps its messages).
-            CorruptDataError: a stored row no longer reads (its thread and position named).
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the read (safe to retry).
+        Raises what ``ThreadStore.records`` raises.
         """
 
     @abstractmethod
     async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
         """``ThreadStore.roles``.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            TypeError: ``start`` or ``stop`` is not an int or None.
-            ThreadKindError: the thread is a remote one (the service keeps its messages).
-            CorruptDataError: a stored row no longer reads (its thread and position named).
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the read (safe to retry).
+        Raises what ``ThreadStore.roles`` raises.
         """
 
     @abstractmethod
     async def threads(self) -> list[str]:
         """``ThreadStore.threads``.
 
-        Raises:
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the read (safe to retry).
+        Raises what ``ThreadStore.threads`` raises.
         """
 
     @abstractmethod
     async def delete_thread(self, thread_id: str) -> None:
         """``ThreadStore.delete_thread``.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the operation before anything was written (safe to retry).
-            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        Raises what ``ThreadStore.delete_thread`` raises.
         """
 
     @abstractmethod
     async def save_thread(self, thread: LocalThread | RemoteThread) -> None:
         """``ThreadStore.save_thread``.
 
-        Raises:
-            TypeError: ``thread`` is neither a ``LocalThread`` nor a ``RemoteThread``.
-            InvalidThreadIdError: the thread's id is not a usable id.
-            ThreadKindError: the id holds a saved thread of the other kind (delete it first).
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the operation before anything was written (safe to retry).
-            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        Raises what ``ThreadStore.save_thread`` raises.
         """
 
     @abstractmethod
     async def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
         """``ThreadStore.load_thread``.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            CorruptDataError: the saved value no longer reads.
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the read (safe to retry).
+        Raises what ``ThreadStore.load_thread`` raises.
         """
 
     @abstractmethod
     async def thread_info(self, thread_id: str) -> ThreadInfo:
         """``ThreadStore.thread_info``.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the read (safe to retry).
+        Raises what ``ThreadStore.thread_info`` raises.
         """
 
     @abstractmethod

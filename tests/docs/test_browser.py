@@ -96,7 +96,7 @@ def test_the_start_page_renders(page):
     assert "llm-messages" in tab.title()
     assert tab.locator("article h1").first.is_visible()
     # The navigation leads to the guide and the reference.
-    nav = tab.locator("nav.md-nav--primary").inner_text()
+    nav = tab.locator('nav[aria-label="Navigation"]').first.inner_text()
     assert "Guide" in nav
     assert "API reference" in nav
 

@@ -50,7 +50,7 @@ def stand_in_model(body: dict) -> AIMessage:
 
 
 def test_the_block_reader_reads_blocks(tmp_path):
-    page = tmp_path / "page.md"
+    page = tmp_path / "page.txt"
     page.write_text("text\n\n```python\nx = 1\n```\n\n```text\nnot code\n```\n\n```python\ny = x + 1\n```\n")
     assert python_blocks(page) == ["x = 1\n", "y = x + 1\n"]
 
