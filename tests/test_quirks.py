@@ -446,7 +446,8 @@ def test_the_generator_writes_the_data_file_as_it_is(tmp_path):
 
 
 def test_messages_check_says_where_to_read_the_quirks_it_cites(tmp_path, capsys):
-    # The README's example: a call answered after a user turn, a name Mistral rejects, an OpenAI id.
+    # The guide's example (docs/guide/profiles.md): a call answered after a user turn, a name Mistral
+    # rejects, an OpenAI id.
     call = {"id": "call_abc123DEF456ghi789", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     conversation = [
         {"role": "system", "content": "You are a weather bot."},

@@ -25,7 +25,7 @@ sqlite3), the embedded default.
   worker thread of its own, one hop per call, so that the event loop only awaits. ``python -m benchmarks
   stores`` measures it beside aiosqlite, which also runs its connection in a thread of its own but hops
   to it once per statement, and beside a variant that decoded on the loop (whose CPU work, from 100
-  conversations, held the loop for 70 to 160 ms at a time): see the README's "Threads and stores".
+  conversations, held the loop for 70 to 160 ms at a time): see docs/benchmarks.md, "Thread stores".
 """
 
 from __future__ import annotations

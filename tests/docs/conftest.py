@@ -51,9 +51,8 @@ def _build(target: Path) -> None:
         pytest.fail(f"mkdocs build --strict failed:\n{built.stdout}{built.stderr}")
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
-    """The built site's folder."""
+def site_folder(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The built site's folder: the test command's, or one built now (once for all xdist workers)."""
     given = os.environ.get(SITE_VARIABLE)
     if given:
         return Path(given)
@@ -68,6 +67,12 @@ def site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
         if not (target / "index.html").exists():
             _build(target)
     return target
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The built site's folder."""
+    return site_folder(tmp_path_factory, worker_id)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

@@ -24,8 +24,8 @@ _BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def pages() -> list[Path]:
-    """Every Markdown page of docs/."""
-    return sorted(DOCS.rglob("*.md"))
+    """The README and every Markdown page of docs/."""
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 
 
 def python_blocks(page: Path) -> list[str]:
@@ -57,6 +57,7 @@ def test_the_block_reader_reads_blocks(tmp_path):
 
 def test_every_page_with_code_is_collected():
     with_code = [p.relative_to(ROOT).as_posix() for p in pages() if python_blocks(p)]
+    assert "README.md" in with_code
     assert "docs/getting-started.md" in with_code
 
 
