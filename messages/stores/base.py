@@ -255,14 +255,7 @@ class ThreadStore(_Failures, ABC):
         """The thread's messages with their envelopes (position, id, metadata, time), sliced as
         ``messages`` slices.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            TypeError: ``start`` or ``stop`` is not an int or None.
-            ThreadKindError: the thread is a remote one (the service keeps its messages).
-            CorruptDataError: a stored row no longer reads (its thread and position named).
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the read (safe to retry).
+        Raises what ``messages`` raises.
         """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop, "records")
@@ -275,14 +268,7 @@ class ThreadStore(_Failures, ABC):
         ``"tool"``), sliced as ``messages`` slices, read without reading the messages: what a window read
         needs to find the exchanges.
 
-        Raises:
-            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
-            ThreadNotFoundError: no thread has that id.
-            TypeError: ``start`` or ``stop`` is not an int or None.
-            ThreadKindError: the thread is a remote one (the service keeps its messages).
-            CorruptDataError: a stored row no longer reads (its thread and position named).
-            StoreClosedError: the store was closed.
-            NotWrittenError: the database failed the read (safe to retry).
+        Raises what ``messages`` raises.
         """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop, "roles")
