@@ -57,12 +57,19 @@ _MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
 
 
 def new_thread_id() -> str:
-    """A fresh random thread id (32 hex digits)."""
+    """A fresh random thread id (32 hex digits).
+
+    Raises nothing.
+    """
     return uuid.uuid4().hex
 
 
 def as_message_list(messages: Message | Iterable[Message]) -> list[Message]:
-    """One message, or an iterable of them, as a list; ``MessageTypeError`` names the first non-message."""
+    """One message, or an iterable of them, as a list; ``MessageTypeError`` names the first non-message.
+
+    Raises:
+        MessageTypeError: an item is not a ``Message`` (a dict: read it with ``load_messages``).
+    """
     if isinstance(messages, _MESSAGE_TYPES):
         return [messages]
     if isinstance(messages, (str, bytes, Mapping)):
@@ -84,15 +91,25 @@ class ContextWindow(Protocol):
     """What a local thread reads through: a window over a conversation (``messages.context``)."""
 
     def add_message(self, message: Message) -> None:
-        """Add the next message of the conversation."""
+        """Add the next message of the conversation.
+
+        Raises:
+            MessageTypeError: ``message`` is not a ``Message``.
+        """
         ...
 
     def get_messages(self) -> list[Message]:
-        """The messages the window keeps, to send to the model."""
+        """The messages the window keeps, to send to the model.
+
+        Raises nothing.
+        """
         ...
 
     def clear(self) -> None:
-        """Forget every message."""
+        """Forget every message.
+
+        Raises nothing.
+        """
         ...
 
 
@@ -101,11 +118,17 @@ class MessageStore(Protocol):
     that also has ``roles`` and ``thread_info`` (every ``ThreadStore``) serves window-aware reads."""
 
     def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
-        """Add one message or several, atomically, at the end of the thread; the positions they got."""
+        """Add one message or several, atomically, at the end of the thread; the positions they got.
+
+        Raises what the store raises (``ThreadStore.append``).
+        """
         ...
 
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
+        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
+
+        Raises what the store raises (``ThreadStore.messages``).
+        """
         ...
 
 
@@ -113,11 +136,17 @@ class AsyncMessageStore(Protocol):
     """What a local thread needs of an async store: every ``AsyncThreadStore`` is one."""
 
     async def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
-        """Add one message or several, atomically, at the end of the thread; the positions they got."""
+        """Add one message or several, atomically, at the end of the thread; the positions they got.
+
+        Raises what the store raises (``AsyncThreadStore.append``).
+        """
         ...
 
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
+        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
+
+        Raises what the store raises (``AsyncThreadStore.messages``).
+        """
         ...
 
 
@@ -247,13 +276,27 @@ class LocalThread(BaseModel):
     ) -> range:
         """Add one message or several, atomically, at the end; returns the positions they got (``ids``,
         ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them). A sync store: an async
-        one is refused, before anything is written, naming ``aappend``."""
+        one is refused, before anything is written, naming ``aappend``.
+
+        Raises:
+            InvalidArgumentError: ``store`` is an async store (use ``aappend``) or no store, or ``ids``,
+                ``metadata`` or ``skip_existing`` cannot be taken; nothing is written.
+
+        And what ``store.append`` raises (``ThreadStore.append``: ``ThreadNotFoundError``,
+        ``MessageExistsError``, ``MessageTypeError``, ``BackendError``...).
+        """
         append = _store_method(store, "append", "append", awaited=False)
         added: range = append(self.id, messages, **_envelope(ids, metadata, skip_existing, "append"))
         return added
 
     def messages(self, store: MessageStore, start: int = 0, stop: int | None = None) -> list[Message]:
-        """The stored messages, in order; ``start``/``stop`` slice by position as a list does."""
+        """The stored messages, in order; ``start``/``stop`` slice by position as a list does.
+
+        Raises:
+            InvalidArgumentError: ``store`` is an async store (use ``amessages``) or no store.
+
+        And what ``store.messages`` raises (``ThreadStore.messages``).
+        """
         read = _store_method(store, "messages", "messages", awaited=False)
         stored: list[Message] = read(self.id, start, stop)
         return stored
@@ -266,7 +309,15 @@ class LocalThread(BaseModel):
         always in whole exchanges), and the window is given that part of the thread: a turn costs what the
         window keeps, not what the thread holds (``messages._window``). The answer is the one the window
         would give with every message added. Any other window is cleared and given every message of the
-        thread in order (one read of the store). What its ``get_messages()`` returns is the answer."""
+        thread in order (one read of the store). What its ``get_messages()`` returns is the answer.
+
+        Raises:
+            InvalidArgumentError: ``store`` is an async store (use ``aread``) or no store, or ``window`` is
+                not a window.
+
+        And what the store's reads raise (``ThreadStore.messages``, ``ThreadStore.roles``:
+        ``ThreadNotFoundError``, ``CorruptDataError``, ``BackendError``...).
+        """
         read: Callable[[str], list[Message]] = _store_method(store, "messages", "read", awaited=False)
         if window is None:
             return read(self.id)
@@ -297,7 +348,15 @@ class LocalThread(BaseModel):
         the append either never started (nothing is written) or ran to its end (it is written, whole):
         settled by the time the ``CancelledError`` reaches the caller, so a read right after tells which,
         and nothing lands later. Give the messages ``ids`` and append again with ``skip_existing=True``: the
-        retry adds what is missing and nothing twice."""
+        retry adds what is missing and nothing twice.
+
+        Raises:
+            InvalidArgumentError: ``store`` is a sync store (use ``append``) or no store, or ``ids``,
+                ``metadata`` or ``skip_existing`` cannot be taken; nothing is written.
+
+        And what ``store.append`` raises (``AsyncThreadStore.append``: ``ThreadNotFoundError``,
+        ``MessageExistsError``, ``MessageTypeError``, ``BackendError``...).
+        """
         append = _store_method(store, "append", "aappend", awaited=True)
         added: range = await append(self.id, messages, **_envelope(ids, metadata, skip_existing, "aappend"))
         return added
@@ -305,13 +364,27 @@ class LocalThread(BaseModel):
     async def amessages(
         self, store: AsyncMessageStore, start: int = 0, stop: int | None = None
     ) -> list[Message]:
-        """``messages`` with an async store."""
+        """``messages`` with an async store.
+
+        Raises:
+            InvalidArgumentError: ``store`` is a sync store (use ``messages``) or no store.
+
+        And what ``store.messages`` raises (``AsyncThreadStore.messages``).
+        """
         read = _store_method(store, "messages", "amessages", awaited=True)
         stored: list[Message] = await read(self.id, start, stop)
         return stored
 
     async def aread(self, store: AsyncMessageStore, window: ContextWindow | None = None) -> list[Message]:
-        """``read`` with an async store: the same reads, awaited."""
+        """``read`` with an async store: the same reads, awaited.
+
+        Raises:
+            InvalidArgumentError: ``store`` is a sync store (use ``read``) or no store, or ``window`` is not
+                a window.
+
+        And what the store's reads raise (``AsyncThreadStore.messages``, ``AsyncThreadStore.roles``:
+        ``ThreadNotFoundError``, ``CorruptDataError``, ``BackendError``...).
+        """
         read: Callable[[str], Awaitable[list[Message]]] = _store_method(
             store, "messages", "aread", awaited=True
         )
@@ -329,7 +402,12 @@ class LocalThread(BaseModel):
         return window.get_messages()
 
     def with_context(self, provider: str, state: JsonValue) -> LocalThread:
-        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able)."""
+        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
+
+        Raises:
+            pydantic.ValidationError: ``state`` holds a value JSON cannot represent (NaN, infinity): the path
+                named.
+        """
         return _with_context(self, provider, state)
 
 
@@ -362,7 +440,11 @@ class RemoteThread(BaseModel):
     """JSON-able state for context providers, by provider name."""
 
     def add(self, messages: Message | Iterable[Message]) -> Self:
-        """A copy with ``messages`` (one or several) added to ``pending``."""
+        """A copy with ``messages`` (one or several) added to ``pending``.
+
+        Raises:
+            MessageTypeError: an item is not a ``Message``.
+        """
         added = as_message_list(messages)
         return self.model_copy(update={"pending": (*self.pending, *added)})
 
@@ -380,6 +462,13 @@ class RemoteThread(BaseModel):
         result that answers no call, one id used twice in a turn), and a ``ConversionError`` naming the
         message and field for what input items cannot carry (a ``name``, reasoning or provider fields,
         audio): refused, never dropped.
+
+        Raises:
+            EmptyConversationError: there is nothing new to send.
+            OrphanToolResultError: a pending tool result answers no call of the service's last response.
+            UnansweredToolCallError: a call of the last response has no result before the next message.
+            DuplicateToolCallIdError: a call answered twice.
+            UnsupportedContentError: content the Responses API has no input form for.
         """
         if not self.pending:
             raise EmptyConversationError(
@@ -393,7 +482,11 @@ class RemoteThread(BaseModel):
         return kwargs
 
     def receive(self, response: Any) -> tuple[Self, AIMessage]:
-        """The thread after ``response`` (its id kept, ``pending`` emptied), and the reply as an AIMessage."""
+        """The thread after ``response`` (its id kept, ``pending`` emptied), and the reply as an AIMessage.
+
+        Raises:
+            ReplyError: ``response`` is not a Responses API response this package can read.
+        """
         reply = from_responses_output(response)
         thread = self.model_copy(
             update={
@@ -405,7 +498,12 @@ class RemoteThread(BaseModel):
         return thread, reply
 
     def with_context(self, provider: str, state: JsonValue) -> RemoteThread:
-        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able)."""
+        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
+
+        Raises:
+            pydantic.ValidationError: ``state`` holds a value JSON cannot represent (NaN, infinity): the path
+                named.
+        """
         return _with_context(self, provider, state)
 
     def _check_pending(self) -> None:
@@ -508,7 +606,11 @@ _THREAD: TypeAdapter[LocalThread | RemoteThread] = TypeAdapter(Thread, config=Co
 
 def parse_thread(data: str | bytes | Mapping[str, Any]) -> LocalThread | RemoteThread:
     """A thread from its JSON (``thread.model_dump_json()``) or its dict: ``LocalThread`` or ``RemoteThread``
-    by ``kind``. Raises ``pydantic.ValidationError`` naming the field that is wrong."""
+    by ``kind``. Raises ``pydantic.ValidationError`` naming the field that is wrong.
+
+    Raises:
+        pydantic.ValidationError: ``data`` is not the JSON of a saved thread (the field that is wrong named).
+    """
     if isinstance(data, (str, bytes)):
         return _THREAD.validate_json(data)
     return _THREAD.validate_python(data)

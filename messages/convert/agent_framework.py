@@ -131,11 +131,17 @@ class AgentFrameworkEnvelope:
     """This tool result was in the same Agent Framework message as the tool result before it."""
 
     def is_empty(self) -> bool:
-        """Whether the envelope holds nothing: the message alone gives back the Agent Framework message."""
+        """Whether the envelope holds nothing: the message alone gives back the Agent Framework message.
+
+        Raises nothing.
+        """
         return self == _EMPTY
 
     def to_json(self) -> dict[str, Any]:
-        """The envelope as a JSON object, without its empty fields."""
+        """The envelope as a JSON object, without its empty fields.
+
+        Raises nothing.
+        """
         out: dict[str, Any] = {}
         if self.message_id is not None:
             out["message_id"] = self.message_id
@@ -153,7 +159,11 @@ class AgentFrameworkEnvelope:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AgentFrameworkEnvelope:
-        """An envelope from its ``to_json`` form; ``ValueError`` naming the field for anything else."""
+        """An envelope from its ``to_json`` form; ``ValueError`` naming the field for anything else.
+
+        Raises:
+            ValueError: ``data`` is not an envelope's JSON object (the key that is wrong named).
+        """
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
             raise ValueError(f"an Agent Framework envelope has no field {sorted(unknown)[0]!r}")
@@ -421,6 +431,12 @@ def to_agent_framework(
     ``envelopes``, one per message (``None`` for none), give back what ``from_agent_framework(...,
     envelopes=True)`` kept beside them. Raises ``MessageTypeError`` for an item that is not a message, and
     ``ConversionError`` naming the message and the field for what Agent Framework cannot hold.
+
+    Raises:
+        MessageTypeError: an item is not a ``Message``.
+        ConversionError: something Agent Framework's types cannot hold (the message index and the field
+            named).
+        ImportError: agent-framework-core is not installed (``pip install 'llm-messages[agent-framework]'``).
     """
     af = _import()
     conversation = list(messages)
@@ -773,6 +789,11 @@ def from_agent_framework(
     ``message_id``, ``additional_properties``, a call's occurrence id, ...) raises ``ConversionError``
     (nothing is dropped). Raises ``ConversionError`` naming the message index (and content position) for
     what this package cannot hold.
+
+    Raises:
+        ConversionError: a message or content that a message of this package cannot hold (the message index
+            and the content type named).
+        ImportError: agent-framework-core is not installed (``pip install 'llm-messages[agent-framework]'``).
     """
     af = _import()
     out: list[Message] = []

@@ -339,7 +339,15 @@ class ThreadStore(_Failures, ABC):
     """
 
     def create_thread(self, thread_id: str | None = None) -> str:
-        """Create an empty ``LocalThread`` and return its id (a random one unless ``thread_id`` is given)."""
+        """Create an empty ``LocalThread`` and return its id (a random one unless ``thread_id`` is given).
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id.
+            ThreadExistsError: a thread of the store already has that id.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the operation before anything was written (safe to retry).
+            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        """
         thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
         state = encode_thread(LocalThread(id=thread_id))
         with self._operation("create_thread", thread_id, writes=True):
@@ -360,7 +368,23 @@ class ThreadStore(_Failures, ABC):
         ``ids`` gives each message its id in the thread (``None``: a minted one), ``metadata`` a JSON object
         (one for all, or one per message). An id the thread holds raises ``MessageExistsError`` and appends
         nothing; with ``skip_existing=True`` those messages are left out instead, and the positions returned
-        are those of the messages added. ``ThreadKindError`` if the thread is a remote one."""
+        are those of the messages added. ``ThreadKindError`` if the thread is a remote one.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            ThreadNotFoundError: no thread has that id.
+            MessageTypeError: an item is not a ``Message``.
+            MessageExistsError: an id the thread already holds (without ``skip_existing``): nothing is
+                appended.
+            ThreadKindError: the thread is a remote one.
+            UnstorableMessageError: a message whose text is not valid Unicode (its index and field named).
+            InvalidArgumentError: ``ids`` or ``metadata`` that do not pair with the messages, an id given
+                twice, a bad id, metadata that is not a JSON object or nests deeper than
+                ``MAX_METADATA_DEPTH``, or a ``skip_existing`` that is not a bool; nothing is written.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the operation before anything was written (safe to retry).
+            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        """
         thread_id = check_thread_id(thread_id)
         skip_existing = check_flag(skip_existing, "skip_existing", "append")
         rows = encode_rows(messages, ids, metadata)
@@ -371,7 +395,17 @@ class ThreadStore(_Failures, ABC):
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
 
-        ``ThreadKindError`` if the thread is a remote one (the service keeps its messages)."""
+        ``ThreadKindError`` if the thread is a remote one (the service keeps its messages).
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            ThreadNotFoundError: no thread has that id.
+            TypeError: ``start`` or ``stop`` is not an int or None.
+            ThreadKindError: the thread is a remote one (the service keeps its messages).
+            CorruptDataError: a stored row no longer reads (its thread and position named).
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the read (safe to retry).
+        """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop)
         with self._operation("messages", thread_id, writes=False):
@@ -380,7 +414,10 @@ class ThreadStore(_Failures, ABC):
 
     def records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
         """The thread's messages with their envelopes (position, id, metadata, time), sliced as
-        ``messages`` slices."""
+        ``messages`` slices.
+
+        Raises what ``messages`` raises.
+        """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop, "records")
         with self._operation("records", thread_id, writes=False):
@@ -390,19 +427,35 @@ class ThreadStore(_Failures, ABC):
     def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
         """The role of each message (``"system"``, ``"developer"``, ``"user"``, ``"assistant"``,
         ``"tool"``), sliced as ``messages`` slices, read without reading the messages: what a window read
-        needs to find the exchanges."""
+        needs to find the exchanges.
+
+        Raises what ``messages`` raises.
+        """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop, "roles")
         with self._operation("roles", thread_id, writes=False):
             return self._read_roles(thread_id, start, stop)
 
     def threads(self) -> list[str]:
-        """Every thread id, oldest first."""
+        """Every thread id, oldest first.
+
+        Raises:
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the read (safe to retry).
+        """
         with self._operation("threads", None, writes=False):
             return self._thread_ids()
 
     def delete_thread(self, thread_id: str) -> None:
-        """Remove the thread and its messages."""
+        """Remove the thread and its messages.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            ThreadNotFoundError: no thread has that id.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the operation before anything was written (safe to retry).
+            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        """
         thread_id = check_thread_id(thread_id)
         with self._operation("delete_thread", thread_id, writes=True):
             self._delete_thread(thread_id)
@@ -410,20 +463,44 @@ class ThreadStore(_Failures, ABC):
     def save_thread(self, thread: LocalThread | RemoteThread) -> None:
         """Store the thread value under ``thread.id`` (creating the thread if needed); messages stay.
 
-        ``ThreadKindError`` if the id holds a thread of the other kind: delete it first to replace it."""
+        ``ThreadKindError`` if the id holds a thread of the other kind: delete it first to replace it.
+
+        Raises:
+            TypeError: ``thread`` is neither a ``LocalThread`` nor a ``RemoteThread``.
+            InvalidThreadIdError: the thread's id is not a usable id.
+            ThreadKindError: the id holds a saved thread of the other kind (delete it first).
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the operation before anything was written (safe to retry).
+            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        """
         state = encode_thread(thread)
         with self._operation("save_thread", thread.id, writes=True):
             self._write_state(thread.id, state, thread.kind)
 
     def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        """The thread value saved under ``thread_id``: a ``LocalThread`` or a ``RemoteThread``."""
+        """The thread value saved under ``thread_id``: a ``LocalThread`` or a ``RemoteThread``.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            ThreadNotFoundError: no thread has that id.
+            CorruptDataError: the saved value no longer reads.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the read (safe to retry).
+        """
         thread_id = check_thread_id(thread_id)
         with self._operation("load_thread", thread_id, writes=False):
             stored = self._read_thread(thread_id)
         return decode_thread(thread_id, stored.state)
 
     def thread_info(self, thread_id: str) -> ThreadInfo:
-        """The thread's envelope: kind, length and timestamps."""
+        """The thread's envelope: kind, length and timestamps.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            ThreadNotFoundError: no thread has that id.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the read (safe to retry).
+        """
         thread_id = check_thread_id(thread_id)
         with self._operation("thread_info", thread_id, writes=False):
             stored = self._read_thread(thread_id)
@@ -507,7 +584,12 @@ class ThreadStore(_Failures, ABC):
     def close(self) -> None:
         """Refuse new calls (``StoreClosedError``), wait for the calls under way in other threads to end,
         then release the connections. When it returns, no call of this store can still write. Safe from
-        any thread, and more than once."""
+        any thread, and more than once.
+
+        Raises:
+            BackendError: the database failed while its connections were released (the store is closed
+                all the same).
+        """
         self._calls.close_and_wait()
         with _Release(self, "close", None, False):
             self._close()
@@ -607,7 +689,10 @@ class AsyncThreadStore(ABC):
 
     @abstractmethod
     async def create_thread(self, thread_id: str | None = None) -> str:
-        """``ThreadStore.create_thread``."""
+        """``ThreadStore.create_thread``.
+
+        Raises what ``ThreadStore.create_thread`` raises.
+        """
 
     @abstractmethod
     async def append(
@@ -619,39 +704,66 @@ class AsyncThreadStore(ABC):
         metadata: Metadata = None,
         skip_existing: bool = False,
     ) -> range:
-        """``ThreadStore.append``."""
+        """``ThreadStore.append``.
+
+        Raises what ``ThreadStore.append`` raises.
+        """
 
     @abstractmethod
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """``ThreadStore.messages``."""
+        """``ThreadStore.messages``.
+
+        Raises what ``ThreadStore.messages`` raises.
+        """
 
     @abstractmethod
     async def records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
-        """``ThreadStore.records``."""
+        """``ThreadStore.records``.
+
+        Raises what ``ThreadStore.records`` raises.
+        """
 
     @abstractmethod
     async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
-        """``ThreadStore.roles``."""
+        """``ThreadStore.roles``.
+
+        Raises what ``ThreadStore.roles`` raises.
+        """
 
     @abstractmethod
     async def threads(self) -> list[str]:
-        """``ThreadStore.threads``."""
+        """``ThreadStore.threads``.
+
+        Raises what ``ThreadStore.threads`` raises.
+        """
 
     @abstractmethod
     async def delete_thread(self, thread_id: str) -> None:
-        """``ThreadStore.delete_thread``."""
+        """``ThreadStore.delete_thread``.
+
+        Raises what ``ThreadStore.delete_thread`` raises.
+        """
 
     @abstractmethod
     async def save_thread(self, thread: LocalThread | RemoteThread) -> None:
-        """``ThreadStore.save_thread``."""
+        """``ThreadStore.save_thread``.
+
+        Raises what ``ThreadStore.save_thread`` raises.
+        """
 
     @abstractmethod
     async def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        """``ThreadStore.load_thread``."""
+        """``ThreadStore.load_thread``.
+
+        Raises what ``ThreadStore.load_thread`` raises.
+        """
 
     @abstractmethod
     async def thread_info(self, thread_id: str) -> ThreadInfo:
-        """``ThreadStore.thread_info``."""
+        """``ThreadStore.thread_info``.
+
+        Raises what ``ThreadStore.thread_info`` raises.
+        """
 
     @abstractmethod
     async def add_checkpoint(
@@ -690,7 +802,10 @@ class AsyncThreadStore(ABC):
 
     @abstractmethod
     async def aclose(self) -> None:
-        """``ThreadStore.close``."""
+        """``ThreadStore.close``.
+
+        Raises nothing.
+        """
 
     async def __aenter__(self) -> Self:
         return self

@@ -37,7 +37,10 @@ class _Record:
 
 
 class InMemoryThreadStore(ThreadStore):
-    """Threads in this process's memory; thread-safe; gone when the process ends."""
+    """Threads in this process's memory; thread-safe; gone when the process ends.
+
+    Raises nothing.
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -195,7 +198,10 @@ class InMemoryThreadStore(ThreadStore):
 
 class AsyncInMemoryThreadStore(OffloadedStore):
     """``InMemoryThreadStore`` behind awaited methods (its calls hold a lock for microseconds and never wait
-    on I/O, so they run on the loop)."""
+    on I/O, so they run on the loop).
+
+    Raises nothing.
+    """
 
     def __init__(self) -> None:
         super().__init__(InMemoryThreadStore(), workers=0)

@@ -242,7 +242,14 @@ def _readable(fd: int) -> bool:
 
 
 class PostgresThreadStore(SQLThreadStore):
-    """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value)."""
+    """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value).
+
+    Raises:
+        StoreError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
+        InvalidArgumentError: ``dsn`` is not a string, or ``connect_timeout`` is not a number of seconds
+            above 0.
+        NotWrittenError: the server cannot be reached, or its schema cannot be made or migrated.
+    """
 
     _placeholder = "%s"
 
@@ -490,7 +497,14 @@ class AsyncPostgresThreadStore(LoopStore):
     several threads at once), as the SQLite and in-memory stores do: each loop gets connections of its own
     (a connection is awaited on the loop it was made in), and those of a loop that has closed are dropped.
     A cancelled call that was waiting for a connection stops; one whose write has started runs to its end
-    before the ``CancelledError`` goes on (``LoopStore``)."""
+    before the ``CancelledError`` goes on (``LoopStore``).
+
+    Raises:
+        StoreError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
+        InvalidArgumentError: ``max_connections`` is not an int of at least 1, or ``connect_timeout`` is
+            not a number of seconds above 0.
+        NotWrittenError: the DSN does not read as a PostgreSQL connection string.
+    """
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0, max_connections: int = 10) -> None:
         super().__init__()
@@ -512,7 +526,12 @@ class AsyncPostgresThreadStore(LoopStore):
 
     async def open(self) -> None:
         """Connect now (and build the schema if needed): an unreachable server or a newer schema fails
-        here rather than at the first call."""
+        here rather than at the first call.
+
+        Raises:
+            NotWrittenError: the server cannot be reached, or the schema cannot be made or migrated.
+            StoreClosedError: the store was closed.
+        """
         with self._operation("open", None, writes=False):
             async with self._connection(writes=False):
                 pass

@@ -25,7 +25,7 @@ sqlite3), the embedded default.
   worker thread of its own, one hop per call, so that the event loop only awaits. ``python -m benchmarks
   stores`` measures it beside aiosqlite, which also runs its connection in a thread of its own but hops
   to it once per statement, and beside a variant that decoded on the loop (whose CPU work, from 100
-  conversations, held the loop for 70 to 160 ms at a time): see the README's "Threads and stores".
+  conversations, held the loop for 70 to 160 ms at a time): see docs/benchmarks.md, "Thread stores".
 """
 
 from __future__ import annotations
@@ -102,7 +102,14 @@ _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
 
 
 class SQLiteThreadStore(SQLThreadStore):
-    """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it."""
+    """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it.
+
+    Raises:
+        StoreError: this Python's SQLite is older than the store needs.
+        InvalidArgumentError: ``synchronous`` is neither ``"FULL"`` nor ``"NORMAL"``, ``timeout`` is not a
+            number of seconds of at least 0, or the path is ``:memory:`` (use ``InMemoryThreadStore``).
+        NotWrittenError: the database file cannot be opened, or its schema made or migrated.
+    """
 
     _message_column = "CAST(message AS BLOB)"  # bytes: see _READ_SPAN
 
@@ -322,7 +329,14 @@ class AsyncSQLiteThreadStore(OffloadedStore):
     them, one connection each), so the event loop only awaits it: the loop never waits on SQLite, and the
     CPU work of many conversations does not pile up between two turns of the loop (the GIL is handed back
     to it every few milliseconds). The file is opened (and its schema built) when the store is made: make
-    it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or ``async with``)."""
+    it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or ``async with``).
+
+    Raises:
+        StoreError: this Python's SQLite is older than the store needs.
+        InvalidArgumentError: ``workers`` is not an int of at least 1, ``synchronous`` is neither ``"FULL"``
+            nor ``"NORMAL"``, ``timeout`` is not a number of seconds, or the path is ``:memory:``.
+        NotWrittenError: the database file cannot be opened, or its schema made or migrated.
+    """
 
     def __init__(
         self,

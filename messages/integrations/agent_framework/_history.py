@@ -76,6 +76,10 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     each run loads only what the window keeps, and the store reads only that (``LocalThread.read``): a turn
     costs what the window keeps, not what the thread holds. The other arguments are Agent Framework's
     (``HistoryProvider``, ``InMemoryHistoryProvider``).
+
+    Raises:
+        TypeError: ``store`` is not a thread store of this package (a ``ThreadStore`` or an
+            ``AsyncThreadStore``).
     """
 
     DEFAULT_SOURCE_ID: ClassVar[str] = "thread_store"
@@ -134,7 +138,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         state: dict[str, Any],
     ) -> None:
         """Load the session's history into the context; nothing for a session whose history the service
-        keeps."""
+        keeps.
+
+        Raises:
+            ValueError: the run has no session id (run the agent with a session).
+            StoreError: the store failed to read the session's thread.
+        """
         if context.service_session_id is not None:
             return
         await super().before_run(agent=agent, session=session, context=context, state=state)
@@ -148,7 +157,14 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         state: dict[str, Any],
     ) -> None:
         """Store the run's messages; for a session whose history the service keeps, its id instead (a
-        ``RemoteThread``)."""
+        ``RemoteThread``).
+
+        Raises:
+            ValueError: the run has no session id (run the agent with a session).
+            ConversionError: a message of the run holds content this package cannot store (its type named);
+                nothing of the run is stored.
+            StoreError: the store failed (a ``BackendError`` says whether the write may be in it).
+        """
         service = _service_id(session, context)
         if service is None:
             await super().after_run(agent=agent, session=session, context=context, state=state)
@@ -170,7 +186,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         self, session_id: str | None, *, state: dict[str, Any] | None = None, **kwargs: Any
     ) -> list[AFMessage]:
         """The session's stored messages (what the window keeps of them, with a window); none for a session
-        without a thread, or whose history the service keeps."""
+        without a thread, or whose history the service keeps.
+
+        Raises:
+            ValueError: ``session_id`` is None (run the agent with a session).
+            StoreError: the store failed to read the thread.
+        """
         thread_id = _thread_id(session_id)
         kept: list[tuple[Message, MessageRecord | None]]
         try:
@@ -196,7 +217,14 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         **kwargs: Any,
     ) -> None:
         """Append to the session's thread the messages it does not hold yet (see the module docstring);
-        ``ConversionError``, before anything is written, for a message this package cannot hold."""
+        ``ConversionError``, before anything is written, for a message this package cannot hold.
+
+        Raises:
+            ValueError: ``session_id`` is None (run the agent with a session).
+            ConversionError: a message holds content this package cannot store (its type named); nothing is
+                stored.
+            StoreError: the store failed (a ``BackendError`` says whether the write may be in it).
+        """
         if not messages:
             return
         thread_id = _thread_id(session_id)
@@ -214,7 +242,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
 
     async def load_session(self, session_id: str) -> AgentSession | None:
         """The Agent Framework session kept under ``session_id`` (with its ``service_session_id`` when the
-        service keeps its history), for another process to go on with; ``None`` when there is none."""
+        service keeps its history), for another process to go on with; ``None`` when there is none.
+
+        Raises:
+            ThreadNotFoundError: the store has no thread with that id.
+            StoreError: the store failed to read it.
+        """
         try:
             thread = await self._load_thread(_thread_id(session_id))
         except ThreadNotFoundError:

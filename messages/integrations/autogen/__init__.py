@@ -17,8 +17,8 @@ name                                       what
 =========================================  =============================================================
 
 Use them where AutoGen takes its own: ``AssistantAgent(..., model_client=LiteLLMChatCompletionClient(
-"gemini/gemini-2.5-flash"), model_context=BufferedChatCompletionContext(buffer_size=20))``. The README's
-"Inside AutoGen" says why, and ``examples/autogen_agent.py`` runs one offline.
+"gemini/gemini-2.5-flash"), model_context=BufferedChatCompletionContext(buffer_size=20))``. The guide's
+page docs/guide/autogen.md says why, and ``examples/autogen_agent.py`` runs one offline.
 
 Importing this subpackage imports autogen-core (and raises ``ImportError`` with the pip command when it is
 missing); ``import messages`` never does. litellm is imported on first use.
