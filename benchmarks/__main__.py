@@ -30,6 +30,7 @@ BENCHMARKS = {
     "convert": "benchmarks.bench_convert",
     "autogen": "benchmarks.bench_autogen",
     "agent-framework": "benchmarks.bench_agent_framework",
+    "compaction": "benchmarks.bench_compaction",
 }
 
 

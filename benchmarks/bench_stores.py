@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import gc
 import json
 import os
@@ -44,9 +45,12 @@ from typing import Any, Literal
 
 import messages
 from benchmarks._conversation import SYSTEM, build_conversation, exchange
-from benchmarks._timing import WALL, Figure, Table, best_of, fmt_time, judged, paired_collector_on
+from benchmarks._timing import CPU, WALL, Figure, Table, best_of, fmt_time, judged, paired_collector_on
 from messages import (
     AIMessage,
+    AsyncInMemoryThreadStore,
+    AsyncSQLiteThreadStore,
+    InMemoryThreadStore,
     LocalThread,
     Message,
     PostgresThreadStore,
@@ -58,6 +62,7 @@ from messages.context import BufferedContext, HeadAndTailContext, TokenLimitedCo
 from messages.stores import sqlite as sqlite_module
 from messages.stores._codec import decode_joined, encode_rows, utc_now
 from messages.stores._sql import LOCAL_LENGTH, READ_ROLES, SQLThreadStore
+from messages.stores.base import OffloadedStore, _Release
 
 DSN_VARIABLE = "MESSAGES_TEST_POSTGRES_DSN"
 
@@ -248,7 +253,7 @@ def main(quick: bool = False) -> list[Figure]:
     # collection of the garbage collector would walk them: a pause of the loop that is the benchmark's.
     to_append = to_load = []
     gc.collect()
-    return [*figures, *per_turn(quick), *loop_benchmark(quick)]
+    return [*figures, *per_turn(quick), *loop_benchmark(quick), *call_overhead(quick)]
 
 
 # -- per-turn reads through a window, by thread length (issue 23) -------------------------------------------
@@ -624,6 +629,118 @@ def loop_benchmark(quick: bool) -> list[Figure]:
                 "loop: throughput, aiosqlite vs AsyncSQLiteThreadStore", rate["aiosqlite"] / rate["async"]
             ),
         ]
+    for figure in figures:
+        print(f"  {judged(figure)}")
+    return figures
+
+
+# -- the per-call cost of the stores' edges (issue 29) -------------------------------------------------------
+
+OVERHEAD_TARGET = 1.2
+"""Issue 29: the bookkeeping of calls in flight (closing, cancellation) costs an in-memory append of one
+message at most a fifth more, and a SQLite one less (it waits on the file)."""
+
+
+def _unguarded(store: ThreadStore) -> ThreadStore:
+    """``store`` with its calls run as before issue 29: the failure mapping alone, no count of the calls in
+    flight (what lets ``close()`` wait for them)."""
+    store._operation = functools.partial(_Release, store)  # type: ignore[method-assign]
+    return store
+
+
+def _old_call(store: OffloadedStore) -> OffloadedStore:
+    """``store`` with its ``_call`` as before issue 29: inline for the in-memory store (never yielding to
+    the loop), ``run_in_executor`` for a worker (a cancelled call ran on), and no count of calls in flight
+    on either side."""
+    _unguarded(store._sync)
+    pool = store._pool
+
+    async def call(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if pool is None:
+            return method(*args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(
+            pool, functools.partial(method, *args, **kwargs)
+        )
+
+    store._call = call  # type: ignore[method-assign]
+    return store
+
+
+def call_overhead(quick: bool) -> list[Figure]:
+    """One message appended at a time: each store now, beside the same store with its calls run as before
+    (in the same process, in pairs)."""
+    count, repeat = (300, 3) if quick else (3_000, 7)
+    message = UserMessage(content="hello")
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory(prefix="bench-edges-") as tmp:
+        directory = Path(tmp)
+
+        def sync_appends(store: ThreadStore) -> Callable[[], None]:
+            thread_id = store.create_thread()
+
+            def run() -> None:
+                for _ in range(count):
+                    store.append(thread_id, message)
+
+            return run
+
+        def async_appends(store: OffloadedStore) -> Callable[[], None]:
+            thread_id = asyncio.run(store.create_thread())
+
+            async def appends() -> None:
+                for _ in range(count):
+                    await store.append(thread_id, message)
+
+            return lambda: asyncio.run(appends())
+
+        cases: list[tuple[str, Callable[[], Any], Callable[[], Any], Any]] = [
+            ("InMemoryThreadStore", InMemoryThreadStore, InMemoryThreadStore, CPU),
+            (
+                "SQLiteThreadStore (synchronous=NORMAL)",
+                lambda: SQLiteThreadStore(directory / f"{uuid.uuid4().hex}.db", synchronous="NORMAL"),
+                lambda: SQLiteThreadStore(directory / f"{uuid.uuid4().hex}.db", synchronous="NORMAL"),
+                CPU,
+            ),
+            ("AsyncInMemoryThreadStore", AsyncInMemoryThreadStore, AsyncInMemoryThreadStore, CPU),
+            (
+                "AsyncSQLiteThreadStore (synchronous=NORMAL)",
+                lambda: AsyncSQLiteThreadStore(directory / f"{uuid.uuid4().hex}.db", synchronous="NORMAL"),
+                lambda: AsyncSQLiteThreadStore(directory / f"{uuid.uuid4().hex}.db", synchronous="NORMAL"),
+                WALL,
+            ),
+        ]
+        for name, make_now, make_before, clock in cases:
+            now, before = make_now(), make_before()
+            if isinstance(now, OffloadedStore):
+                run_now, run_before = async_appends(now), async_appends(_old_call(before))
+            else:
+                run_now, run_before = sync_appends(now), sync_appends(_unguarded(before))
+            table = Table(f"{name}: append one message, {count:,} times", clock=clock)
+            ratios = table.measure_paired(
+                "before issue 29", {"before issue 29": run_before, "now": run_now}, repeat=repeat
+            )
+            per_call = dict(table.rows)
+            table.show(
+                "before issue 29",
+                notes=[
+                    f"per append: {per_call['before issue 29'] / count * 1e6:.2f} us before, "
+                    f"{per_call['now'] / count * 1e6:.2f} us now"
+                ],
+            )
+            for store in (now, before):
+                if isinstance(store, OffloadedStore):
+                    asyncio.run(store.aclose())
+                else:
+                    store.close()
+            sync_kind = not name.startswith("Async")
+            figures.append(
+                Figure(
+                    f"edges: {name} append, now vs before",
+                    ratios["now"],
+                    OVERHEAD_TARGET if sync_kind else None,
+                )
+            )
+    print("\n== the edges' bookkeeping: verdicts")
     for figure in figures:
         print(f"  {judged(figure)}")
     return figures

@@ -83,6 +83,10 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[Message
 
     Raises ``pydantic.ValidationError`` naming the message index and field of every problem (an unknown
     role, a tool message without ``tool_call_id``, content of the wrong type, ...).
+
+    Raises:
+        pydantic.ValidationError: an item is not a message (the index, the field and the valid choices named),
+            or the text is not JSON.
     """
     if isinstance(data, (str, bytes, bytearray)):
         with collector_paused():
@@ -115,6 +119,16 @@ def dump_messages(
     cannot fix (content the provider has no form for, a tool name it rejects...) raises
     ``UnfixableError``, listing each message, part and quirk, and nothing is returned to send, unless
     ``on_unfixable="send"``.
+
+    Raises:
+        MessageTypeError: an item of ``messages`` is not a ``Message`` (a dict: read it with
+            ``load_messages``).
+        ConversationError: with ``validate=True``, the tool-call protocol is broken (an
+            ``OrphanToolResultError``, ``UnansweredToolCallError``, ``DuplicateToolCallIdError`` or
+            ``EmptyConversationError``, naming the message and the ids).
+        UnfixableError: with a model or profile, what its provider cannot take and the profile cannot fix
+            (unless ``on_unfixable="send"``).
+        ValueError: ``on_unfixable`` is neither ``"raise"`` nor ``"send"``.
     """
     conversation = list(messages)
     target = profile if profile is not None else model

@@ -154,6 +154,10 @@ class StreamAssembly:
 
         Raises ``ReplyError`` for a chunk that cannot be read; what the chunk held before the field at
         fault stays added.
+
+        Raises:
+            ReplyError: a chunk this package cannot assemble into an assistant message (a ``function_call``
+                delta, a custom tool call).
         """
         position = self._chunks
         self._chunks += 1

@@ -16,7 +16,11 @@ at a time, until its budget is spent. Every cut falls between units, so no call 
 The window is then given that part of the thread (``Units.mark_gap``: how many items it leaves out, and
 where). A summary checkpoint (a stored summary standing for every message before a position) fits the same
 read later: the walk stops at the newest checkpoint, whose summary then stands in for what precedes it, as
-the head and the placeholder do here (docs/stores.md).
+the head and the placeholder do here (docs/stores.md). A plan with ``checkpoint`` asks for the newest
+checkpoint first (``Latest``), and the tail then never reaches below its position; with ``counter``, the
+counts of its weigher are read from the store where saved (``Counts``) and those it makes are saved back
+(``SaveCounts``), so that each message is counted once per counter. ``messages.compaction`` drives the same
+requests to compact a thread.
 """
 
 from __future__ import annotations
@@ -36,10 +40,14 @@ __all__ = [
     "TailWalk",
     "TokenWindow",
     "Units",
+    "answer_async",
+    "answer_sync",
     "checked_count",
+    "drive_sync",
     "head_and_tail_window",
     "head_end",
     "head_units",
+    "lead_length",
     "lead_of",
     "plan_read",
     "positive_int",
@@ -257,11 +265,16 @@ def head_and_tail_window(
 
 
 def positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """``value`` if it is an int of at least ``minimum``; else ``TypeError`` or ``ValueError`` naming it."""
+    """``value`` if it is an int of at least ``minimum``; else ``InvalidArgumentError`` (a ``TypeError`` and a
+    ``ValueError``) naming it."""
+    from messages.errors import InvalidArgumentError
+
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int; got {type(value).__name__} {value!r}")
+        raise InvalidArgumentError(
+            f"{name} must be an int; got {type(value).__name__} {value!r}", argument=name
+        )
     if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}; got {value}")
+        raise InvalidArgumentError(f"{name} must be at least {minimum}; got {value}", argument=name)
     return value
 
 
@@ -375,6 +388,16 @@ class ReadPlan:
     tail_fixed: float | None = None
     """For a head-and-tail window: the tail's bound, where a history of at most head + tail messages after
     the lead is kept whole."""
+    checkpoint: bool = False
+    """Read from the thread's newest summary checkpoint: its summary stands for the messages before its
+    position (but the lead), which the tail never reaches below; ``tail`` is given the lead and the
+    summary."""
+    counter: str | None = None
+    """The name of ``weigh``'s counter: counts saved in the store under it are used, and those made are
+    saved (``None``: counted on each read, nothing saved)."""
+    user_start: bool = False
+    """When the tail cannot reach its floor (the budget cut it), start it on the first user turn among the
+    units it keeps, if there is one, rather than on an answer without its question."""
 
 
 @dataclass
@@ -387,6 +410,9 @@ class Part:
     tail: list[Message]
     weights: dict[int, int] = field(default_factory=dict)
     """Weights counted on the way, by index in ``head + tail``."""
+    checkpoint: Any = None
+    """The checkpoint read (``ReadPlan.checkpoint``): its summary stands for what precedes the tail, but the
+    lead; ``None`` when there is none."""
 
 
 class Length:
@@ -409,7 +435,29 @@ class Messages:
     hi: int
 
 
-Request = Length | Roles | Messages
+@dataclass(frozen=True)
+class Latest:
+    """A request: the thread's newest checkpoint (``None`` if it has none)."""
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A request: the token counts of ``[lo, hi)`` saved under ``counter`` (``None`` where none is)."""
+
+    lo: int
+    hi: int
+    counter: str
+
+
+@dataclass(frozen=True)
+class SaveCounts:
+    """A request: save these token counts (``{position: tokens}``) under ``counter``."""
+
+    counter: str
+    counts: dict[int, int]
+
+
+Request = Length | Roles | Messages | Latest | Counts | SaveCounts
 _LEAD_PAGE = 8
 _PAGE = 64
 
@@ -418,31 +466,28 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
     """The reads that give a window what it keeps of a thread, and that part (see the module docstring).
 
     Positions are fixed by the length read first: messages are only ever appended, so later reads of
-    positions below it see the same messages, whatever is appended meanwhile."""
+    positions below it see the same messages, whatever is appended meanwhile. The checkpoint is read before
+    the length: a checkpoint never covers more than the thread held when it was stored."""
+    checkpoint = (yield Latest()) if plan.checkpoint else None
     length: int = yield Length()
-    lead = 0
-    page = _LEAD_PAGE
-    while lead < length:  # the lead: roles from the start until one is not a system message
-        roles: list[str] = yield Roles(lead, min(length, lead + page))
-        counted = lead_of(roles)
-        lead += counted
-        if counted < len(roles):
-            break
-        page *= 4
+    lead = yield from lead_length(length)
+    if checkpoint is not None and checkpoint.upto <= lead:
+        checkpoint = None  # it stands for nothing a read would leave out
     if lead == length:  # no unit: the whole history is the window
         return Part((yield Messages(0, length)), 0, [])
     if plan.head is not None and plan.tail_fixed is not None and length - lead <= plan.head + plan.tail_fixed:
         return Part((yield Messages(0, length)), 0, [])  # it fits: the whole history
     head_messages: list[Message] = yield Messages(0, lead)
     weights: dict[int, int] = {}
-    floor = lead
+    fresh: dict[int, int] = {}  # counts made here, to save under plan.counter
+    floor = lead if checkpoint is None else checkpoint.upto
     if plan.head is not None:
         roles = yield Roles(lead, min(length, lead + plan.head + 1))
         starts = (p for p, role in enumerate(roles, lead) if p > lead and starts_unit(role, p, lead))
         floor = head_end(starts, lead, plan.head)
         if floor > lead:
             head_messages += yield Messages(lead, floor)
-    walk = TailWalk(plan.tail(head_messages[:lead]))
+    walk = TailWalk(plan.tail([*head_messages[:lead], *([checkpoint.summary] if checkpoint else [])]))
     tail: list[Message] = []  # the messages read from the end, oldest first
     hi, unit, page = length, 0, _PAGE
     start = length
@@ -454,10 +499,13 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
         else:
             got: list[Message] = yield Messages(lo, hi)
             tail[:0] = got
-            units = [
-                (p, _weigh(plan.weigh, got[p - lo], p, weights), got[p - lo].role)
-                for p in range(hi - 1, lo - 1, -1)
-            ]
+            saved: list[int | None] = (yield Counts(lo, hi, plan.counter)) if plan.counter else []
+            for p in range(lo, hi):
+                stored = saved[p - lo] if saved else None
+                if stored is None:
+                    stored = fresh[p] = plan.weigh(got[p - lo])
+                weights[p] = stored
+            units = [(p, weights[p], got[p - lo].role) for p in range(hi - 1, lo - 1, -1)]
         for position, weight, role in units:
             unit += weight
             if starts_unit(role, position, lead):
@@ -466,21 +514,38 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
                 unit = 0
         hi, page = lo, page * 2
     start = walk.start if walk.start is not None else length
+    if plan.counter and fresh:
+        yield SaveCounts(plan.counter, fresh)
     if plan.weigh is None:
         tail = yield Messages(start, length)
     else:
         tail = tail[len(tail) - (length - start) :]
+    if plan.user_start and start > floor:
+        # The budget cut the tail: start it on its first user turn, where it has one.
+        first_user = next((i for i, message in enumerate(tail) if message.role == "user"), None)
+        if first_user:
+            tail, start = tail[first_user:], start + first_user
+    if plan.weigh is not None:
         offset = len(head_messages) - start
         weights = {position + offset: weight for position, weight in weights.items() if position >= start}
     if start == floor and plan.head is not None:  # the tail reaches the head: nothing is left out
         return Part(head_messages + tail, 0, [], {})
-    return Part(head_messages, start - floor, tail, weights)
+    return Part(head_messages, start - (floor if checkpoint is None else lead), tail, weights, checkpoint)
 
 
-def _weigh(weigh: Callable[[Message], int], message: Message, position: int, weights: dict[int, int]) -> int:
-    weight = weigh(message)
-    weights[position] = weight
-    return weight
+def lead_length(length: int) -> Generator[Request, Any, int]:
+    """How many leading system messages a thread of ``length`` messages has: roles read from the start
+    until one is not a system message (8, then 32, ...)."""
+    lead = 0
+    page = _LEAD_PAGE
+    while lead < length:
+        roles: list[str] = yield Roles(lead, min(length, lead + page))
+        counted = lead_of(roles)
+        lead += counted
+        if counted < len(roles):
+            break
+        page *= 4
+    return lead
 
 
 class SyncReader(Protocol):
@@ -503,20 +568,65 @@ class AsyncReader(Protocol):
 
 def read_sync(store: SyncReader, thread_id: str, plan: ReadPlan) -> Part:
     """Run ``plan_read`` against a sync store."""
-    reads = plan_read(plan)
+    return drive_sync(store, thread_id, plan_read(plan))
+
+
+def answer_sync(store: Any, thread_id: str, request: Any) -> Any:
+    """What a sync store answers to one of ``Request``'s requests."""
+    if isinstance(request, Length):
+        info = store.thread_info(thread_id)
+        if info.kind != "local":
+            store.messages(thread_id)  # raises the store's ThreadKindError
+        return info.length
+    if isinstance(request, Roles):
+        return store.roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+    if isinstance(request, Messages):
+        return store.messages(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+    if isinstance(request, Latest):
+        latest = getattr(store, "latest_checkpoint", None)  # a store of the MessageStore protocol alone
+        return latest(thread_id) if latest is not None else None
+    if isinstance(request, Counts):
+        counts = getattr(store, "token_counts", None)
+        if counts is None or request.hi <= request.lo:
+            return [None] * (request.hi - request.lo)
+        return counts(thread_id, request.counter, request.lo, request.hi)
+    if isinstance(request, SaveCounts):
+        save = getattr(store, "save_token_counts", None)
+        return save(thread_id, request.counter, request.counts) if save is not None else None
+    raise TypeError(f"no store answers {request!r}")
+
+
+async def answer_async(store: Any, thread_id: str, request: Any) -> Any:
+    """``answer_sync`` for an async store."""
+    if isinstance(request, Length):
+        info = await store.thread_info(thread_id)
+        if info.kind != "local":
+            await store.messages(thread_id)  # raises the store's ThreadKindError
+        return info.length
+    if isinstance(request, Roles):
+        return await store.roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+    if isinstance(request, Messages):
+        return await store.messages(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+    if isinstance(request, Latest):
+        latest = getattr(store, "latest_checkpoint", None)
+        return await latest(thread_id) if latest is not None else None
+    if isinstance(request, Counts):
+        counts = getattr(store, "token_counts", None)
+        if counts is None or request.hi <= request.lo:
+            return [None] * (request.hi - request.lo)
+        return await counts(thread_id, request.counter, request.lo, request.hi)
+    if isinstance(request, SaveCounts):
+        save = getattr(store, "save_token_counts", None)
+        return await save(thread_id, request.counter, request.counts) if save is not None else None
+    raise TypeError(f"no store answers {request!r}")
+
+
+def drive_sync(store: Any, thread_id: str, requests: Generator[Any, Any, T]) -> T:
+    """Run a generator of requests against a sync store (``answer_sync``); its result."""
     answer: Any = None
     try:
         while True:
-            request = reads.send(answer)
-            if isinstance(request, Length):
-                info = store.thread_info(thread_id)
-                if info.kind != "local":
-                    store.messages(thread_id)  # raises the store's ThreadKindError
-                answer = info.length
-            elif isinstance(request, Roles):
-                answer = store.roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-            else:
-                answer = store.messages(thread_id, request.lo, request.hi) if request.hi > request.lo else []
+            answer = answer_sync(store, thread_id, requests.send(answer))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
 
@@ -532,19 +642,6 @@ async def read_async(store: AsyncReader, thread_id: str, plan: ReadPlan) -> Part
     answer: Any = None
     try:
         while True:
-            request = reads.send(answer)
-            if isinstance(request, Length):
-                info = await store.thread_info(thread_id)
-                if info.kind != "local":
-                    await store.messages(thread_id)  # raises the store's ThreadKindError
-                answer = info.length
-            elif isinstance(request, Roles):
-                answer = (
-                    await store.roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-                )
-            else:
-                answer = (
-                    await store.messages(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-                )
+            answer = await answer_async(store, thread_id, reads.send(answer))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]

@@ -59,7 +59,10 @@ DEFAULT_MIN_CACHEABLE_TOKENS = 1024
 
 
 def min_cacheable_tokens(model: str) -> int:
-    """The shortest prefix ``model`` caches, in tokens (quirk 74)."""
+    """The shortest prefix ``model`` caches, in tokens (quirk 74).
+
+    Raises nothing.
+    """
     name = model.lower()
     return next(
         (tokens for fragment, tokens in MIN_CACHEABLE_TOKENS if fragment in name),
@@ -69,7 +72,10 @@ def min_cacheable_tokens(model: str) -> int:
 
 def cache_limit(model: str) -> int:
     """How many breakpoints a request to ``model`` may carry: its profile's limit (4 for Claude on every
-    platform), 0 where the route carries none."""
+    platform), 0 where the route carries none.
+
+    Raises nothing.
+    """
     from messages.profiles import get_profile
 
     profile = get_profile(model)
@@ -82,7 +88,10 @@ def cache_limit(model: str) -> int:
 
 def estimate_tokens(message: Message) -> int:
     """A rough token count of one message (4 characters of its wire JSON per token): enough to tell a prefix
-    far below the minimum cacheable length from one above it. Pass ``token_counter=`` for exact counts."""
+    far below the minimum cacheable length from one above it. Pass ``token_counter=`` for exact counts.
+
+    Raises nothing.
+    """
     return max(1, len(repr(wire_dump(message))) // 4)
 
 
@@ -111,6 +120,10 @@ def place_cache_breakpoints(
     Marks the messages already had are removed first. A message keeps its place and everything it says;
     only ``cache_control`` changes (on the message, and off its text parts). Raises ``ValueError`` for a
     ``placement`` it does not know or a negative ``limit`` or ``marked_tools``.
+
+    Raises:
+        ValueError: ``placement`` is neither ``"auto"`` nor ``"system"``, or ``limit`` or ``marked_tools`` is
+            negative.
     """
     if placement not in ("auto", "system"):
         raise ValueError(f"placement must be 'auto' or 'system', not {placement!r}")

@@ -280,13 +280,19 @@ def _summary(report: Report) -> str:
 
 
 def _quirks_hint(report: Report) -> str:
-    """Where to read the quirks a report cites: ``messages quirks N``."""
+    """Where to read the quirks a report cites: ``messages quirks N``, and each one's page."""
+    from messages.quirks import quirk_url
+
     rows = {p.row for p in report.all_problems() if p.row is not None}
     rows.update(v.row for r in report.profiles for v in r.remaining or () if v.row is not None)
     if not rows:
         return ""
     cited = ", ".join(str(row) for row in sorted(rows))
-    return f"; `messages quirks N` prints quirk N ({'quirk' if len(rows) == 1 else 'quirks'} {cited} here)"
+    pages = " ".join(quirk_url(row) for row in sorted(rows))
+    return (
+        f"; `messages quirks N` prints quirk N ({'quirk' if len(rows) == 1 else 'quirks'} {cited} here: "
+        f"{pages})"
+    )
 
 
 def render_text(report: Report) -> list[str]:
@@ -416,7 +422,7 @@ def _quirk_line(quirk: Quirk, rules: Sequence[str] = ()) -> str:
 
 def _quirk_lines(quirk: Quirk, implemented: Sequence[tuple[str, str]]) -> list[str]:
     """One row in full, for a terminal."""
-    from messages.quirks import source_url
+    from messages.quirks import quirk_url, source_url
 
     lines = [f"quirk {quirk.number}: {quirk.title}"]
     lines.append(f"  providers: {', '.join(quirk.providers)} ({quirk.evidence})")
@@ -439,11 +445,12 @@ def _quirk_lines(quirk: Quirk, implemented: Sequence[tuple[str, str]]) -> list[s
     if quirk.sources:
         lines.append("  sources:")
         lines.extend(f"    {source_url(source)}" for source in quirk.sources)
+    lines.append(f"  on the web: {quirk_url(quirk.number)}")
     return lines
 
 
 def _quirk_json(quirk: Quirk, implemented: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    from messages.quirks import source_url
+    from messages.quirks import quirk_url, source_url
 
     return {
         "number": quirk.number,
@@ -456,6 +463,7 @@ def _quirk_json(quirk: Quirk, implemented: Sequence[tuple[str, str]]) -> dict[st
         "also": quirk.also or None,
         "evidence": quirk.evidence,
         "rules": [{"profile": profile, "rule": rule} for profile, rule in implemented],
+        "url": quirk_url(quirk.number),
     }
 
 
@@ -497,7 +505,12 @@ def _run_quirks(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         own = [rule for profile, rule in implemented if _is_of(profile, profile_name)]
         lines.append(_quirk_line(quirk, list(dict.fromkeys(own))))
     if not args.full:
-        lines.append("`messages quirks N` prints quirk N in full: the error text, the sources, the rules.")
+        from messages.quirks import DOCS_URL
+
+        lines.append(
+            "`messages quirks N` prints quirk N in full: the error text, the sources, the rules; "
+            f"{DOCS_URL}quirks/ has them all."
+        )
     print("\n".join(lines).rstrip("\n"))
     return 0
 
@@ -654,7 +667,11 @@ def _bug_guard(where: str) -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``messages`` command with ``argv`` (default: the process's arguments); return the status."""
+    """Run the ``messages`` command with ``argv`` (default: the process's arguments); return the status.
+
+    Raises nothing: every problem is an exit status and a line on standard error (2 for unreadable input or
+    bad usage; ``MESSAGES_TRACEBACK=1`` shows the traceback of a bug).
+    """
     # The check is offline: if a bare model name makes the profiles ask litellm for its provider, litellm
     # reads its bundled model map instead of downloading one (an explicit setting wins).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -106,6 +106,9 @@ class ChatCompletionContext(ABC):
     """A conversation history and the window of it to send; the base of every context in this module.
 
     ``initial_messages`` start the history. The module docstring gives the rules every window follows.
+
+    Raises:
+        MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
     """
 
     def __init__(self, initial_messages: Iterable[Message] | None = None) -> None:
@@ -118,7 +121,11 @@ class ChatCompletionContext(ABC):
     # -- the history --------------------------------------------------------------------------------------
 
     def add_message(self, message: Message) -> None:
-        """Add ``message`` at the end of the history."""
+        """Add ``message`` at the end of the history.
+
+        Raises:
+            MessageTypeError: ``message`` is not a ``Message`` (a dict: read it with ``load_messages``).
+        """
         self._append(_check_message(message, "the message to add"))
 
     def _append(self, message: Message) -> None:
@@ -136,10 +143,16 @@ class ChatCompletionContext(ABC):
 
     @abstractmethod
     def get_messages(self) -> list[Message]:
-        """The window to send: a new list (see the class docstring for its bound)."""
+        """The window to send: a new list (see the class docstring for its bound).
+
+        Raises nothing.
+        """
 
     def clear(self) -> None:
-        """Empty the history, initial messages included."""
+        """Empty the history, initial messages included.
+
+        Raises nothing.
+        """
         self._history = []
         self._units.clear()
         self._reset()
@@ -169,6 +182,8 @@ class ChatCompletionContext(ABC):
         The messages are in their OpenAI wire shape (``model_dump()``). The state holds the history, not the
         settings (sizes, limits, token counters, placeholder), which stay those of the context that loads it:
         AutoGen likewise keeps a context's configuration apart from its state.
+
+        Raises nothing.
         """
         state: dict[str, Any] = {
             "type": type(self).__name__,
@@ -185,6 +200,10 @@ class ChatCompletionContext(ABC):
 
         Raises ``ContextStateError``, and leaves this context unchanged, for a state that is not a mapping,
         that another context class saved, that a newer version wrote, or whose messages do not read.
+
+        Raises:
+            ContextStateError: ``state`` is not a state this context can load (not a mapping, an unknown
+                version, messages that do not read); the context is left as it was.
         """
         messages, gap, omitted = self._read_state(state)
         self._load_part(Part(messages[:gap], omitted, messages[gap:]))
@@ -251,7 +270,10 @@ class UnboundedContext(ChatCompletionContext):
     """A context whose window is the whole history: no bound, nothing left out."""
 
     def get_messages(self) -> list[Message]:
-        """Every message of the history, in order."""
+        """Every message of the history, in order.
+
+        Raises nothing.
+        """
         return list(self._history)
 
 
@@ -266,6 +288,11 @@ class BufferedContext(ChatCompletionContext):
     messages (a turn with many parallel calls): then the window is the leading system messages and that
     unit, and only then does it exceed the bound (however many leading system messages there are: they are
     not counted).
+
+    Raises:
+        TypeError: ``buffer_size`` is not an int.
+        ValueError: ``buffer_size`` is less than 1.
+        MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
     """
 
     def __init__(self, buffer_size: int, initial_messages: Iterable[Message] | None = None) -> None:
@@ -287,14 +314,20 @@ class BufferedContext(ChatCompletionContext):
         return ReadPlan(tail=lambda lead: self.buffer_size)
 
     def get_messages(self) -> list[Message]:
-        """The leading system messages and the newest whole units of at most ``buffer_size`` messages."""
+        """The leading system messages and the newest whole units of at most ``buffer_size`` messages.
+
+        Raises nothing.
+        """
         self._suffix.sync(self._units, self.buffer_size)
         return suffix_window(self._history, self._units, self._suffix.first)
 
 
 def skipped_messages_note(count: int) -> UserMessage:
     """The default placeholder of ``HeadAndTailContext``: a user message saying ``count`` messages are left
-    out, in brackets so that the model reads it as a note about the conversation and not as a request."""
+    out, in brackets so that the model reads it as a note about the conversation and not as a request.
+
+    Raises nothing.
+    """
     noun = "message" if count == 1 else "messages"
     verb = "is" if count == 1 else "are"
     return UserMessage(content=f"[{count} earlier {noun} of this conversation {verb} left out here.]")
@@ -328,6 +361,11 @@ class HeadAndTailContext(ChatCompletionContext):
     AutoGen's ``HeadAndTailChatCompletionContext`` counts ``len(messages) - head_size - tail_size`` skipped
     messages, which is wrong whenever it trims the head or the tail to avoid splitting a call from its result.
     Here the count is taken from what the window actually holds.
+
+    Raises:
+        TypeError: ``head_size`` or ``tail_size`` is not an int.
+        ValueError: ``head_size`` or ``tail_size`` is negative.
+        MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
     """
 
     def __init__(
@@ -364,7 +402,12 @@ class HeadAndTailContext(ChatCompletionContext):
         return ReadPlan(tail=lambda lead: self.tail_size, head=self.head_size, tail_fixed=self.tail_size)
 
     def get_messages(self) -> list[Message]:
-        """The leading system messages, the head, a placeholder for what is left out, and the tail."""
+        """The leading system messages, the head, a placeholder for what is left out, and the tail.
+
+        Raises:
+            MessageTypeError: the ``placeholder`` function returned something that is not a message.
+            ValueError: the placeholder is a tool result or makes tool calls.
+        """
         return head_and_tail_window(
             self._history, self._units, self._suffix, self.head_size, self.tail_size, self._note
         )
@@ -436,6 +479,12 @@ class TokenLimitedContext(ChatCompletionContext):
     A count must be an ``int`` of at least 0: anything else raises ``TypeError`` or ``ValueError`` naming
     the message's index in the history (for a list counter, also ``token_counter([])``, the overhead), when
     the window first needs that count; the context stays usable.
+
+    Raises:
+        TypeError: not exactly one of ``model``, ``token_counter`` and ``message_token_counter`` is given, or
+            ``token_limit`` is not an int.
+        ValueError: ``token_limit`` is less than 1.
+        MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
     """
 
     def __init__(
@@ -515,15 +564,9 @@ class TokenLimitedContext(ChatCompletionContext):
 
     def _ensure_counter(self) -> MessageTokenCounter:
         if self._counter is None:
-            if self._message_counter is not None:
-                self._overhead, self._counter = 0, self._message_counter
-            elif self._list_counter is not None:
-                counter = self._list_counter
-                overhead = checked_count(counter([]), "token_counter([])")
-                self._overhead, self._counter = overhead, lambda m: counter([m]) - overhead
-            else:
-                assert self._model is not None  # one of the three was given (checked in __init__)
-                self._overhead, self._counter = _litellm_counter(self._model)
+            self._overhead, self._counter = _counter_of(
+                self._model, self._list_counter, self._message_counter
+            )
         return self._counter
 
     def _ensure_overhead(self) -> int:
@@ -539,13 +582,38 @@ class TokenLimitedContext(ChatCompletionContext):
         return checked_count(counter(self._history[index]), what)
 
     def get_messages(self) -> list[Message]:
-        """The leading system messages and the newest whole units that fit in what is left of the limit."""
+        """The leading system messages and the newest whole units that fit in what is left of the limit.
+
+        Raises:
+            TypeError: the token counter returned something that is not an int.
+            ValueError: the token counter returned a negative count.
+        """
         self._tokens.sync(self._units, self.token_limit)
         return suffix_window(self._history, self._units, self._tokens.suffix.first)
 
     def token_count(self) -> int:
-        """The size of the current window in tokens, counted as the class docstring says (0 when empty)."""
+        """The size of the current window in tokens, counted as the class docstring says (0 when empty).
+
+        Raises:
+            TypeError: the token counter returned something that is not an int.
+            ValueError: the token counter returned a negative count.
+        """
         return self._tokens.size(self._units, self.token_limit)
+
+
+def _counter_of(
+    model: str | None, token_counter: TokenCounter | None, message_token_counter: MessageTokenCounter | None
+) -> tuple[int, MessageTokenCounter]:
+    """The list's overhead and a per-message count, from one of the three ways a window is given its
+    counter (``TokenLimitedContext``'s docstring says how each counts)."""
+    if message_token_counter is not None:
+        return 0, message_token_counter
+    if token_counter is not None:
+        counter = token_counter
+        overhead = checked_count(counter([]), "token_counter([])")
+        return overhead, lambda m: counter([m]) - overhead
+    assert model is not None  # one of the three was given (checked by the window)
+    return _litellm_counter(model)
 
 
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:

@@ -10,6 +10,10 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
 ::
 
     MessagesError
+      InvalidArgumentError (ValueError, TypeError)  an argument a store or a thread cannot take: names the
+                                               argument, the message index, and what to give instead
+                                               (bad ids or metadata, a position, a window that is not a
+                                               window, a store of the other flavour, a non-bool flag)
       MessageTypeError (TypeError)             a dict or other object where a Message was expected
       ReplyError (ValueError)                  a provider reply that cannot be read as an AIMessage
       ToolArgumentsError (ValueError)          tool-call arguments that are not a JSON object
@@ -32,7 +36,7 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
         ThreadNotFoundError (KeyError)           no thread with that id
         ThreadExistsError (ValueError)           create_thread with an id that is taken
         MessageExistsError (ValueError)          append of a message whose id the thread already holds
-        InvalidThreadIdError (ValueError)        a thread id that is not a non-empty string
+        InvalidThreadIdError (InvalidArgumentError)  a thread id that is not a non-empty string
         CorruptDataError (ValueError)            stored data that no longer reads (bad JSON, a dump that no
                                                  longer validates, a missing position): thread and position
         ThreadKindError (ValueError)             messages appended to or read from a remote thread, or a
@@ -40,6 +44,13 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
         UnstorableMessageError (ValueError)      a message whose dump cannot be stored (text that is not
                                                  valid Unicode): message index and field
         StoreClosedError                         the store was closed before this operation
+        CheckpointConflictError (ValueError)     add_checkpoint on a base that is no longer the thread's
+                                                 newest checkpoint (another compactor won): carries it
+        CheckpointNotFoundError (KeyError)       no checkpoint with that id in the thread
+        InvalidCheckpointError (ValueError)      a checkpoint that cannot stand: a position not after its
+                                                 base's, a cut inside an exchange, a summary that calls tools
+        PositionError (IndexError)               a position past the thread's end: a checkpoint up to it, a
+                                                 token count for a message the thread does not hold
         BackendError                             the database, its file or the connection to it failed the
                                                  operation; names the operation and the thread, and chains
                                                  the driver's error (``raise ... from``); one of:
@@ -53,6 +64,11 @@ turns them into a ``ValidationError`` that carries the field location (``[3].too
                                                    commit, if it came, was not acknowledged), or the
                                                    commit itself failed in a way that may have left it
                                                    on disk; read back before retrying
+      CompactionError                          compaction could not write a checkpoint; nothing was written
+        SummarizerError (RuntimeError)           the summarizer raised, timed out, returned nothing, or
+                                                 returned more than the span it was to replace
+        SummaryInputTooLargeError (ValueError)   one whole exchange is larger than the summarizer's input
+                                                 budget: it cannot be chained, and is never truncated
 
 A store that raised a ``BackendError`` works again without being reopened: SQLite goes on with the same
 file; PostgreSQL replaces a lost connection on the next call. Every ``BackendError`` says which of the two
@@ -63,19 +79,24 @@ is all or nothing).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from messages.profiles._rule import Violation
 
 __all__ = [
     "BackendError",
+    "CheckpointConflictError",
+    "CheckpointNotFoundError",
+    "CompactionError",
     "ContextStateError",
     "ConversationError",
     "ConversionError",
     "CorruptDataError",
     "DuplicateToolCallIdError",
     "EmptyConversationError",
+    "InvalidArgumentError",
+    "InvalidCheckpointError",
     "InvalidThreadIdError",
     "MaybeWrittenError",
     "MessageExistsError",
@@ -83,10 +104,13 @@ __all__ = [
     "MessagesError",
     "NotWrittenError",
     "OrphanToolResultError",
+    "PositionError",
     "ProfileError",
     "ReplyError",
     "StoreClosedError",
     "StoreError",
+    "SummarizerError",
+    "SummaryInputTooLargeError",
     "ThreadExistsError",
     "ThreadKindError",
     "ThreadNotFoundError",
@@ -101,6 +125,25 @@ __all__ = [
 
 class MessagesError(Exception):
     """The base of every error this package raises."""
+
+
+class InvalidArgumentError(MessagesError, ValueError, TypeError):
+    """An argument that a store or a thread cannot take, refused before anything is done with it: ids or
+    metadata that do not pair with the messages or are not JSON, a position that is not an int, a window
+    that is not a window, a store of the other flavour (an async store given to ``append``), a flag that is
+    not a bool. Both a ``ValueError`` and a ``TypeError``, so either generic handler catches it.
+
+    ``argument`` names the parameter (``"ids"``, ``"metadata"``, ``"store"``, ...), ``index`` the message of
+    the batch it is about (``None``: the argument as a whole); the message says what to give instead.
+    """
+
+    def __init__(self, message: str, *, argument: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument
+        """The name of the parameter that was given a value it cannot take."""
+        self.index = index
+        """The position, in the batch given, of the message the value is about; ``None`` for the whole
+        argument."""
 
 
 class MessageTypeError(MessagesError, TypeError):
@@ -244,8 +287,11 @@ class MessageExistsError(StoreError, ValueError):
         """The id it already holds."""
 
 
-class InvalidThreadIdError(StoreError, ValueError):
-    """A thread id that is not a non-empty string."""
+class InvalidThreadIdError(StoreError, InvalidArgumentError):
+    """A thread id that is not a non-empty string (of at most 255 characters, valid Unicode, no NUL)."""
+
+    def __init__(self, message: str, *, argument: str = "thread_id", index: int | None = None) -> None:
+        super().__init__(message, argument=argument, index=index)
 
 
 class CorruptDataError(StoreError, ValueError):
@@ -304,6 +350,64 @@ class StoreClosedError(StoreError):
         """The thread it was called on, or ``None`` for a method that takes none (``threads``)."""
 
 
+class CheckpointConflictError(StoreError, ValueError):
+    """``add_checkpoint`` on a base that is no longer the thread's newest checkpoint: another compactor
+    stored its checkpoint first (compare and set, under the thread's write lock). Nothing was written;
+    ``winner`` is the checkpoint that is now the newest, whose summary every read uses."""
+
+    # ``winner`` is a ``messages.stores.Checkpoint``; typed loosely so that this module, which every layer
+    # imports, imports none of them.
+    def __init__(self, message: str, *, thread_id: str, base: str | None, winner: Any) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        """The thread."""
+        self.base = base
+        """The base the refused checkpoint was built on (``None``: the thread had no checkpoint)."""
+        self.winner = winner
+        """The thread's newest checkpoint now, a ``Checkpoint`` (``None`` when it has none: the base was
+        deleted)."""
+
+
+class CheckpointNotFoundError(StoreError, KeyError):
+    """No checkpoint with the given id in the thread."""
+
+    def __init__(self, thread_id: str, checkpoint_id: str) -> None:
+        super().__init__(
+            f"thread {thread_id!r} has no checkpoint with id {checkpoint_id!r}; checkpoints(thread_id) lists "
+            "those it has"
+        )
+        self.thread_id = thread_id
+        """The thread."""
+        self.checkpoint_id = checkpoint_id
+        """The id that was asked for."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class InvalidCheckpointError(StoreError, ValueError):
+    """A checkpoint that cannot stand in the thread: its position is outside the thread or not after its
+    base's, it would cut a tool call from its result, or its summary is a tool result or makes tool calls.
+    Nothing was written."""
+
+    def __init__(self, message: str, *, thread_id: str) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        """The thread."""
+
+
+class PositionError(StoreError, IndexError):
+    """A position past the end of the thread: a checkpoint up to it, or a token count saved for a message
+    the thread does not hold. Nothing was written."""
+
+    def __init__(self, message: str, *, thread_id: str, position: int) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        """The thread."""
+        self.position = position
+        """The position asked for."""
+
+
 class BackendError(StoreError):
     """The database behind a store, its file, or the connection to it failed an operation.
 
@@ -358,3 +462,37 @@ class UnsupportedContentError(ConversionError):
 
     def __init__(self, message: str, *, index: int, part: int | None = None) -> None:
         super().__init__(message, index=index, part=part)
+
+
+class CompactionError(MessagesError):
+    """Compaction could not write a checkpoint (``messages.compaction``); nothing was written, and the
+    thread reads as it did before."""
+
+    def __init__(self, message: str, *, thread_id: str) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        """The thread being compacted."""
+
+
+class SummarizerError(CompactionError, RuntimeError):
+    """The summarizer failed: it raised (chained as ``__cause__``), timed out, returned no text, or returned
+    a summary longer than the span it was to replace. ``reason`` says which: ``"raised"``, ``"timeout"``,
+    ``"empty"`` or ``"too_long"``."""
+
+    def __init__(self, message: str, *, thread_id: str, reason: str) -> None:
+        super().__init__(message, thread_id=thread_id)
+        self.reason = reason
+        """``"raised"``, ``"timeout"``, ``"empty"`` or ``"too_long"``."""
+
+
+class SummaryInputTooLargeError(CompactionError, ValueError):
+    """One whole exchange (a unit: a message with the tool results that answer it) is larger than the
+    summarizer's input budget: spans are chained over several checkpoints at exchange boundaries, never
+    truncated, so this one cannot be summarized. Raise ``max_summary_input_tokens``."""
+
+    def __init__(self, message: str, *, thread_id: str, position: int, tokens: int) -> None:
+        super().__init__(message, thread_id=thread_id)
+        self.position = position
+        """Where the exchange starts in the thread."""
+        self.tokens = tokens
+        """Its size, with the previous summary and the prompt, as counted."""

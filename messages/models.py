@@ -84,6 +84,10 @@ class ToolCall(WireModel):
 
     Build it with flat keywords, ``ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})``;
     the attributes ``.id``, ``.name`` and ``.arguments`` (always a string) read it back.
+
+    Raises:
+        pydantic.ValidationError: a field of the wrong type, or ``arguments`` given as an object that JSON
+            cannot encode.
     """
 
     id: str = Field(min_length=1)
@@ -140,6 +144,10 @@ class ToolCall(WireModel):
         """The arguments decoded into a dict; ``""`` (or whitespace) means no arguments.
 
         Raises ``ToolArgumentsError``, carrying the raw text, when they are not a JSON object.
+
+        Raises:
+            ToolArgumentsError: the arguments are not JSON, are nested too deeply, or decode to something
+                other than an object; the raw text is in ``arguments``.
         """
         raw = self.function["arguments"]
         if not raw.strip():
@@ -279,14 +287,20 @@ class AIMessage(WireModel):
         return blocks
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
-        """The wire dict: ``content`` is always present (``null`` on a tool-call-only turn)."""
+        """The wire dict: ``content`` is always present (``null`` on a tool-call-only turn).
+
+        Raises nothing.
+        """
         dumped = super().model_dump(**kwargs)
         if kwargs and _plain_dump(kwargs):
             _dump_assistant(dumped)
         return dumped
 
     def model_dump_json(self, **kwargs: Any) -> str:
-        """The wire JSON: ``content`` is always present (``null`` on a tool-call-only turn)."""
+        """The wire JSON: ``content`` is always present (``null`` on a tool-call-only turn).
+
+        Raises nothing.
+        """
         if not _plain_dump(kwargs) or (self.content is not None and self.tool_calls):
             return super().model_dump_json(**kwargs)
         indent = kwargs.pop("indent", None)
@@ -310,6 +324,10 @@ class AIMessage(WireModel):
         keeps its id (``{"id": ...}``, sent back on the next turn) and its transcript as ``content`` when
         there is no text. Fields of the wrong
         type raise pydantic's ``ValidationError``.
+
+        Raises:
+            ReplyError: ``obj`` is not a reply (a streaming chunk, a choice that does not exist, a
+                ``function_call`` with no id to answer, a tool call without a function): what is wrong named.
         """
         fields = assistant_fields(obj, choice=choice, provider=provider)
         check_not_empty(fields, obj, choice)
@@ -318,7 +336,12 @@ class AIMessage(WireModel):
     @classmethod
     def from_stream(cls, chunks: Iterable[Any], *, choice: int = 0, provider: str | None = None) -> Self:
         """Assemble a streamed reply from its chunks (litellm, OpenAI SDK or dicts; see ``StreamAccumulator``,
-        which also keeps the stream's usage and finish reason)."""
+        which also keeps the stream's usage and finish reason).
+
+        Raises:
+            ReplyError: chunks that cannot be assembled into an assistant message (a ``function_call`` delta,
+                a custom tool call).
+        """
         assembly = StreamAssembly(choice=choice, provider=provider)
         for chunk in chunks:
             assembly.add(chunk)
@@ -328,7 +351,12 @@ class AIMessage(WireModel):
     async def afrom_stream(
         cls, chunks: AsyncIterable[Any], *, choice: int = 0, provider: str | None = None
     ) -> Self:
-        """``from_stream`` for an async stream, e.g. ``await litellm.acompletion(..., stream=True)``."""
+        """``from_stream`` for an async stream, e.g. ``await litellm.acompletion(..., stream=True)``.
+
+        Raises:
+            ReplyError: chunks that cannot be assembled into an assistant message (a ``function_call`` delta,
+                a custom tool call).
+        """
         assembly = StreamAssembly(choice=choice, provider=provider)
         async for chunk in chunks:
             assembly.add(chunk)
@@ -371,7 +399,11 @@ class ToolMessage(WireModel):
 
     @classmethod
     def for_call(cls, call: ToolCall, content: Any) -> Self:
-        """The result of ``call``: a string as is, content parts as is, anything else JSON-encoded."""
+        """The result of ``call``: a string as is, content parts as is, anything else JSON-encoded.
+
+        Raises:
+            ValueError: ``content`` is neither text, parts, nor JSON-encodable.
+        """
         if isinstance(content, str):
             text: str | list[Any] = content
         elif isinstance(content, list) and content and all(isinstance(p, _PART_TYPES) for p in content):

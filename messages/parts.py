@@ -137,7 +137,11 @@ class ImageURL(WireModel):
 
 
 class ImagePart(WireModel):
-    """An image, by URL or inline as a base64 data URL."""
+    """An image, by URL or inline as a base64 data URL.
+
+    Raises:
+        pydantic.ValidationError: no URL, or a field of the wrong type or value.
+    """
 
     type: Literal["image_url"] = "image_url"
     """Always ``"image_url"``."""
@@ -176,12 +180,19 @@ class ImagePart(WireModel):
     def from_bytes(
         cls, data: bytes, media_type: str = "image/png", *, detail: ImageDetail | None = None
     ) -> Self:
-        """An inline image from raw bytes (base64-encoded into a data URL)."""
+        """An inline image from raw bytes (base64-encoded into a data URL).
+
+        Raises nothing.
+        """
         return cls(url=_data_url(data, media_type), detail=detail)
 
     @classmethod
     def from_path(cls, path: str | Path, *, detail: ImageDetail | None = None) -> Self:
-        """An inline image read from a file; the media type is guessed from the file name."""
+        """An inline image read from a file; the media type is guessed from the file name.
+
+        Raises:
+            OSError: the file cannot be read.
+        """
         path = Path(path)
         return cls.from_bytes(path.read_bytes(), _guess_media_type(path, "image/png"), detail=detail)
 
@@ -207,7 +218,11 @@ class InputAudio(WireModel):
 
 
 class AudioPart(WireModel):
-    """Inline audio input."""
+    """Inline audio input.
+
+    Raises:
+        pydantic.ValidationError: a field of the wrong type or value.
+    """
 
     type: Literal["input_audio"] = "input_audio"
     """Always ``"input_audio"``."""
@@ -240,7 +255,10 @@ class AudioPart(WireModel):
 
     @classmethod
     def from_bytes(cls, data: bytes, format: str = "wav") -> Self:
-        """Inline audio from raw bytes."""
+        """Inline audio from raw bytes.
+
+        Raises nothing.
+        """
         return cls(data=base64.b64encode(data).decode("ascii"), format=format)
 
     def __repr_args__(self) -> Any:
@@ -290,7 +308,12 @@ class FileRef(WireModel):
 
 
 class FilePart(WireModel):
-    """A document (PDF and the like), inline or by file id."""
+    """A document (PDF and the like), inline or by file id.
+
+    Raises:
+        pydantic.ValidationError: neither ``file_data`` nor ``file_id`` is given, ``file_data`` without a
+            ``filename``, or a field of the wrong type.
+    """
 
     type: Literal["file"] = "file"
     """Always ``"file"``."""
@@ -334,12 +357,19 @@ class FilePart(WireModel):
 
     @classmethod
     def from_bytes(cls, data: bytes, filename: str, media_type: str = "application/pdf") -> Self:
-        """An inline file from raw bytes."""
+        """An inline file from raw bytes.
+
+        Raises nothing.
+        """
         return cls(file_data=_data_url(data, media_type), filename=filename)
 
     @classmethod
     def from_path(cls, path: str | Path) -> Self:
-        """An inline file read from disk; the media type is guessed from the file name."""
+        """An inline file read from disk; the media type is guessed from the file name.
+
+        Raises:
+            OSError: the file cannot be read.
+        """
         path = Path(path)
         return cls.from_bytes(
             path.read_bytes(), path.name, _guess_media_type(path, "application/octet-stream")
@@ -364,7 +394,11 @@ class VideoURL(WireModel):
 
 
 class VideoPart(WireModel):
-    """A video by URL (litellm's ``video_url`` part; Gemini and Vertex AI read it, most routes do not)."""
+    """A video by URL (litellm's ``video_url`` part; Gemini and Vertex AI read it, most routes do not).
+
+    Raises:
+        pydantic.ValidationError: no URL, or a field of the wrong type or value.
+    """
 
     type: Literal["video_url"] = "video_url"
     """Always ``"video_url"``."""

@@ -89,6 +89,8 @@ def is_synthesized_result(message: Message) -> bool:
     any other mark would either be sent to the provider or be lost when the message is stored, copied or
     loaded again. The text survives all of those; the limitation is that a real tool result whose content
     is exactly ``MISSING_RESULT`` is taken for a synthesized one.
+
+    Raises nothing.
     """
     return isinstance(message, ToolMessage) and message.content == MISSING_RESULT
 
@@ -195,7 +197,11 @@ def _scan(messages: Sequence[Message]) -> Iterator[ConversationError]:
 
 
 def protocol_errors(messages: Sequence[Message]) -> list[ConversationError]:
-    """Every protocol problem of ``messages``, in message order (empty when the conversation is valid)."""
+    """Every protocol problem of ``messages``, in message order (empty when the conversation is valid).
+
+    Raises:
+        MessageTypeError: an item of ``messages`` is not a ``Message``.
+    """
     if _is_valid(messages):
         return []
     check_types(messages)
@@ -207,6 +213,13 @@ def validate_conversation(messages: Sequence[Message]) -> None:
 
     The error names the message index and the tool-call ids involved, and says how to fix it. An item
     that is not a message raises ``MessageTypeError``.
+
+    Raises:
+        EmptyConversationError: there are no messages.
+        OrphanToolResultError: a tool result answers no call made just before it.
+        UnansweredToolCallError: a call has no result before the next non-tool message.
+        DuplicateToolCallIdError: one id is used by two calls of a turn, or answered twice.
+        MessageTypeError: an item of ``messages`` is not a ``Message``.
     """
     if _is_valid(messages):
         return
@@ -294,6 +307,11 @@ def repair_conversation(messages: Sequence[Message], *, late_results: LateResult
     Raises ``EmptyConversationError`` when nothing would remain: an empty list, or a list of tool results
     that answer no call. Raises ``MessageTypeError`` for an item that is not a message, and ``ValueError``
     for a ``late_results`` other than ``"move"`` or ``"drop"``.
+
+    Raises:
+        EmptyConversationError: ``messages`` is empty: there is nothing to repair.
+        ValueError: ``late_results`` is neither ``"move"`` nor ``"drop"``.
+        MessageTypeError: an item of ``messages`` is not a ``Message``.
     """
     if late_results not in ("move", "drop"):
         raise ValueError(f'late_results must be "move" or "drop"; got {late_results!r}')

@@ -76,7 +76,10 @@ _built = functools.cache
 
 
 def texts(*, min_size: int = 0, max_size: int = 200) -> st.SearchStrategy[str]:
-    """Text as users and models write it: unicode (emoji, CJK, RTL, combining marks), whitespace, empty."""
+    """Text as users and models write it: unicode (emoji, CJK, RTL, combining marks), whitespace, empty.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _texts(min_size, max_size)
 
 
@@ -92,13 +95,19 @@ def _texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
 
 @_built
 def participant_names() -> st.SearchStrategy[str]:
-    """``name`` values that OpenAI's strictest documented pattern accepts (quirk 4)."""
+    """``name`` values that OpenAI's strictest documented pattern accepts (quirk 4).
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return st.text(alphabet=_ALNUM + "_-", min_size=1, max_size=64)
 
 
 @_built
 def tool_names() -> st.SearchStrategy[str]:
-    """Function names as tool schemas declare them."""
+    """Function names as tool schemas declare them.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return st.builds(
         lambda head, tail: head + tail,
         st.sampled_from(string.ascii_letters + "_"),
@@ -113,7 +122,10 @@ def _chars(alphabet: str, size: int) -> st.SearchStrategy[str]:
 
 @_built
 def tool_call_ids() -> st.SearchStrategy[str]:
-    """Tool-call ids in the shapes providers mint, and long or odd ones that break other providers' rules."""
+    """Tool-call ids in the shapes providers mint, and long or odd ones that break other providers' rules.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return st.one_of(
         _chars(_ALNUM, 24).map(lambda s: f"call_{s}"),  # OpenAI
         _chars(_ALNUM, 24).map(lambda s: f"toolu_{s}"),  # Anthropic
@@ -131,7 +143,10 @@ def tool_call_ids() -> st.SearchStrategy[str]:
 
 def arguments(*, valid_json: bool = True) -> st.SearchStrategy[str]:
     """Tool-call argument strings: JSON objects (compact or spaced), ``""`` for none; with
-    ``valid_json=False`` also text that is not JSON, as models sometimes emit."""
+    ``valid_json=False`` also text that is not JSON, as models sometimes emit.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _arguments(valid_json)
 
 
@@ -173,7 +188,10 @@ def tool_calls(
     invalid_arguments: bool = False,
 ) -> st.SearchStrategy[ToolCall]:
     """One tool call; with ``extensions`` it may carry a Gemini thought signature in its provider fields,
-    with ``invalid_arguments`` its arguments may be text that is not a JSON object."""
+    with ``invalid_arguments`` its arguments may be text that is not a JSON object.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     if ids is None:
         return _tool_calls(extensions, invalid_arguments)
     return st.tuples(ids, _call_bodies(extensions, invalid_arguments)).map(lambda t: _call(t[0], t[1]))
@@ -205,7 +223,10 @@ def _call(call_id: str, body: _CallBody) -> ToolCall:
 
 @_built
 def cache_controls() -> st.SearchStrategy[CacheControl]:
-    """A prompt-cache breakpoint: ``{"type": "ephemeral"}``, with or without a ``ttl``."""
+    """A prompt-cache breakpoint: ``{"type": "ephemeral"}``, with or without a ``ttl``.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return st.builds(CacheControl, ttl=st.sampled_from([None, None, "5m", "1h"]))
 
 
@@ -218,7 +239,10 @@ def _sometimes_cached(extensions: bool) -> st.SearchStrategy[CacheControl | None
 
 
 def text_parts(*, extensions: bool = True) -> st.SearchStrategy[TextPart]:
-    """A text part (possibly empty); with ``extensions``, sometimes a cache breakpoint on it."""
+    """A text part (possibly empty); with ``extensions``, sometimes a cache breakpoint on it.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _text_parts(extensions)
 
 
@@ -234,7 +258,10 @@ def _media_types(kind: str) -> st.SearchStrategy[str]:
 
 def image_parts(*, extensions: bool = True) -> st.SearchStrategy[ImagePart]:
     """An image by https URL or as a small base64 data URL, with or without ``detail``; with
-    ``extensions``, also an URL given as a bare string, and litellm's ``format``."""
+    ``extensions``, also an URL given as a bare string, and litellm's ``format``.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _image_parts(extensions)
 
 
@@ -260,7 +287,10 @@ def _image_parts(extensions: bool) -> st.SearchStrategy[ImagePart]:
 
 @_built
 def video_parts() -> st.SearchStrategy[VideoPart]:
-    """A video by URL (a litellm extension: only some providers read it), nested or as a bare string."""
+    """A video by URL (a litellm extension: only some providers read it), nested or as a bare string.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     urls = st.one_of(
         st.text(alphabet=_ALNUM, min_size=1, max_size=20).map(lambda s: f"https://example.com/{s}.mp4"),
         st.text(alphabet=_ALNUM, min_size=1, max_size=11).map(lambda s: f"https://youtu.be/{s}"),
@@ -278,7 +308,10 @@ def video_parts() -> st.SearchStrategy[VideoPart]:
 
 @_built
 def audio_parts() -> st.SearchStrategy[AudioPart]:
-    """A short base64 audio clip in a format OpenAI accepts (wav or mp3)."""
+    """A short base64 audio clip in a format OpenAI accepts (wav or mp3).
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return st.builds(
         lambda data, fmt: AudioPart.from_bytes(data, format=fmt),
         st.binary(min_size=1, max_size=64),
@@ -288,7 +321,10 @@ def audio_parts() -> st.SearchStrategy[AudioPart]:
 
 def file_parts(*, extensions: bool = True) -> st.SearchStrategy[FilePart]:
     """A file, inline (a data URL with a filename) or by uploaded file id; with ``extensions``, sometimes
-    with litellm's ``format``, ``detail`` and ``video_metadata``."""
+    with litellm's ``format``, ``detail`` and ``video_metadata``.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _file_parts(extensions)
 
 
@@ -324,7 +360,10 @@ def _file_parts(extensions: bool) -> st.SearchStrategy[FilePart]:
 def content_parts(
     *, extensions: bool = True
 ) -> st.SearchStrategy[TextPart | ImagePart | AudioPart | FilePart | VideoPart]:
-    """Any content part, text most often; with ``extensions``, video parts and litellm's keys too."""
+    """Any content part, text most often; with ``extensions``, video parts and litellm's keys too.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _content_parts(extensions)
 
 
@@ -346,7 +385,10 @@ def _content_parts(
 
 def system_messages(*, extensions: bool = True) -> st.SearchStrategy[SystemMessage]:
     """A system (or developer) message, as a string or text parts, sometimes named; with ``extensions``,
-    sometimes a cache breakpoint on it or on its parts."""
+    sometimes a cache breakpoint on it or on its parts.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _system_messages(extensions)
 
 
@@ -363,7 +405,10 @@ def _system_messages(extensions: bool) -> st.SearchStrategy[SystemMessage]:
 
 def user_messages(*, extensions: bool = True) -> st.SearchStrategy[UserMessage]:
     """A user message: text, or a list of text, image, audio and file parts (and video, with
-    ``extensions``); sometimes named; with ``extensions``, sometimes a cache breakpoint."""
+    ``extensions``); sometimes named; with ``extensions``, sometimes a cache breakpoint.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _user_messages(extensions)
 
 
@@ -415,7 +460,10 @@ def ai_messages(
 ) -> AIMessage:
     """An assistant message: text, tool calls (``calls`` if given, else drawn), or both, and sometimes a
     refusal (alone, or beside text, as OpenAI may send it); with ``extensions``, reasoning text, signed
-    thinking blocks, message-level provider fields and the provider that produced them."""
+    thinking blocks, message-level provider fields and the provider that produced them.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _draw_reply(draw, extensions, calls)
 
 
@@ -533,7 +581,10 @@ def tool_messages(
     *, extensions: bool = True, tool_call_id: str | None = None
 ) -> st.SearchStrategy[ToolMessage]:
     """A tool result: JSON, plain or empty text, text parts; with ``extensions`` also images, the tool's
-    ``name``, ``is_error`` and a cache breakpoint."""
+    ``name``, ``is_error`` and a cache breakpoint.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     if tool_call_id is None:
         return _tool_messages(extensions)
     return _result_fields(extensions).map(lambda fields: ToolMessage(tool_call_id=tool_call_id, **fields))
@@ -568,7 +619,10 @@ def _result_fields(extensions: bool) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def messages(*, extensions: bool = True) -> st.SearchStrategy[Message]:
-    """Any single message (not necessarily a valid conversation on its own)."""
+    """Any single message (not necessarily a valid conversation on its own).
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+    """
     return _messages(extensions)
 
 
@@ -611,6 +665,8 @@ def conversations(
     The calls of one turn have distinct ids; with ``reused_ids`` (the default) a later turn may use an id
     of an earlier turn again, as Kimi K2 (``functions.NAME:0``) and local servers (``call_0``) mint them
     and as the protocol allows (quirk 17): ``reused_ids=False`` keeps every id of the conversation unique.
+
+    Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     conversation: list[Message] = list(draw(_openings(extensions)))
     kinds = draw(_turn_kinds(min_turns, max_turns))
@@ -837,6 +893,10 @@ def broken_conversations(
     them apart with ``protocol_errors``; ``validate_conversation`` should reject exactly the broken ones.
     A breakage that needs a tool exchange adds one when the conversation has none. ``"empty"`` gives
     ``[]`` and is drawn rarely.
+
+    Raises:
+        ValueError: ``kinds`` is empty or names a breakage not in ``BREAKAGES``, or ``max_breaks`` is less
+            than 1.
     """
     if not kinds or set(kinds) - set(BREAKAGES):
         raise ValueError(f"kinds must be a non-empty selection of {BREAKAGES}; got {list(kinds)!r}")

@@ -77,6 +77,9 @@ class StreamAccumulator(StreamAssembly):
     Tool-call arguments are the fragments joined byte for byte; a call that received no argument text at
     all gets ``"{}"`` in ``message()``, as ``litellm.stream_chunk_builder`` and a non-streamed reply give
     it (``partial`` keeps ``""`` until text arrives). The module docstring has every merging rule.
+
+    Raises:
+        ValueError: ``choice`` is not a choice index (an int of at least 0).
     """
 
     def __init__(self, *, choice: int = 0, provider: str | None = None) -> None:
@@ -94,7 +97,10 @@ class StreamAccumulator(StreamAssembly):
     def message(self) -> AIMessage:
         """The assembled reply; raises ``ReplyError`` if a tool call never received its id or name, or if
         the stream carried choices but never the one followed. A call that received no argument text has
-        arguments ``"{}"``."""
+        arguments ``"{}"``.
+
+        Raises nothing.
+        """
         return AIMessage.model_validate(self.reply_fields())
 
     def __repr__(self) -> str:

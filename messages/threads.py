@@ -20,9 +20,10 @@ type, and every ``ThreadStore`` keeps them with ``save_thread`` / ``load_thread`
 
 from __future__ import annotations
 
+import inspect
 import math
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_checkable
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
@@ -32,6 +33,7 @@ from messages.convert.responses import from_responses_output, response_id, to_re
 from messages.errors import (
     DuplicateToolCallIdError,
     EmptyConversationError,
+    InvalidArgumentError,
     MessageTypeError,
     OrphanToolResultError,
     UnansweredToolCallError,
@@ -55,12 +57,19 @@ _MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
 
 
 def new_thread_id() -> str:
-    """A fresh random thread id (32 hex digits)."""
+    """A fresh random thread id (32 hex digits).
+
+    Raises nothing.
+    """
     return uuid.uuid4().hex
 
 
 def as_message_list(messages: Message | Iterable[Message]) -> list[Message]:
-    """One message, or an iterable of them, as a list; ``MessageTypeError`` names the first non-message."""
+    """One message, or an iterable of them, as a list; ``MessageTypeError`` names the first non-message.
+
+    Raises:
+        MessageTypeError: an item is not a ``Message`` (a dict: read it with ``load_messages``).
+    """
     if isinstance(messages, _MESSAGE_TYPES):
         return [messages]
     if isinstance(messages, (str, bytes, Mapping)):
@@ -82,15 +91,25 @@ class ContextWindow(Protocol):
     """What a local thread reads through: a window over a conversation (``messages.context``)."""
 
     def add_message(self, message: Message) -> None:
-        """Add the next message of the conversation."""
+        """Add the next message of the conversation.
+
+        Raises:
+            MessageTypeError: ``message`` is not a ``Message``.
+        """
         ...
 
     def get_messages(self) -> list[Message]:
-        """The messages the window keeps, to send to the model."""
+        """The messages the window keeps, to send to the model.
+
+        Raises nothing.
+        """
         ...
 
     def clear(self) -> None:
-        """Forget every message."""
+        """Forget every message.
+
+        Raises nothing.
+        """
         ...
 
 
@@ -99,11 +118,17 @@ class MessageStore(Protocol):
     that also has ``roles`` and ``thread_info`` (every ``ThreadStore``) serves window-aware reads."""
 
     def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
-        """Add one message or several, atomically, at the end of the thread; the positions they got."""
+        """Add one message or several, atomically, at the end of the thread; the positions they got.
+
+        Raises what the store raises (``ThreadStore.append``).
+        """
         ...
 
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
+        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
+
+        Raises what the store raises (``ThreadStore.messages``).
+        """
         ...
 
 
@@ -111,11 +136,17 @@ class AsyncMessageStore(Protocol):
     """What a local thread needs of an async store: every ``AsyncThreadStore`` is one."""
 
     async def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
-        """Add one message or several, atomically, at the end of the thread; the positions they got."""
+        """Add one message or several, atomically, at the end of the thread; the positions they got.
+
+        Raises what the store raises (``AsyncThreadStore.append``).
+        """
         ...
 
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does."""
+        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
+
+        Raises what the store raises (``AsyncThreadStore.messages``).
+        """
         ...
 
 
@@ -128,11 +159,70 @@ def _read_plan(window: ContextWindow, store: object) -> ReadPlan | None:
     return plan()  # type: ignore[no-any-return]
 
 
-def _envelope(ids: Any, metadata: Any, skip_existing: bool) -> dict[str, Any]:
+def _envelope(ids: Any, metadata: Any, skip_existing: object, method: str) -> dict[str, Any]:
     """The envelope arguments of an append, passed on only when given (a store of the ``MessageStore``
     protocol alone takes none)."""
+    if not isinstance(skip_existing, bool):  # "no" is true to Python: it would skip what it says not to
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): skip_existing is True or False, not a {type(skip_existing).__name__} "
+            f"({skip_existing!r:.60})",
+            argument="skip_existing",
+        )
     given = {"ids": ids, "metadata": metadata, "skip_existing": skip_existing or None}
     return {name: value for name, value in given.items() if value is not None}
+
+
+def _store_method(store: object, name: str, method: str, *, awaited: bool) -> Callable[..., Any]:
+    """``store``'s method ``name``, which ``LocalThread.<method>`` calls: a coroutine function when the
+    call is ``awaited`` (an async store), a plain one otherwise. A store of the other flavour, or an object
+    that is no store, is refused before anything is called, with the method to use instead: a sync call
+    of an async store would return a coroutine that never runs, an awaited call of a sync store would
+    write, then fail on awaiting the result."""
+    if isinstance(store, type):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): store is a store, not a class: make one first ({store.__name__}(...))",
+            argument="store",
+        )
+    bound: Callable[..., Any] | None = getattr(store, name, None)
+    if bound is None or not callable(bound):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): store is a thread store (messages.stores: SQLiteThreadStore, ...), "
+            f"not a {type(store).__name__}, which has no {name}() method",
+            argument="store",
+        )
+    if inspect.iscoroutinefunction(bound) != awaited:
+        kind = type(store).__name__
+        ours = type(store).__module__.startswith("messages.stores")
+        if awaited:
+            fix = f"its {name}() is a plain method: call thread.{method[1:]}(store, ...), not awaited"
+            twin = f", or make the store an Async{kind}" if ours else ""
+        else:
+            fix = f"its {name}() is a coroutine function: call `await thread.a{method}(store, ...)`"
+            twin = f", or make the store a {kind.removeprefix('Async')}" if ours else ""
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): store is {'a sync' if awaited else 'an async'} store "
+            f"({type(store).__name__}) and {fix}{twin}; nothing was written or read",
+            argument="store",
+        )
+    return bound
+
+
+def _check_window(window: object, method: str) -> ContextWindow:
+    """``window`` when it is a context window (``add_message``, ``get_messages``, ``clear``)."""
+    if isinstance(window, type):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): window is a context window, not a class: make one first "
+            f"({window.__name__}(...))",
+            argument="window",
+        )
+    if not all(callable(getattr(window, name, None)) for name in ("add_message", "get_messages", "clear")):
+        raise InvalidArgumentError(
+            f"LocalThread.{method}(): window is a context window (messages.context: BufferedContext, "
+            f"TokenLimitedContext, ..., or any object with add_message, get_messages and clear), not a "
+            f"{type(window).__name__}; pass None to read the whole thread",
+            argument="window",
+        )
+    return window  # type: ignore[return-value]  # it has the protocol's methods
 
 
 _THREAD_CONFIG = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -185,12 +275,31 @@ class LocalThread(BaseModel):
         skip_existing: bool = False,
     ) -> range:
         """Add one message or several, atomically, at the end; returns the positions they got (``ids``,
-        ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them)."""
-        return store.append(self.id, messages, **_envelope(ids, metadata, skip_existing))
+        ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them). A sync store: an async
+        one is refused, before anything is written, naming ``aappend``.
+
+        Raises:
+            InvalidArgumentError: ``store`` is an async store (use ``aappend``) or no store, or ``ids``,
+                ``metadata`` or ``skip_existing`` cannot be taken; nothing is written.
+
+        And what ``store.append`` raises (``ThreadStore.append``: ``ThreadNotFoundError``,
+        ``MessageExistsError``, ``MessageTypeError``, ``BackendError``...).
+        """
+        append = _store_method(store, "append", "append", awaited=False)
+        added: range = append(self.id, messages, **_envelope(ids, metadata, skip_existing, "append"))
+        return added
 
     def messages(self, store: MessageStore, start: int = 0, stop: int | None = None) -> list[Message]:
-        """The stored messages, in order; ``start``/``stop`` slice by position as a list does."""
-        return store.messages(self.id, start, stop)
+        """The stored messages, in order; ``start``/``stop`` slice by position as a list does.
+
+        Raises:
+            InvalidArgumentError: ``store`` is an async store (use ``amessages``) or no store.
+
+        And what ``store.messages`` raises (``ThreadStore.messages``).
+        """
+        read = _store_method(store, "messages", "messages", awaited=False)
+        stored: list[Message] = read(self.id, start, stop)
+        return stored
 
     def read(self, store: MessageStore, window: ContextWindow | None = None) -> list[Message]:
         """The conversation to send: every stored message, or what ``window`` keeps of them.
@@ -200,14 +309,24 @@ class LocalThread(BaseModel):
         always in whole exchanges), and the window is given that part of the thread: a turn costs what the
         window keeps, not what the thread holds (``messages._window``). The answer is the one the window
         would give with every message added. Any other window is cleared and given every message of the
-        thread in order (one read of the store). What its ``get_messages()`` returns is the answer."""
+        thread in order (one read of the store). What its ``get_messages()`` returns is the answer.
+
+        Raises:
+            InvalidArgumentError: ``store`` is an async store (use ``aread``) or no store, or ``window`` is
+                not a window.
+
+        And what the store's reads raise (``ThreadStore.messages``, ``ThreadStore.roles``:
+        ``ThreadNotFoundError``, ``CorruptDataError``, ``BackendError``...).
+        """
+        read: Callable[[str], list[Message]] = _store_method(store, "messages", "read", awaited=False)
         if window is None:
-            return store.messages(self.id)
+            return read(self.id)
+        window = _check_window(window, "read")
         plan = _read_plan(window, store)
         if plan is not None:
             window._load_part(read_sync(store, self.id, plan))  # type: ignore[attr-defined, arg-type]
             return window.get_messages()
-        stored = store.messages(self.id)
+        stored = read(self.id)
         window.clear()
         for message in stored:
             window.add_message(message)
@@ -222,31 +341,73 @@ class LocalThread(BaseModel):
         metadata: Any = None,
         skip_existing: bool = False,
     ) -> range:
-        """``append`` with an async store (``AsyncThreadStore``)."""
-        return await store.append(self.id, messages, **_envelope(ids, metadata, skip_existing))
+        """``append`` with an async store (``AsyncThreadStore``); a sync one is refused, before anything is
+        written, naming ``append``.
+
+        If the awaiting task is cancelled (``task.cancel()``, ``asyncio.wait_for``, ``asyncio.timeout``),
+        the append either never started (nothing is written) or ran to its end (it is written, whole):
+        settled by the time the ``CancelledError`` reaches the caller, so a read right after tells which,
+        and nothing lands later. Give the messages ``ids`` and append again with ``skip_existing=True``: the
+        retry adds what is missing and nothing twice.
+
+        Raises:
+            InvalidArgumentError: ``store`` is a sync store (use ``append``) or no store, or ``ids``,
+                ``metadata`` or ``skip_existing`` cannot be taken; nothing is written.
+
+        And what ``store.append`` raises (``AsyncThreadStore.append``: ``ThreadNotFoundError``,
+        ``MessageExistsError``, ``MessageTypeError``, ``BackendError``...).
+        """
+        append = _store_method(store, "append", "aappend", awaited=True)
+        added: range = await append(self.id, messages, **_envelope(ids, metadata, skip_existing, "aappend"))
+        return added
 
     async def amessages(
         self, store: AsyncMessageStore, start: int = 0, stop: int | None = None
     ) -> list[Message]:
-        """``messages`` with an async store."""
-        return await store.messages(self.id, start, stop)
+        """``messages`` with an async store.
+
+        Raises:
+            InvalidArgumentError: ``store`` is a sync store (use ``messages``) or no store.
+
+        And what ``store.messages`` raises (``AsyncThreadStore.messages``).
+        """
+        read = _store_method(store, "messages", "amessages", awaited=True)
+        stored: list[Message] = await read(self.id, start, stop)
+        return stored
 
     async def aread(self, store: AsyncMessageStore, window: ContextWindow | None = None) -> list[Message]:
-        """``read`` with an async store: the same reads, awaited."""
+        """``read`` with an async store: the same reads, awaited.
+
+        Raises:
+            InvalidArgumentError: ``store`` is a sync store (use ``read``) or no store, or ``window`` is not
+                a window.
+
+        And what the store's reads raise (``AsyncThreadStore.messages``, ``AsyncThreadStore.roles``:
+        ``ThreadNotFoundError``, ``CorruptDataError``, ``BackendError``...).
+        """
+        read: Callable[[str], Awaitable[list[Message]]] = _store_method(
+            store, "messages", "aread", awaited=True
+        )
         if window is None:
-            return await store.messages(self.id)
+            return await read(self.id)
+        window = _check_window(window, "aread")
         plan = _read_plan(window, store)
         if plan is not None:
             window._load_part(await read_async(store, self.id, plan))  # type: ignore[attr-defined, arg-type]
             return window.get_messages()
-        stored = await store.messages(self.id)
+        stored = await read(self.id)
         window.clear()
         for message in stored:
             window.add_message(message)
         return window.get_messages()
 
     def with_context(self, provider: str, state: JsonValue) -> LocalThread:
-        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able)."""
+        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
+
+        Raises:
+            pydantic.ValidationError: ``state`` holds a value JSON cannot represent (NaN, infinity): the path
+                named.
+        """
         return _with_context(self, provider, state)
 
 
@@ -279,7 +440,11 @@ class RemoteThread(BaseModel):
     """JSON-able state for context providers, by provider name."""
 
     def add(self, messages: Message | Iterable[Message]) -> Self:
-        """A copy with ``messages`` (one or several) added to ``pending``."""
+        """A copy with ``messages`` (one or several) added to ``pending``.
+
+        Raises:
+            MessageTypeError: an item is not a ``Message``.
+        """
         added = as_message_list(messages)
         return self.model_copy(update={"pending": (*self.pending, *added)})
 
@@ -297,6 +462,13 @@ class RemoteThread(BaseModel):
         result that answers no call, one id used twice in a turn), and a ``ConversionError`` naming the
         message and field for what input items cannot carry (a ``name``, reasoning or provider fields,
         audio): refused, never dropped.
+
+        Raises:
+            EmptyConversationError: there is nothing new to send.
+            OrphanToolResultError: a pending tool result answers no call of the service's last response.
+            UnansweredToolCallError: a call of the last response has no result before the next message.
+            DuplicateToolCallIdError: a call answered twice.
+            UnsupportedContentError: content the Responses API has no input form for.
         """
         if not self.pending:
             raise EmptyConversationError(
@@ -310,7 +482,11 @@ class RemoteThread(BaseModel):
         return kwargs
 
     def receive(self, response: Any) -> tuple[Self, AIMessage]:
-        """The thread after ``response`` (its id kept, ``pending`` emptied), and the reply as an AIMessage."""
+        """The thread after ``response`` (its id kept, ``pending`` emptied), and the reply as an AIMessage.
+
+        Raises:
+            ReplyError: ``response`` is not a Responses API response this package can read.
+        """
         reply = from_responses_output(response)
         thread = self.model_copy(
             update={
@@ -322,7 +498,12 @@ class RemoteThread(BaseModel):
         return thread, reply
 
     def with_context(self, provider: str, state: JsonValue) -> RemoteThread:
-        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able)."""
+        """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
+
+        Raises:
+            pydantic.ValidationError: ``state`` holds a value JSON cannot represent (NaN, infinity): the path
+                named.
+        """
         return _with_context(self, provider, state)
 
     def _check_pending(self) -> None:
@@ -425,7 +606,11 @@ _THREAD: TypeAdapter[LocalThread | RemoteThread] = TypeAdapter(Thread, config=Co
 
 def parse_thread(data: str | bytes | Mapping[str, Any]) -> LocalThread | RemoteThread:
     """A thread from its JSON (``thread.model_dump_json()``) or its dict: ``LocalThread`` or ``RemoteThread``
-    by ``kind``. Raises ``pydantic.ValidationError`` naming the field that is wrong."""
+    by ``kind``. Raises ``pydantic.ValidationError`` naming the field that is wrong.
+
+    Raises:
+        pydantic.ValidationError: ``data`` is not the JSON of a saved thread (the field that is wrong named).
+    """
     if isinstance(data, (str, bytes)):
         return _THREAD.validate_json(data)
     return _THREAD.validate_python(data)

@@ -6,6 +6,7 @@
     python3 scripts/dev.py test --quick  # the one-minute loop for a change (see `quick` below)
     python3 scripts/dev.py bench    # the benchmarks, printing ratios against baselines
     python3 scripts/dev.py conformance  # providers x hard cases, litellm alone and with the profiles
+    python3 scripts/dev.py docs     # the documentation site, built strictly into site/ (--serve serves it)
 
 Each command creates `.venv` if it is missing and installs what it needs into it, pinned by
 `constraints.txt`; a stamp file skips the install when nothing it depends on changed. Extra arguments
@@ -18,6 +19,12 @@ tests asked for leave out tests/stores; when none can start, it says why in one 
 giving the same reason. pytest gets MESSAGES_POSTGRES_STATUS (`started`, `configured`, `unavailable` or
 `not started`), which the JUnit report records and .ci/check_junit.py reads: with a server up, no
 PostgreSQL test may skip.
+
+`test` also builds the documentation site with `mkdocs build --strict` (a broken link or reference fails
+it) beside mypy, before pytest, whose docs tests read the built site (MESSAGES_DOCS_SITE; a run of other
+tests only, `dev.py test tests/stores`, skips the build); and it installs
+Debian's chromium for the site's browser tests (scripts/chromium.sh, in the background from the start,
+beside the set-up), or says in one line why it could not and those tests skip (under CI=1 they fail).
 
 `test` runs pytest on every core (pytest-xdist) and mypy beside it, and ends with one line giving the test
 count and the wall time. `test --quick` is the loop for a change: the same checks and every test file, but
@@ -38,7 +45,7 @@ import sys
 import tempfile
 import time
 import venv
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -47,7 +54,7 @@ VENV = Path(os.environ.get("MESSAGES_VENV", ROOT / ".venv"))
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 
-EXTRAS = {"run": "", "test": "[dev]", "bench": "[dev]", "conformance": "[dev]"}
+EXTRAS = {"run": "", "test": "[dev]", "bench": "[dev]", "conformance": "[dev]", "docs": "[docs]"}
 # Offline by default: no model cost map from GitHub, no tokenizer downloads (docs/litellm.md, 'import
 # litellm fetches the model cost map' and 'token_counter looks for Hugging Face tokenizers').
 OFFLINE = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "LITELLM_LOG": "ERROR"}
@@ -129,15 +136,18 @@ STORE_TESTS = ROOT / "tests" / "stores"
 
 
 def _selects_store_tests(args: list[str]) -> bool:
-    """Whether the pytest arguments may run tests/stores: no path given (the whole suite), or a path that
-    holds it or lies inside it."""
+    """Whether the pytest arguments may run tests/stores (``_selects``)."""
+    return _selects(args, STORE_TESTS)
+
+
+def _selects(args: list[str], tests: Path) -> bool:
+    """Whether the pytest arguments may run ``tests`` (a file or a folder): no path given (the whole
+    suite), or a path that holds it or lies inside it."""
     paths = [ROOT / arg.split("::")[0] for arg in args if not arg.startswith("-")]
     paths = [path.resolve() for path in paths if path.exists()]
     if not paths:
         return True
-    return any(
-        path == STORE_TESTS or path in STORE_TESTS.parents or STORE_TESTS in path.parents for path in paths
-    )
+    return any(path == tests or path in tests.parents or tests in path.parents for path in paths)
 
 
 @contextmanager
@@ -149,7 +159,7 @@ def postgres_server(env: dict[str, str], args: list[str]) -> Iterator[None]:
         _say(f"PostgreSQL: the server at {DSN_VARIABLE} (set by you)")
         yield
         return
-    if not _selects_store_tests(args):
+    if not _selects(args, STORE_TESTS):
         env[STATUS_VARIABLE] = "not started"
         yield
         return
@@ -223,6 +233,70 @@ def _junit_counts(report: Path) -> str:
     return f"{len(cases):,} tests: {passed:,} passed" + (f", {rest}" if rest else "")
 
 
+SITE_VARIABLE = "MESSAGES_DOCS_SITE"
+CHROMIUM_VARIABLE = "MESSAGES_TEST_CHROMIUM"
+CHROMIUM_UNAVAILABLE_VARIABLE = "MESSAGES_TEST_CHROMIUM_UNAVAILABLE"
+BROWSER_TESTS = ROOT / "tests" / "docs" / "test_browser.py"
+SITE_TESTS = (ROOT / "tests" / "docs", ROOT / "tests" / "test_readme.py")
+"""The tests that read the built site: the test command builds it when the tests asked for include them
+(always, for the whole suite)."""
+
+
+def docs(args: list[str]) -> int:
+    """Build the site strictly into site/ (``--serve``: serve it on 127.0.0.1:8000, rebuilding on change)."""
+    ensure_venv(EXTRAS["docs"])
+    env = _env()
+    env.setdefault("NO_MKDOCS_2_WARNING", "1")  # Material's notice about MkDocs 2, printed at every build
+    if "--serve" in args:
+        rest = [a for a in args if a != "--serve"]
+        return _run(PYTHON, "-m", "mkdocs", "serve", "--strict", *rest, env=env)
+    started = time.monotonic()
+    code = _run(PYTHON, "-m", "mkdocs", "build", "--strict", *args, env=env)
+    if code == 0:
+        _say(f"docs: built into site/ in {time.monotonic() - started:.1f} s")
+    return code
+
+
+@contextmanager
+def chromium_install(args: list[str]) -> Iterator[Callable[[dict[str, str]], None]]:
+    """Start scripts/chromium.sh in the background (when the browser tests are selected); the function
+    given waits for it and puts its answer in ``env``: chromium's path, or the reason there is none."""
+    process: subprocess.Popen[str] | None = None
+    bash = shutil.which("bash")
+    if _selects(args, BROWSER_TESTS) and bash is not None and os.name != "nt":
+        process = subprocess.Popen(
+            [bash, str(ROOT / "scripts" / "chromium.sh")],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def wait(env: dict[str, str]) -> None:
+        if not _selects(args, BROWSER_TESTS):
+            return
+        if process is None:
+            why = "no bash here to run scripts/chromium.sh"
+        else:
+            out, err = process.communicate()
+            lines = [line.strip() for line in err.splitlines() if line.strip()]
+            if process.returncode == 0 and out.strip():
+                env[CHROMIUM_VARIABLE] = out.strip()
+                installed = [line for line in lines if "installed" in line]
+                _say(f"chromium: {out.strip()}{f' ({installed[-1]})' if installed else ''}")
+                return
+            why = " ".join(lines[-3:]) or f"scripts/chromium.sh failed (exit status {process.returncode})"
+        env[CHROMIUM_UNAVAILABLE_VARIABLE] = why
+        _say(f"chromium: none, so the browser tests of the site skip: {why}")
+
+    try:
+        yield wait
+    finally:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 def _minutes(seconds: float) -> str:
     return f"{int(seconds // 60)} m {seconds % 60:04.1f} s"
 
@@ -233,8 +307,19 @@ def test(args: list[str]) -> int:
     started = time.monotonic()
     quick = "--quick" in args
     args = [a for a in args if a != "--quick"]
-    ensure_venv(EXTRAS["test"])
-    installed = time.monotonic()
+    with chromium_install(args) as chromium:
+        ensure_venv(EXTRAS["test"])
+        installed = time.monotonic()
+        return _test(args, quick, started, installed, chromium)
+
+
+def _test(
+    args: list[str],
+    quick: bool,
+    started: float,
+    installed: float,
+    chromium: Callable[[dict[str, str]], None],
+) -> int:
     env = _env()
     if quick:
         env["HYPOTHESIS_PROFILE"] = "quick"
@@ -250,11 +335,17 @@ def test(args: list[str]) -> int:
         if code != 0:
             _say(f"{title} failed (exit status {code})")
             return code
-    _say("mypy (strict), beside pytest; its verdict comes after pytest's")
+    _say("mypy (strict), beside the site's build and pytest; its verdict comes after pytest's")
     with tempfile.TemporaryFile("w+") as mypy_log, tempfile.TemporaryDirectory() as scratch:
         mypy = subprocess.Popen(
             [str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env, stdout=mypy_log, stderr=subprocess.STDOUT
         )
+        code = _build_site(env, Path(scratch) / "site") if any(_selects(args, t) for t in SITE_TESTS) else 0
+        if code != 0:
+            mypy.kill()
+            mypy.wait()
+            return code
+        chromium(env)
         given = next((a.split("=", 1)[1] for a in args if a.startswith("--junitxml=")), None)
         report = Path(given) if given else Path(scratch) / "junit.xml"
         extra = [] if given else [f"--junitxml={report}"]
@@ -277,6 +368,29 @@ def test(args: list[str]) -> int:
     return code or mypy_code
 
 
+def _build_site(env: dict[str, str], site: Path) -> int:
+    """``mkdocs build --strict`` into ``site``, its path given to pytest (MESSAGES_DOCS_SITE); the time it
+    took is said, and its output only when it fails."""
+    _say("docs: mkdocs build --strict")
+    started = time.monotonic()
+    build_env = {**env, "NO_MKDOCS_2_WARNING": "1"}
+    built = subprocess.run(
+        [str(PYTHON), "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        env=build_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if built.returncode != 0:
+        print(built.stdout + built.stderr, end="", file=sys.stderr)
+        _say(f"docs: the site's strict build failed (exit status {built.returncode})")
+        return built.returncode
+    env[SITE_VARIABLE] = str(site)
+    _say(f"docs: built in {time.monotonic() - started:.1f} s")
+    return 0
+
+
 def bench(args: list[str]) -> int:
     ensure_venv(EXTRAS["bench"])
     return _run(PYTHON, "-m", "benchmarks", *args, env=_env())
@@ -287,7 +401,7 @@ def conformance(args: list[str]) -> int:
     return _run(PYTHON, "-m", "tests.conformance.table", *args, env=_env())
 
 
-COMMANDS = {"run": run, "test": test, "bench": bench, "conformance": conformance}
+COMMANDS = {"run": run, "test": test, "bench": bench, "conformance": conformance, "docs": docs}
 
 
 def main() -> int:

@@ -40,8 +40,9 @@ install_server() {
         return 1
     fi
     say "installing the postgresql package (apt-get)"
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+    # shellcheck source=scripts/apt.sh
+    source "$(dirname "$0")/apt.sh"
+    apt_install postgresql
 }
 
 free_port() {

@@ -1,5 +1,5 @@
-"""The README's coverage table, computed: every key and part type of litellm's message types, the field that
-holds it, and what each provider profile does with it.
+"""The coverage table of docs/guide/profiles.md, computed: every key and part type of litellm's message
+types, the field that holds it, and what each provider profile does with it.
 
 Each row is a small conversation holding the key, dumped, then given to each profile: the cell says
 ``kept`` (sent on as it is), ``stripped`` (the profile removes it), ``changed`` (sent in the form the route
@@ -7,7 +7,7 @@ reads: an image URL string as ``{"url": ...}``, a video as a file part...) or ``
 it would be lost or rejected, and ``apply`` cannot fix it: ``dump_messages(model=...)`` refuses to send
 it). Keys no message class holds are ``refused``:
 ``load_messages`` raises rather than drop them. ``python -m tests.coverage`` prints the table;
-``tests/test_readme.py`` holds the README to it.
+``tests/docs/test_pages.py`` holds the page to it.
 """
 
 from __future__ import annotations

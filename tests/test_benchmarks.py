@@ -111,3 +111,17 @@ def test_the_quick_agent_framework_benchmark_runs_beside_agent_frameworks_own_pr
     summary = out.split("== summary", 1)[1]
     assert "ours (window 50), 1,000 vs 200 msgs" in summary, summary
     assert "FileHistoryProvider vs InMemoryHistoryProvider" in summary, summary
+
+
+def test_the_quick_compaction_benchmark_runs_and_prints_the_cache_shares_side_by_side():
+    out = quick_run("compaction")
+    assert "== per-turn read after a checkpoint" in out, out
+    assert "SQLite        10,000  read" in out, out
+    for approach in (
+        "messages.compaction (checkpoints, stable window)",
+        "TokenLimitedContext (slides every turn)",
+        "LangChain SummarizationMiddleware (langchain 1.4)",
+        "whole history, unwindowed (reference)",
+    ):
+        assert approach in out, out
+    assert "SQLite: read after a checkpoint, 10,000 vs 1,000" in out, out

@@ -7,6 +7,7 @@ import atexit
 import importlib
 import io
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -157,6 +158,24 @@ def test_long_chat_window_stays_within_its_limit_and_restores():
         assert window < history
         assert used <= limit == 600
     assert "restored window identical: True" in out
+
+
+@SUBPROCESS
+def test_compacting_chat_writes_checkpoints_keeps_every_message_and_its_prefix_between_them():
+    out = run_example("compacting_chat.py", "--turns", "16", "--limit", "500")
+    rows = [line for line in out.splitlines() if line.startswith("turn ")]
+    compacted = [row for row in rows if row.endswith("compacted")]
+    assert len(compacted) >= 2
+    for row in rows:
+        used, limit = (int(x) for x in row.split("messages,")[2].split("tokens")[0].split(" of "))
+        assert used <= limit == 500
+    checkpoints = [int(row.split("checkpoints")[1].split(",")[0]) for row in rows]
+    assert checkpoints == sorted(checkpoints)
+    assert "0 of them without a checkpoint just before" in out
+    stored = int(re.search(r"(\d+) messages stored, none rewritten", out).group(1))  # type: ignore[union-attr]
+    assert stored == int(rows[-1].split("thread")[1].split("messages")[0])
+    assert "summarizer openai/gpt-4o-mini" in out
+    assert "[Summary of the earlier conversation" in out
 
 
 @SUBPROCESS

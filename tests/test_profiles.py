@@ -1036,10 +1036,12 @@ def test_violations_read_as_sentences():
     violation = Violation(3, "tool-call-id", 30, "tool-call id 'call_1' breaks mistral's id rule")
     assert str(violation) == (
         "message 3: tool-call id 'call_1' breaks mistral's id rule "
-        "[tool-call-id, quirk 30: messages quirks 30]"
+        "[tool-call-id, quirk 30: messages quirks 30, "
+        "https://llm-messages.github.io/llm-messages/quirks/#quirk-30]"
     )
     assert str(Violation(None, "empty-conversation", 12, "empty", fixable=False)) == (
-        "the conversation: empty [empty-conversation, quirk 12: messages quirks 12]"
+        "the conversation: empty [empty-conversation, quirk 12: messages quirks 12, "
+        "https://llm-messages.github.io/llm-messages/quirks/#quirk-12]"
     )
     assert str(Violation(None, "x", None, "y")) == "the conversation: y [x]"
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
+import tomllib
+import typing
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -17,6 +21,8 @@ from messages.profiles import Profile, registered_profiles
 from messages.quirks import (
     QUIRKS,
     ROWS,
+    Evidence,
+    Quirk,
     canonical_name,
     get_quirk,
     implementations,
@@ -48,6 +54,8 @@ def cited_numbers(text: str) -> set[int]:
 def _sources() -> dict[str, str]:
     files = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
     files["README.md"] = (ROOT / "README.md").read_text(encoding="utf-8")
+    for page in sorted((ROOT / "docs").rglob("*.md")):  # the documentation site's pages
+        files[str(page.relative_to(ROOT))] = page.read_text(encoding="utf-8")
     return files
 
 
@@ -87,7 +95,7 @@ def test_source_urls():
     assert source_url("https://api-docs.deepseek.com/x") == "https://api-docs.deepseek.com/x"
 
 
-def test_every_quirk_cited_in_the_package_and_the_readme_is_in_the_catalog():
+def test_every_quirk_cited_in_the_package_the_readme_and_the_site_is_in_the_catalog():
     cited: dict[int, list[str]] = {}
     for name, text in _sources().items():
         for n in cited_numbers(text):
@@ -133,6 +141,15 @@ def tracked_files() -> list[str]:
         pytest.skip("not a git checkout (an sdist, say): no tracked files to look at")
     listing = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     return [name for name in listing.decode().split("\0") if name]
+
+
+def generated_pages() -> set[str]:
+    """The pages of the documentation site that its build makes (scripts/docs_site.py), which the other
+    pages link: the quirk catalog's and an API page per public module."""
+    from tests.docs.conftest import docs_site_module
+
+    hook = docs_site_module()
+    return {"docs/" + hook.QUIRKS_PAGE} | {f"docs/{hook.page_path(m)}" for m in hook.public_modules()}
 
 
 def citing_texts(names: list[str]) -> dict[str, str]:
@@ -191,7 +208,7 @@ def test_no_file_cites_a_file_the_repository_does_not_have():
     # catalog ("quirk 30", which `messages quirks 30` prints).
     names = tracked_files()
     texts = citing_texts(names)
-    assert missing_citations(texts, set(names)) == []
+    assert missing_citations(texts, set(names) | generated_pages()) == []
     assert {"README.md", "docs/litellm.md", "pyproject.toml", "tests/test_quirks.py"} <= texts.keys()
     for name, text in texts.items():
         for cited in re.findall(r"\b(?:tests|benchmarks|examples|scripts|messages|docs)/[\w/]+\.py\b", text):
@@ -264,7 +281,10 @@ def test_messages_quirks_lists_every_row(capsys):
     assert len(lines) == len(ROWS) + 1
     for line, quirk in zip(lines, ROWS, strict=False):
         assert re.match(rf" *{quirk.number}  {re.escape(quirk.title)}  \[", line)
-    assert lines[-1].startswith("`messages quirks N` prints quirk N in full")
+    assert lines[-1] == (
+        "`messages quirks N` prints quirk N in full: the error text, the sources, the rules; "
+        "https://llm-messages.github.io/llm-messages/quirks/ has them all."
+    )
 
 
 def test_messages_quirks_provider_lists_its_rows_with_its_rules(capsys):
@@ -301,23 +321,133 @@ def test_messages_quirks_unknown(capsys, argv, error):
     assert captured.err.startswith(error)
 
 
-def test_the_catalog_is_plain_data_in_the_package():
-    # It ships in the wheel as a module of the package (pyproject: packages = ["messages"]) and reading it
-    # imports neither the profiles nor litellm.
+def test_the_catalog_is_read_from_its_data_file_when_first_used():
+    # Importing the module parses nothing; the first use of ROWS reads quirks.toml, and neither imports
+    # the profiles or litellm.
     import subprocess
     import sys
 
     code = (
-        "import sys, messages.quirks as q; "
-        "print(len(q.ROWS), 'messages.profiles' in sys.modules, 'litellm' in sys.modules)"
+        "import sys, messages.quirks as q; before = 'ROWS' in vars(q); "
+        "print(before, len(q.ROWS), 'ROWS' in vars(q), 'messages.profiles' in sys.modules, "
+        "'litellm' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == [str(len(ROWS)), "False", "False"]
+    assert out.split() == ["False", str(len(ROWS)), "True", "False", "False"]
     assert isinstance(registered_profiles()[0], Profile)
+    assert tuple(QUIRKS.values()) == ROWS
+
+
+# --- the data file ------------------------------------------------------------------------------------
+
+DATA = PACKAGE / "quirks.toml"
+_TYPES = {
+    "number": int,
+    "providers": list,
+    "title": str,
+    "constraint": str,
+    "errors": list,
+    "sources": list,
+    "litellm": str,
+    "also": str,
+    "evidence": str,
+}
+_REQUIRED = ("number", "providers", "title", "constraint")
+
+
+def schema_problems(data: dict) -> list[str]:
+    """What in a parsed catalog file breaks its schema: one ``[[quirk]]`` table per row, each with the
+    fields of ``Quirk`` only, of their types, lists of strings, an ``Evidence`` value, numbers rising."""
+    evidence = set(typing.get_args(Evidence))
+    problems = [f"unknown top-level key {key!r}" for key in data if key != "quirk"]
+    tables = data.get("quirk")
+    if not isinstance(tables, list) or not tables:
+        return [*problems, "no [[quirk]] tables"]
+    last = 0
+    for place, table in enumerate(tables, 1):
+        where = f"table {place} (quirk {table.get('number', '?')})"
+        problems.extend(f"{where}: unknown key {key!r}" for key in table if key not in _TYPES)
+        problems.extend(f"{where}: no {key!r}" for key in _REQUIRED if key not in table)
+        for key, value in table.items():
+            kind = _TYPES.get(key)
+            if kind is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+                problems.append(f"{where}: {key} is a {type(value).__name__}, not a {kind.__name__}")
+            elif kind is list and not all(isinstance(item, str) and item for item in value):
+                problems.append(f"{where}: {key} holds something that is not a non-empty string")
+            elif kind is str and key not in ("also", "litellm") and not value.strip():
+                problems.append(f"{where}: {key} is empty")
+        if table.get("evidence", "verified") not in evidence:
+            problems.append(f"{where}: evidence {table['evidence']!r} is not one of {sorted(evidence)}")
+        number = table.get("number")
+        if isinstance(number, int):
+            if number <= last:
+                problems.append(f"{where}: number {number} does not follow {last}")
+            last = number
+    return problems
+
+
+def test_the_data_file_follows_its_schema():
+    assert set(_TYPES) == {f.name for f in dataclasses.fields(Quirk)}  # the schema is the row's fields
+    data = tomllib.loads(DATA.read_text(encoding="utf-8"))
+    assert schema_problems(data) == []
+    assert len(data["quirk"]) == len(ROWS)
+    assert [
+        Quirk(**{k: tuple(v) if isinstance(v, list) else v for k, v in t.items()}) for t in data["quirk"]
+    ] == [*ROWS]
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        ({"providers": ["openai"], "title": "t", "constraint": "c"}, "table 1 (quirk ?): no 'number'"),
+        (
+            {"number": 1, "providers": "openai", "title": "t", "constraint": "c"},
+            "providers is a str, not a list",
+        ),
+        (
+            {"number": 1, "providers": ["openai"], "title": "t", "constraint": "c", "error": []},
+            "unknown key 'error'",
+        ),
+        ({"number": 1, "providers": [""], "title": "t", "constraint": "c"}, "providers holds something that"),
+        ({"number": 1, "providers": ["x"], "title": " ", "constraint": "c"}, "title is empty"),
+        (
+            {"number": True, "providers": ["x"], "title": "t", "constraint": "c"},
+            "number is a bool, not a int",
+        ),
+        (
+            {"number": 1, "providers": ["x"], "title": "t", "constraint": "c", "evidence": "sure"},
+            "evidence 'sure' is not one of",
+        ),
+    ],
+)
+def test_the_schema_check_names_what_is_wrong(table, problem):
+    problems = schema_problems({"quirk": [table]})
+    assert any(problem in p for p in problems), problems
+
+
+def test_the_schema_check_wants_rising_numbers_and_rows():
+    row = {"providers": ["x"], "title": "t", "constraint": "c"}
+    assert schema_problems({"quirk": [{"number": 2, **row}, {"number": 2, **row}]}) == [
+        "table 2 (quirk 2): number 2 does not follow 2"
+    ]
+    assert schema_problems({"quirks": []}) == ["unknown top-level key 'quirks'", "no [[quirk]] tables"]
+
+
+def test_the_generator_writes_the_data_file_as_it_is(tmp_path):
+    # scripts/quirks_toml.py (which carries edits of the Python catalog of older branches into the file)
+    # lays the file out as it is committed: rewriting it changes nothing.
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "quirks_toml.py"), "--stdout"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout == DATA.read_text(encoding="utf-8")
 
 
 def test_messages_check_says_where_to_read_the_quirks_it_cites(tmp_path, capsys):
-    # The README's example: a call answered after a user turn, a name Mistral rejects, an OpenAI id.
+    # The guide's example (docs/guide/profiles.md): a call answered after a user turn, a name Mistral
+    # rejects, an OpenAI id.
     call = {"id": "call_abc123DEF456ghi789", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     conversation = [
         {"role": "system", "content": "You are a weather bot."},
@@ -332,4 +462,5 @@ def test_messages_check_says_where_to_read_the_quirks_it_cites(tmp_path, capsys)
     lines = capsys.readouterr().out.splitlines()
     tags = {int(n) for line in lines[:-1] for n in re.findall(r", quirk (\d+), (?:not )?fixable\]$", line)}
     assert tags == {1, 2, 30, 33}
-    assert lines[-1].endswith("; `messages quirks N` prints quirk N (quirks 1, 2, 30, 33 here)")
+    pages = " ".join(f"https://llm-messages.github.io/llm-messages/quirks/#quirk-{n}" for n in (1, 2, 30, 33))
+    assert lines[-1].endswith(f"; `messages quirks N` prints quirk N (quirks 1, 2, 30, 33 here: {pages})")

@@ -1,4 +1,5 @@
-"""The README's 20-line bot runs as written, against a stand-in provider; its guide links every example."""
+"""The README is a front page: its 20-line bot runs as written, against a stand-in provider; it stays short;
+it links a page of the site per guide page, and every link in it resolves."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from messages import AIMessage, ToolCall, ToolMessage, load_messages
+from messages.quirks import DOCS_URL
 from messages.testing import StandInServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,114 +51,59 @@ def test_readme_bot_runs_as_written(litellm, monkeypatch, capsys):
     assert bodies[1]["messages"][3] == {"role": "tool", "tool_call_id": "call_add", "content": "42"}
 
 
-def test_the_guide_links_every_example_and_every_link_exists():
-    text = README.read_text()
-    linked = re.findall(r"\]\((examples/[^)#\s]+)\)", text)
-    assert linked, "the README links no example"
-    missing = [link for link in linked if not (ROOT / link).is_file()]
-    assert missing == [], "the README links examples that do not exist"
-    examples = {
-        f"examples/{p.name}"
-        for p in (ROOT / "examples").iterdir()
-        if p.is_file() and not p.name.startswith(".") and p.suffix != ".pyc"
-    }
-    assert examples - set(linked) == set(), "examples the README does not link"
-    # each under "### Examples", with the command that runs it
-    section = text.split("### Examples", 1)[1].split("\n## ", 1)[0]
-    for link in linked:
-        assert f"]({link})" in section
-        assert f"python {link}" in section, link
+README_LINES = 200
+"""About how long the front page may be (issue 32): the guide lives on the documentation site."""
+
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+_REFERENCE = re.compile(r"^\[[^\]]+\]:\s*(\S+)", re.MULTILINE)
+_USED_REFERENCE = re.compile(r"\]\[([^\]]+)\]")
 
 
-def test_the_coverage_table_is_what_the_profiles_do():
-    from tests.coverage import table
-
-    text = README.read_text()
-    shown = text.split("<!-- coverage-table: start -->\n")[1].split("\n<!-- coverage-table: end -->")[0]
-    assert shown == table(), "regenerate it with: python -m tests.coverage"
-
-
-def test_the_coverage_table_has_a_row_for_every_key_of_litellms_message_types():
-    # Every key and content-part type litellm 1.110.2 (as 1.106.2) declares for a message, read from its own
-    # types.
-    import typing
-
-    from litellm.types.llms import openai as types
-
-    from tests.coverage import ROWS
-
-    keys: set[str] = set()
-    for message_type in typing.get_args(types.AllMessageValues):
-        keys |= set(typing.get_type_hints(message_type)) - {"role", "content"}
-    parts = set(types.ValidChatCompletionMessageContentTypes)
-    described = " ".join(row.key for row in ROWS)
-    missing = sorted(k for k in keys | parts if k not in described)
-    assert missing == [], missing
+def readme_links() -> list[str]:
+    """Every Markdown link target of the README: inline (``[text](target)``) and reference definitions
+    (``[name]: target``)."""
+    text = README.read_text(encoding="utf-8")
+    return _LINK.findall(text) + _REFERENCE.findall(text)
 
 
-def _section_blocks(heading: str) -> list[str]:
-    section = README.read_text().split(f"### {heading}\n", 1)[1].split("\n### ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+def test_every_reference_link_of_the_readme_is_defined():
+    text = README.read_text(encoding="utf-8")
+    defined = set(re.findall(r"^\[([^\]]+)\]:", text, re.MULTILINE))
+    used = set(_USED_REFERENCE.findall(text))
+    assert used
+    assert used - defined == set()
 
 
-@pytest.mark.parametrize("library", ["langchain", "pydantic-ai"])
-def test_the_coming_from_examples_run_as_written(library):
-    blocks = _section_blocks("Coming from LangChain / pydantic-ai")
-    assert len(blocks) == 2
-    code = blocks[0] if library == "langchain" else blocks[1]
-    assert len(code.strip().splitlines()) <= 14  # about ten lines each
-    namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
-    conversation = namespace["conversation"]
-    if library == "langchain":
-        assert [m.role for m in conversation] == ["system", "user", "assistant", "tool"]
-        assert conversation[2].tool_calls[0].parse_arguments() == {"a": 3, "b": 12}
-    else:
-        assert [m.role for m in conversation] == ["user", "assistant", "tool"]
-        assert "No user 'John'" in conversation[2].content
+def test_the_readme_is_a_front_page():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= README_LINES
+    for heading in ("## Set up", "## Extras", "## The guide", "## What it does that others do not"):
+        assert heading in text, heading
+    # A link per guide page of the site, each to its page there.
+    guide = sorted(p.stem for p in (ROOT / "docs" / "guide").glob("*.md"))
+    assert len(guide) >= 10
+    linked = set(readme_links())
+    missing = [page for page in guide if f"{DOCS_URL}guide/{page}/" not in linked]
+    assert missing == []
 
 
-def test_the_inside_autogen_example_builds_the_agent_as_written():
-    pytest.importorskip("autogen_agentchat")
-    (code,) = _section_blocks("Inside AutoGen")
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, worker_id):
+    """The built documentation site (tests/docs/conftest.py)."""
+    from tests.docs.conftest import site_folder
 
-    def get_weather(city: str) -> str:
-        """The weather in a city."""
-        return "sunny"
-
-    namespace: dict = {"get_weather": get_weather}
-    exec(compile(code, "README.md", "exec"), namespace)
-    agent = namespace["agent"]
-    from messages.integrations.autogen import BufferedChatCompletionContext, LiteLLMChatCompletionClient
-
-    assert isinstance(agent.model_context, BufferedChatCompletionContext)
-    assert agent.model_context.buffer_size == 20
-    assert isinstance(agent._model_client, LiteLLMChatCompletionClient)
-    assert agent._model_client.model == "gemini/gemini-2.5-flash"
+    return site_folder(tmp_path_factory, worker_id)
 
 
-def test_the_inside_agent_framework_example_keeps_the_history_as_written(tmp_path, monkeypatch):
-    pytest.importorskip("agent_framework")
-    import asyncio
+def test_every_link_in_the_readme_resolves(site):
+    from tests.docs.test_site import assert_resolves
 
-    from agent_framework import tool
-    from agent_framework.openai import OpenAIChatCompletionClient
-
-    (code,) = _section_blocks("Inside Agent Framework")
-
-    @tool
-    def get_weather(city: str) -> str:
-        """The weather in a city."""
-        return "sunny"
-
-    monkeypatch.chdir(tmp_path)  # history.db, as written
-    with StandInServer() as server:
-        client = OpenAIChatCompletionClient(model="gpt-4o-mini", api_key="test", base_url=server.url + "/v1")
-        namespace: dict = {"client": client, "get_weather": get_weather}
-        exec(compile(code, "README.md", "exec"), namespace)
-        agent, session = namespace["agent"], namespace["session"]
-        asyncio.run(agent.run("Hello", session=session))
-    from messages import SQLiteThreadStore
-
-    with SQLiteThreadStore(tmp_path / "history.db") as store:
-        assert [m.role for m in store.messages(session.session_id)] == ["user", "assistant"]
+    links = readme_links()
+    assert len(links) > 15
+    for link in links:
+        if link.startswith(DOCS_URL):
+            assert_resolves(link, site)  # a page (and its anchor) of the built site
+        else:
+            # Nothing else but the repository's own files: a link the suite cannot follow offline is out.
+            assert "://" not in link, f"{link}: only the documentation site and the repository's files"
+            assert (ROOT / link.split("#")[0]).exists(), link

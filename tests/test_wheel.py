@@ -123,6 +123,7 @@ def test_the_wheel_and_the_sdist_hold_the_package(installed):
     sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "messages").rglob("*.py")}
     assert sources <= names, f"modules missing from the wheel: {sorted(sources - names)}"
     assert "messages/py.typed" in names  # typed for users' type checkers
+    assert "messages/quirks.toml" in names  # the quirk catalog's data (messages.quirks reads it)
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), "no LICENSE in the wheel"
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
     with tarfile.open(installed.sdist) as archive:
@@ -174,7 +175,9 @@ def test_messages_quirks_runs_from_the_installed_wheel(installed):
             f"`messages quirks --help` fails in this version (no such subcommand yet): {helped.stderr[-200:]}"
         )
     result = installed.run(installed.bin / "messages", "quirks")
-    assert result.stdout.strip()
+    from messages.quirks import ROWS
+
+    assert len(result.stdout.splitlines()) == len(ROWS) + 1  # a line per row, read from the shipped data
 
 
 def public_modules() -> list[str]:

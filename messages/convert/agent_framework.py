@@ -182,11 +182,17 @@ class AgentFrameworkEnvelope:
     a list that had nothing else."""
 
     def is_empty(self) -> bool:
-        """Whether the envelope holds nothing: the message alone gives back the Agent Framework message."""
+        """Whether the envelope holds nothing: the message alone gives back the Agent Framework message.
+
+        Raises nothing.
+        """
         return self == _EMPTY
 
     def to_json(self) -> dict[str, Any]:
-        """The envelope as a JSON object, without its empty fields."""
+        """The envelope as a JSON object, without its empty fields.
+
+        Raises nothing.
+        """
         out: dict[str, Any] = {}
         if self.message_id is not None:
             out["message_id"] = self.message_id
@@ -212,7 +218,11 @@ class AgentFrameworkEnvelope:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AgentFrameworkEnvelope:
-        """An envelope from its ``to_json`` form; ``ValueError`` naming the field for anything else."""
+        """An envelope from its ``to_json`` form; ``ValueError`` naming the field for anything else.
+
+        Raises:
+            ValueError: ``data`` is not an envelope's JSON object (the key that is wrong named).
+        """
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
             raise ValueError(f"an Agent Framework envelope has no field {sorted(unknown)[0]!r}")
@@ -531,6 +541,12 @@ def to_agent_framework(
     envelopes=True)`` kept beside them: the fields, the contents and the whole messages kept there. Raises
     ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming the message and
     the field for what Agent Framework cannot hold.
+
+    Raises:
+        MessageTypeError: an item is not a ``Message``.
+        ConversionError: something Agent Framework's types cannot hold, or an envelope that does not fit its
+            message (the message index and the field named).
+        ImportError: agent-framework-core is not installed (``pip install 'llm-messages[agent-framework]'``).
     """
     af = _import()
     conversation = list(messages)
@@ -984,6 +1000,11 @@ def from_agent_framework(
     ``additional_properties``, a call's occurrence id, a content this package has no form for, ...)
     raises ``ConversionError`` (nothing is dropped). Errors name the message index (and content
     position).
+
+    Raises:
+        ConversionError: a value that is not JSON (a store cannot keep it); without ``envelopes=True``, a
+            message that needs an envelope (the message index and the content or field named).
+        ImportError: agent-framework-core is not installed (``pip install 'llm-messages[agent-framework]'``).
     """
     af = _import()
     out: list[Message] = []

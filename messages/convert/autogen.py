@@ -236,6 +236,12 @@ def to_autogen(
     ``user_source`` and ``assistant_source`` are the ``source`` of a user or assistant message without a
     ``name``. Raises ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming
     the message and the field for what AutoGen cannot hold.
+
+    Raises:
+        MessageTypeError: an item is not a ``Message``.
+        ConversionError: something AutoGen's types cannot hold, or an image AutoGen would re-encode (unless
+            ``reencode_images=True``): the message index and the field named.
+        ImportError: autogen-core is not installed (``pip install 'llm-messages[autogen]'``).
     """
     agm = _import()
     conversation = list(messages)
@@ -392,6 +398,11 @@ def from_autogen(
     Raises ``ConversionError`` naming the message index (and the result, for a result message) for what
     cannot be read: an item that is not an ``LLMMessage``, a call or result this package cannot hold (an
     empty tool name), a result with an empty ``call_id`` that answers no call.
+
+    Raises:
+        ConversionError: a message a message of this package cannot hold (the message index and the field
+            named).
+        ImportError: autogen-core is not installed (``pip install 'llm-messages[autogen]'``).
     """
     agm = _import()
     out: list[Message] = []

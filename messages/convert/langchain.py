@@ -162,7 +162,14 @@ def _to_one(lc: Any, message: Message, index: int) -> Any:
 def to_langchain(messages: Iterable[Message]) -> list[BaseMessage]:
     """The messages as LangChain messages (see the table in this module's docstring); nothing is lost:
     ``from_langchain`` gives back equal messages. Raises ``MessageTypeError`` for an item that is not a
-    message."""
+    message.
+
+    Raises:
+        MessageTypeError: an item is not a ``Message``.
+        ConversionError: something LangChain's messages cannot hold (a message-level ``cache_control``, a mark
+            on an image): the message index and the field named.
+        ImportError: langchain-core is not installed (``pip install 'llm-messages[langchain]'``).
+    """
     lc = _import()
     conversation = list(messages)
     check_types(conversation)
@@ -423,7 +430,13 @@ def _from_one(lc: Any, message: Any, index: int) -> Message:
 def from_langchain(messages: Iterable[BaseMessage]) -> list[Message]:
     """LangChain messages as messages of this package (see this module's docstring for what is read
     where). Raises ``ConversionError`` naming the message index and the field or content part it cannot
-    hold."""
+    hold.
+
+    Raises:
+        ConversionError: a message or block a message of this package cannot hold (the message index and the
+            field named).
+        ImportError: langchain-core is not installed (``pip install 'llm-messages[langchain]'``).
+    """
     lc = _import()
     out: list[Message] = []
     for index, message in enumerate(messages):

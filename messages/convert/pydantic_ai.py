@@ -203,7 +203,14 @@ def _response(pai: Any, message: AIMessage, index: int) -> Any:
 def to_pydantic_ai(messages: Iterable[Message]) -> list[ModelMessage]:
     """The messages as a pydantic-ai history (see the table in this module's docstring). Raises
     ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming the message and
-    the field for what pydantic-ai cannot hold."""
+    the field for what pydantic-ai cannot hold.
+
+    Raises:
+        MessageTypeError: an item is not a ``Message``.
+        ConversionError: something pydantic-ai's messages cannot hold (a participant ``name``, a cache mark):
+            the message index and the field named.
+        ImportError: pydantic-ai-slim is not installed (``pip install 'llm-messages[pydantic-ai]'``).
+    """
     pai = _import()
     conversation = list(messages)
     check_types(conversation)
@@ -410,7 +417,12 @@ def _response_from(pai: Any, response: Any, index: int) -> AIMessage:
 
 def from_pydantic_ai(messages: Iterable[ModelMessage]) -> list[Message]:
     """A pydantic-ai history as messages of this package (see this module's docstring). Raises
-    ``ConversionError`` naming the request or response index and the part it cannot hold."""
+    ``ConversionError`` naming the request or response index and the part it cannot hold.
+
+    Raises:
+        ConversionError: a part a message of this package cannot hold (the message index and the part named).
+        ImportError: pydantic-ai-slim is not installed (``pip install 'llm-messages[pydantic-ai]'``).
+    """
     pai = _import()
     history = list(messages)
     out: list[Message] = []

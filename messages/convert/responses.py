@@ -242,6 +242,12 @@ def to_responses_items(messages: Iterable[Message]) -> list[dict[str, Any]]:
 
     Raises ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming the
     message and the field for what the items cannot carry (``UnsupportedContentError`` for audio).
+
+    Raises:
+        MessageTypeError: an item is not a ``Message``.
+        UnsupportedContentError: content the Responses API has no input form for (audio, signed thinking): the
+            message index and the part named.
+        ConversionError: a field the Responses API items cannot carry (a participant ``name``).
     """
     conversation = list(messages)
     check_types(conversation)
@@ -380,6 +386,9 @@ def from_responses_items(items: str | Iterable[Any]) -> list[Message]:
 
     The inverse of ``to_responses_items``: ``from_responses_items(to_responses_items(m)) == m`` for every
     conversation it converts. Raises ``ConversionError`` naming the item and the part it cannot represent.
+
+    Raises:
+        ConversionError: an item a message of this package cannot hold (its index and type named).
     """
     if isinstance(items, str):
         return [UserMessage(content=items)]
@@ -431,7 +440,11 @@ def _read_item(reader: _Reader, item: Any, index: int) -> None:
 
 
 def response_id(response: Any) -> str:
-    """A Responses API reply's id (``resp_...``): the next request's ``previous_response_id``."""
+    """A Responses API reply's id (``resp_...``): the next request's ``previous_response_id``.
+
+    Raises:
+        ReplyError: the response carries no id.
+    """
     value = _get(response, "id")
     if not isinstance(value, str) or not value:
         raise ReplyError(
@@ -446,6 +459,9 @@ def from_responses_output(response: Any) -> AIMessage:
 
     Raises ``ReplyError`` for a failed reply and for an output item this package cannot represent, naming
     the item's position and type.
+
+    Raises:
+        ReplyError: the response has no output this package can read as an ``AIMessage``.
     """
     status = _get(response, "status")
     if status == "failed":

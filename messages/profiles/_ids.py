@@ -97,13 +97,19 @@ class IdRule:
             raise ValueError(f"max_length {self.max_length} is shorter than min_length {self.min_length}")
 
     def sent_as(self, call_id: str) -> str:
-        """The id as litellm sends it to this provider: without a Gemini signature unless kept."""
+        """The id as litellm sends it to this provider: without a Gemini signature unless kept.
+
+        Raises nothing.
+        """
         if self.keeps_signatures:
             return call_id
         return call_id.split(SIGNATURE_SEPARATOR, 1)[0]
 
     def accepts(self, call_id: str) -> bool:
-        """Whether the provider accepts ``call_id`` exactly as written (no signature to cut)."""
+        """Whether the provider accepts ``call_id`` exactly as written (no signature to cut).
+
+        Raises nothing.
+        """
         return bool(_acceptor(self)(call_id))
 
     @property
@@ -118,7 +124,10 @@ class IdRule:
         return _pattern(self)
 
     def first_rewriter(self) -> Callable[[str], str]:
-        """``rewrite(call_id)`` (the first attempt), as a function with its cache at hand."""
+        """``rewrite(call_id)`` (the first attempt), as a function with its cache at hand.
+
+        Raises nothing.
+        """
         cache = _FIRST_REWRITES.setdefault(self, {})
 
         def first(call_id: str) -> str:
@@ -134,7 +143,10 @@ class IdRule:
     def verdicts(self) -> tuple[dict[str, str], Callable[[str], str]]:
         """``(known, judge)``: ``judge(call_id)`` is ``""`` when the rule accepts the id, else the first new
         id proposed for it (``rewrite(call_id)``); ``known`` holds the verdicts given so far (per rule, kept
-        between calls and bounded), so that a conversation dumped again each turn looks each id up once."""
+        between calls and bounded), so that a conversation dumped again each turn looks each id up once.
+
+        Raises nothing.
+        """
         known = _VERDICTS.setdefault(self, {})
         accepts, first = _acceptor(self), self.first_rewriter()
 
@@ -147,13 +159,19 @@ class IdRule:
         return known, judge
 
     def accepts_all(self, call_ids: Iterable[str]) -> bool:
-        """Whether the provider accepts every one of ``call_ids`` as written."""
+        """Whether the provider accepts every one of ``call_ids`` as written.
+
+        Raises nothing.
+        """
         return all(map(_acceptor(self), call_ids))
 
     def accepts_every(self, call_ids: list[Any]) -> bool:
         """``accepts_all`` for a list that may hold anything, checked in bulk: lengths by ``map``, the
         characters and litellm's signature separator on the ids joined (by a character no id rule allows).
-        A non-string is not accepted."""
+        A non-string is not accepted.
+
+        Raises nothing.
+        """
         if not call_ids:
             return True
         try:
@@ -172,14 +190,20 @@ class IdRule:
         return _charset(self.alphabet).fullmatch(joined.replace("\x00", "")) is not None
 
     def fits(self, call_id: str) -> bool:
-        """Whether ``call_id`` has the length and characters the provider accepts (signatures aside)."""
+        """Whether ``call_id`` has the length and characters the provider accepts (signatures aside).
+
+        Raises nothing.
+        """
         size = len(call_id)
         if size < self.min_length or (self.max_length is not None and size > self.max_length):
             return False
         return self.alphabet is None or _charset(self.alphabet).fullmatch(call_id) is not None
 
     def describe(self) -> str:
-        """The rule in words, for error messages."""
+        """The rule in words, for error messages.
+
+        Raises nothing.
+        """
         if self.max_length is not None and self.min_length == self.max_length:
             size = f"exactly {self.max_length} characters"
         elif self.max_length is not None:
@@ -195,6 +219,8 @@ class IdRule:
         The first attempt keeps the id without its signature when that is enough; otherwise the id keeps
         a readable head (invalid characters replaced, cut to fit) and gets a hash of the whole original.
         First attempts are cached: a conversation dumped again each turn pays for its ids once.
+
+        Raises nothing.
         """
         if attempt == 0:
             return _first_rewrite(self, call_id)

@@ -60,7 +60,10 @@ _PART_EXTRA: Final = frozenset({"type", "cache_control"})
 
 
 def part_kind(part: Any) -> str:
-    """The kind of a content part (see the module docstring); ``"?"`` for what is not a part at all."""
+    """The kind of a content part (see the module docstring); ``"?"`` for what is not a part at all.
+
+    Raises nothing.
+    """
     if type(part) is not dict:
         return "?"
     kind = part.get("type")
@@ -114,7 +117,10 @@ class Accepts:
             raise ValueError("a role that does not take every kind of part needs the row that says why")
 
     def row_for(self, kind: str) -> int | None:
-        """The row a part of ``kind`` not taken here is reported under."""
+        """The row a part of ``kind`` not taken here is reported under.
+
+        Raises nothing.
+        """
         return self.rows.get(kind, KIND_ROWS.get(kind, self.row))
 
 
@@ -135,7 +141,10 @@ class PartTable:
 
     def role(self, role: Any) -> Accepts | None:
         """The cell of ``role`` (``developer`` reads ``system``'s); ``None`` for a role with no content
-        parts."""
+        parts.
+
+        Raises nothing.
+        """
         if role == "user":
             return self.user
         if role == "assistant":
@@ -153,7 +162,10 @@ class PartTable:
         return any(cell.kinds != ALL_KINDS for cell in cells) or bool(self.keys)
 
     def rows(self) -> frozenset[int]:
-        """Every row the table cites."""
+        """Every row the table cites.
+
+        Raises nothing.
+        """
         found: set[int] = set()
         for cell in (self.system, self.user, self.assistant, self.tool):
             for kind in ALL_KINDS - cell.kinds:

@@ -149,14 +149,20 @@ class Profile:
         return self.provider if self.family is None else f"{self.provider}:{self.family}"
 
     def rule(self, rule_id: str) -> Rule | None:
-        """The profile's rule of that id, if it has one."""
+        """The profile's rule of that id, if it has one.
+
+        Raises nothing.
+        """
         return next((r for r in self.rules if r.id == rule_id), None)
 
     def with_rules(
         self, *rules: Rule, without: Iterable[str] = (), parts: PartTable | None = None
     ) -> Profile:
         """This profile with ``rules`` (each replaces the rule of its id, or is added), without the rules
-        whose ids ``without`` names, and with the table ``parts`` when given."""
+        whose ids ``without`` names, and with the table ``parts`` when given.
+
+        Raises nothing.
+        """
         gone = set(without)
         given = {r.id: r for r in rules}
         kept = [given.pop(r.id, r) for r in self.rules if r.id not in gone]
@@ -166,7 +172,10 @@ class Profile:
         self, family: str, *rules: Rule, without: Iterable[str] = (), parts: PartTable | None = None
     ) -> Profile:
         """This profile for the models of ``family`` (a model-family rule), with ``rules``, ``without``
-        and ``parts`` as in ``with_rules``."""
+        and ``parts`` as in ``with_rules``.
+
+        Raises nothing.
+        """
         return replace(self.with_rules(*rules, without=without, parts=parts), family=family)
 
     # --- what the rules say, for callers and tests ---------------------------------------------------
@@ -203,6 +212,11 @@ class Profile:
         ``UnfixableError`` (a ``ProfileError`` and a ``ValueError``), which lists each finding with its
         message index and quirk; nothing is dropped to make the request pass. ``on_unfixable="send"``
         returns the list as it is instead, for a caller who knows better.
+
+        Raises:
+            UnfixableError: what the provider cannot take and no rule can fix (each message, part and quirk
+                listed), unless ``on_unfixable="send"``; nothing is returned.
+            ValueError: ``on_unfixable`` is neither ``"raise"`` nor ``"send"``.
         """
         unfixable = _unfixable_list(on_unfixable)
         return self._refused(self._plan.apply(messages, owned=False, unfixable=unfixable), unfixable)
@@ -232,6 +246,8 @@ class Profile:
         On a plain dump it says what litellm alone would send that the provider rejects or silently
         changes; on ``apply(messages)`` it comes back with only what ``apply`` cannot fix
         (``Violation.fixable`` is False for those).
+
+        Raises nothing.
         """
         return self._plan.check(messages)
 

@@ -64,6 +64,8 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "vertex_ai",
     "xai",
 )
+"""The provider modules of ``messages.profiles`` whose profiles are registered when the registry is first
+used (each defines ``PROFILE``, and ``FAMILIES`` and ``ALIASES`` if it has any)."""
 
 DEFAULT_PROVIDER = "openai_compatible"
 """The provider name of the OpenAI-compatible default profile (vLLM, llama.cpp, LM Studio, ...)."""
@@ -105,7 +107,10 @@ _loaded = threading.Event()
 
 
 def normalize_model(model: str) -> str:
-    """A model name as family keys are written: lowercase, version dots as dashes."""
+    """A model name as family keys are written: lowercase, version dots as dashes.
+
+    Raises nothing.
+    """
     return _VERSION_DOT.sub("-", model.strip().lower())
 
 
@@ -139,6 +144,9 @@ def register_profile(profile: Profile, *, aliases: Iterable[str] = ()) -> None:
     name matches the family. It replaces a profile registered for the same provider and family.
 
     ``aliases`` are other litellm provider names that use the same profile (``"bedrock_converse"``).
+
+    Raises:
+        TypeError: ``profile`` is not a ``Profile``.
     """
     if not isinstance(profile, Profile):
         raise TypeError(f"register_profile takes a Profile, not a {type(profile).__name__}")
@@ -149,7 +157,10 @@ def register_profile(profile: Profile, *, aliases: Iterable[str] = ()) -> None:
 
 
 def registered_profiles() -> list[Profile]:
-    """Every registered profile: each provider's own, then its family rules, sorted by name."""
+    """Every registered profile: each provider's own, then its family rules, sorted by name.
+
+    Raises nothing.
+    """
     _load_builtins()
     with _lock:
         found = list(_profiles.values()) + [p for families in _families.values() for p in families.values()]
@@ -161,6 +172,11 @@ def get_profile(model_or_provider: str, *, strict: bool = False) -> Profile:
 
     A provider with no profile gets the OpenAI-compatible default, whose ``is_default`` is True; with
     ``strict`` it raises ``UnknownProfileError`` instead. Answers are cached.
+
+    Raises:
+        TypeError: ``model_or_provider`` is not a string.
+        ValueError: it is an empty string.
+        UnknownProfileError: with ``strict=True``, no profile is registered for the provider.
     """
     if not isinstance(model_or_provider, str):
         raise TypeError(
@@ -217,7 +233,10 @@ def _matches_at(name: str, key: str, start: int) -> bool:
 
 
 def provider_of(model: str) -> tuple[str, str]:
-    """The litellm provider of a model string, and the model name without the provider prefix."""
+    """The litellm provider of a model string, and the model name without the provider prefix.
+
+    Raises nothing.
+    """
     _load_builtins()
     prefix, slash, rest = model.partition("/")
     canonical = _canonical(prefix)

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, NamedTuple
 
+from messages._docs import quirk_url
 from messages.profiles._parts import ANY_PARTS, PartTable
 
 __all__ = [
@@ -247,8 +248,8 @@ def shape_of(m: Mapping[str, Any]) -> Shape:
 @dataclass(frozen=True)
 class Violation:
     """One place where a message list breaks a provider's rule: ``str()`` says where, what, the rule, and
-    the quirk it comes from with the command that prints it (``[tool-call-id, quirk 30: messages quirks
-    30]``)."""
+    the quirk it comes from with the command that prints it and its page on the documentation site
+    (``[tool-call-id, quirk 30: messages quirks 30, https://.../quirks/#quirk-30]``)."""
 
     index: int | None
     """The position of the offending message in the list checked, or ``None`` for the whole list."""
@@ -263,7 +264,8 @@ class Violation:
 
     def __str__(self) -> str:
         where = "the conversation" if self.index is None else f"message {self.index}"
-        source = f", quirk {self.row}: messages quirks {self.row}" if self.row is not None else ""
+        row = self.row
+        source = f", quirk {row}: messages quirks {row}, {quirk_url(row)}" if row is not None else ""
         return f"{where}: {self.message} [{self.rule}{source}]"
 
 
@@ -319,16 +321,25 @@ class Rule:
 
     def screens(self, shape: Shape) -> bool:
         """Whether ``detect`` may find something in a message of ``shape`` (decided once per shape, when
-        the profile is compiled). Default: no message-level detection."""
+        the profile is compiled). Default: no message-level detection.
+
+        Raises nothing.
+        """
         return False
 
     def detect(self, m: Message, run: Any) -> Finding:
         """What is wrong with ``m`` for this rule (falsy: nothing). ``run`` is this rule's state for one
-        pass over a list (``start``), or the rule itself."""
+        pass over a list (``start``), or the rule itself.
+
+        Raises nothing.
+        """
         return None
 
     def fix(self, m: Message, finding: Finding, run: Any) -> Message | None:
-        """``m`` fixed (a new dict), ``None`` when it needs no change, or ``DROP``."""
+        """``m`` fixed (a new dict), ``None`` when it needs no change, or ``DROP``.
+
+        Raises nothing.
+        """
         return None
 
     keeps_shape: ClassVar[bool] = False
@@ -339,12 +350,18 @@ class Rule:
         """The shape a message of ``shape`` has after ``fix``, where ``shape`` alone decides it (a key
         added, a content set to ``None``); ``None`` when it depends on more, and the pass computes it
         (``code_of``). Asked once per shape, when the compiled profile first fixes a message of that
-        shape. Default: ``shape`` itself for a rule that ``keeps_shape``, else ``None``."""
+        shape. Default: ``shape`` itself for a rule that ``keeps_shape``, else ``None``.
+
+        Raises nothing.
+        """
         return shape if self.keeps_shape else None
 
     def describe(self, finding: Finding, m: Message, cx: Context) -> Iterable[Note]:
         """The lines ``check`` reports for a message-level finding; none for a silent fix (a change the
-        provider would not notice, such as dropping a key litellm's route never sends)."""
+        provider would not notice, such as dropping a key litellm's route never sends).
+
+        Raises nothing.
+        """
         return ()
 
     def idle(self, messages: Sequence[Message], call_ids: list[str] | None = None) -> bool:
@@ -353,18 +370,27 @@ class Rule:
         must be exact where it says ``True`` (no message-level detection in any message); ``False`` is
         always safe. ``call_ids``, when given, are every tool call id of ``messages`` in order, gathered
         by the protocol check the list passed: every tool result answers one of them, by the same id.
-        Default: ``False``, the rule is asked message by message."""
+        Default: ``False``, the rule is asked message by message.
+
+        Raises nothing.
+        """
         return False
 
     def start(self, given: Sequence[Message] | None = None) -> Any:
         """This rule's state for one pass over a list: the rule itself for a stateless rule. ``given`` is
-        the whole list, on a second pass asked for by ``finish``."""
+        the whole list, on a second pass asked for by ``finish``.
+
+        Raises nothing.
+        """
         return self
 
     def finish(self, run: Any, messages: list[Message], cx: Context) -> list[Message] | None:
         """After the pass: settle what the state knows. ``None`` asks for the pass again, with the state
         ``start(given)`` makes from the whole list (ids guessed one at a time that turned out to collide).
-        Default: the messages as they are."""
+        Default: the messages as they are.
+
+        Raises nothing.
+        """
         return messages
 
     # --- list level ----------------------------------------------------------------------------------
@@ -378,7 +404,10 @@ class Rule:
     ``apply`` then asks it on every list it is to refuse from, so keep its ``detect_list`` cheap."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Finding]]:
-        """What is wrong with the list as a whole, by message index (``None``: the whole list)."""
+        """What is wrong with the list as a whole, by message index (``None``: the whole list).
+
+        Raises nothing.
+        """
         return []
 
     def fix_list(
@@ -388,37 +417,58 @@ class Rule:
         makes (a merged turn, an added turn, a message changed) is also appended to ``made``: the message
         rules look at those again. ``at``: the indexes of the messages that triggered the step (a watched
         pair of neighbours ends there, or the message-level detection found something there), where it
-        has its work if anywhere; ``None``: look at the whole list."""
+        has its work if anywhere; ``None``: look at the whole list.
+
+        Raises nothing.
+        """
         return messages
 
     def fix_in_place(self, m: Message, finding: Finding, run: Any) -> Message | None:
         """``fix``, changing ``m`` itself (and returning it), for a list nobody else holds (a fresh dump).
-        Rules that fix many messages of a conversation (ids, a content for every call turn) have one."""
+        Rules that fix many messages of a conversation (ids, a content for every call turn) have one.
+
+        Raises nothing.
+        """
         return self.fix(m, finding, run)
 
     def describe_list(self, finding: Finding, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
-        """The lines ``check`` reports for a list-level finding."""
+        """The lines ``check`` reports for a list-level finding.
+
+        Raises nothing.
+        """
         return ()
 
     # --- what the rule sends -------------------------------------------------------------------------
 
     def sends_keys(self, role: str) -> frozenset[str]:
         """Keys beyond the OpenAI core that this rule keeps or adds on messages of ``role`` (the
-        ``unknown-key`` rule lets them through)."""
+        ``unknown-key`` rule lets them through).
+
+        Raises nothing.
+        """
         return frozenset()
 
     def sends_call_keys(self) -> frozenset[str]:
-        """Keys beyond ``id``, ``type`` and ``function`` that this rule keeps on a tool call."""
+        """Keys beyond ``id``, ``type`` and ``function`` that this rule keeps on a tool call.
+
+        Raises nothing.
+        """
         return frozenset()
 
     def bind(self, cx: Context) -> Rule:
         """This rule as compiled into the profile ``cx`` describes (for rules that depend on the others,
-        such as which keys are known). Default: itself."""
+        such as which keys are known). Default: itself.
+
+        Raises nothing.
+        """
         return self
 
     def cited_rows(self) -> frozenset[int]:
         """The rows this rule reports under beside its own ``row``, where they depend on how it was
-        compiled (the part screen's table). Default: none."""
+        compiled (the part screen's table). Default: none.
+
+        Raises nothing.
+        """
         return frozenset()
 
 

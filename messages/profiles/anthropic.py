@@ -113,10 +113,16 @@ NO_PREFILL_FAMILIES: tuple[str, ...] = tuple(
 
 
 def no_prefill_families(profile: Profile) -> dict[str, Profile]:
-    """``profile`` for each Claude family that refuses prefill (quirk 15)."""
+    """``profile`` for each Claude family that refuses prefill (quirk 15).
+
+    Raises nothing.
+    """
     return {key: profile.with_family(key, NoPrefill(row=15)) for key in NO_PREFILL_FAMILIES}
 
 
 PROFILE = Profile("anthropic", CLAUDE_RULES, parts=CLAUDE_PARTS)
+"""The ``anthropic`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = no_prefill_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

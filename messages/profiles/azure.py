@@ -24,6 +24,7 @@ from messages.profiles.rules import SystemRole
 __all__ = ["ALIASES", "FAMILIES", "PROFILE"]
 
 ALIASES = ("azure_ai",)
+"""Other litellm provider names this profile serves."""
 
 _NO_FILES = frozenset({"text", "image_url", "input_audio"})
 
@@ -37,5 +38,8 @@ PARTS = replace(
 """OpenAI's parts, without files (quirk 10)."""
 
 PROFILE = Profile("azure", OPENAI_RULES, parts=PARTS).with_rules(SystemRole(to="system", row=9))
+"""The ``azure`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = o1_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -51,6 +51,7 @@ from messages.profiles.rules import (
 __all__ = ["ALIASES", "BEDROCK_PARTS", "FAMILIES", "PROFILE"]
 
 ALIASES = ("bedrock_converse",)
+"""Other litellm provider names this profile serves."""
 
 _INLINE = frozenset({"text", "image_url", "file"})
 _SOURCE = (
@@ -82,6 +83,7 @@ PROFILE = Profile("bedrock", CLAUDE_RULES, parts=BEDROCK_PARTS).with_rules(
     UserFirst(row=41),
     NoPrefill(row=47),
 )
+"""The ``bedrock`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 _CLAUDE = PROFILE.with_family("claude", without=("prefill",))
 
@@ -93,3 +95,5 @@ FAMILIES = {
         for family in ("mistral", "mixtral", "pixtral")
     },
 }
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -71,6 +71,7 @@ PROFILE = Profile(
     ),
     parts=PARTS,
 )
+"""The ``cohere`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = {
     "v1": PROFILE.with_family(

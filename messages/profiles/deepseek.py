@@ -77,6 +77,7 @@ PROFILE = Profile(
     ),
     parts=PARTS,
 )
+"""The ``deepseek`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = {
     "deepseek-reasoner": PROFILE.with_family(
@@ -90,3 +91,5 @@ FAMILIES = {
         for family in ("deepseek-v4-flash", "deepseek-flash")
     },
 }
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -65,7 +65,10 @@ moved to a user message (``ToolMedia``)."""
 
 def template_rules(keys_row: int) -> tuple[Rule, ...]:
     """The rules of an OpenAI-compatible server that renders chat templates (``keys_row``: the quirk of
-    its strict keys: 33 for vLLM with Mistral's tokenizer, 60 for Together and Fireworks)."""
+    its strict keys: 33 for vLLM with Mistral's tokenizer, 60 for Together and Fireworks).
+
+    Raises nothing.
+    """
     return (
         ForeignPayloads(),
         Refusal(),
@@ -83,7 +86,10 @@ def template_rules(keys_row: int) -> tuple[Rule, ...]:
 
 
 def template_families(profile: Profile) -> dict[str, Profile]:
-    """Model families whose templates have rules of their own: Mistral's ids, Gemma's missing system role."""
+    """Model families whose templates have rules of their own: Mistral's ids, Gemma's missing system role.
+
+    Raises nothing.
+    """
     families = {
         family: profile.with_family(family, ToolCallIds(ids=MISTRAL_IDS, row=30))
         for family in ("mistral", "mixtral", "codestral", "devstral", "ministral", "magistral", "pixtral")
@@ -96,7 +102,11 @@ def template_families(profile: Profile) -> dict[str, Profile]:
 
 
 PROFILE = Profile("openai_compatible", template_rules(33), is_default=True, parts=DEFAULT_PARTS)
+"""The ``openai_compatible`` profile (vLLM, llama.cpp, LM Studio, unknown providers): its rules and parts."""
 
 ALIASES = ("hosted_vllm", "lm_studio", "llamafile", "openai_like", "custom_openai")
+"""Other litellm provider names this profile serves."""
 
 FAMILIES = template_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

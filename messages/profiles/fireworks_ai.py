@@ -34,5 +34,8 @@ PARTS = replace(
 """The parts of an OpenAI-compatible server, without files (quirk 69)."""
 
 PROFILE = Profile("fireworks_ai", template_rules(60), parts=PARTS)
+"""The ``fireworks_ai`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = template_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -102,7 +102,10 @@ GEMINI_RULES = (
 
 
 def gemma_families(profile: Profile) -> dict[str, Profile]:
-    """Gemma on the Gemini API: no system instruction before Gemma 4 (quirk 27)."""
+    """Gemma on the Gemini API: no system instruction before Gemma 4 (quirk 27).
+
+    Raises nothing.
+    """
     no_system = SystemRole(to="user", row=27)
     parts = system_as_user(profile.parts)
     return {
@@ -113,5 +116,8 @@ def gemma_families(profile: Profile) -> dict[str, Profile]:
 
 
 PROFILE = Profile("gemini", GEMINI_RULES, parts=GEMINI_PARTS)
+"""The ``gemini`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = gemma_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

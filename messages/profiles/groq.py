@@ -45,8 +45,11 @@ PROFILE = Profile(
     ),
     parts=OPENAI_PARTS,
 )
+"""The ``groq`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = {
     family: PROFILE.with_family(family, SystemRole(to="user", row=39), parts=system_as_user(OPENAI_PARTS))
     for family in ("llama-3-2-11b-vision", "llama-3-2-90b-vision")
 }
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -103,3 +103,4 @@ MISTRAL_RULES = (
 """Mistral's rules, wherever its models are served (La Plateforme, Vertex AI)."""
 
 PROFILE = Profile("mistral", MISTRAL_RULES, parts=MISTRAL_PARTS)
+"""The ``mistral`` profile: its rules and its table of parts, registered by ``messages.profiles``."""

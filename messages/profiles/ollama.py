@@ -51,3 +51,4 @@ OLLAMA_RULES = (
 """The rules of both Ollama routes."""
 
 PROFILE = Profile("ollama", OLLAMA_RULES, parts=OLLAMA_PARTS)
+"""The ``ollama`` profile: its rules and its table of parts, registered by ``messages.profiles``."""

@@ -43,3 +43,4 @@ PARTS = replace(
 """Ollama's parts, the images of tool results moved to a user message."""
 
 PROFILE = Profile("ollama_chat", (*OLLAMA_RULES, ToolMedia(row=7), InlineImages(row=51)), parts=PARTS)
+"""The ``ollama_chat`` profile: its rules and its table of parts, registered by ``messages.profiles``."""

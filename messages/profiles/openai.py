@@ -92,7 +92,10 @@ OPENAI_RULES = (
 
 
 def o1_families(profile: Profile) -> dict[str, Profile]:
-    """o1-mini and o1-preview: no system role (quirk 8)."""
+    """o1-mini and o1-preview: no system role (quirk 8).
+
+    Raises nothing.
+    """
     return {
         family: profile.with_family(family, SystemRole(to="user", row=8), parts=system_as_user(profile.parts))
         for family in ("o1-mini", "o1-preview")
@@ -100,5 +103,8 @@ def o1_families(profile: Profile) -> dict[str, Profile]:
 
 
 PROFILE = Profile("openai", OPENAI_RULES, parts=OPENAI_PARTS)
+"""The ``openai`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = o1_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

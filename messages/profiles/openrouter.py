@@ -66,6 +66,7 @@ PROFILE = Profile(
     ),
     parts=OPENAI_PARTS,
 )
+"""The ``openrouter`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 _CLAUDE = PROFILE.with_family(
     "claude",
@@ -85,3 +86,5 @@ FAMILIES = {
     "openai": _OPENAI,
     **o1_families(_OPENAI),
 }
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -65,3 +65,4 @@ PROFILE = Profile(
     ),
     parts=PARTS,
 )
+"""The ``perplexity`` profile: its rules and its table of parts, registered by ``messages.profiles``."""

@@ -20,5 +20,8 @@ from messages.profiles.default import DEFAULT_PARTS, template_families, template
 __all__ = ["FAMILIES", "PROFILE"]
 
 PROFILE = Profile("together_ai", template_rules(60), parts=DEFAULT_PARTS)
+"""The ``together_ai`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 FAMILIES = template_families(PROFILE)
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -27,6 +27,7 @@ from messages.profiles.rules import ToolCallIds
 __all__ = ["ALIASES", "FAMILIES", "OPENAI_LIKE_PARTNERS", "PROFILE"]
 
 ALIASES = ("vertex_ai_beta",)
+"""Other litellm provider names this profile serves."""
 
 OPENAI_LIKE_PARTNERS = (
     "meta",
@@ -44,6 +45,7 @@ OPENAI_LIKE_PARTNERS = (
 ``VertexAIPartnerModels.should_use_openai_handler``, the model garden, AI21's Jamba), as family keys."""
 
 PROFILE = Profile("vertex_ai", GEMINI_RULES, parts=GEMINI_PARTS).with_rules(ToolCallIds(ids=IdRule()))
+"""The ``vertex_ai`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
 _CLAUDE = Profile("vertex_ai", CLAUDE_RULES, family="claude", parts=CLAUDE_PARTS)
 
@@ -61,3 +63,5 @@ FAMILIES = {
         for family in OPENAI_LIKE_PARTNERS
     },
 }
+"""The profiles of model families with rules of their own, by family key (``get_profile`` takes the
+longest key a model name matches)."""

@@ -46,3 +46,4 @@ PROFILE = Profile(
     ),
     parts=OPENAI_PARTS,
 )
+"""The ``xai`` profile: its rules and its table of parts, registered by ``messages.profiles``."""

@@ -15,6 +15,7 @@ Below them, without I/O: the codec (``_codec``), the SQL (``_sql``), the migrati
 (``_migrations``) and the mapping of driver failures (``_failures``).
 """
 
+from messages.stores._checkpoints import Checkpoint, Provenance
 from messages.stores._codec import MessageRecord, ThreadInfo
 from messages.stores.base import AsyncThreadStore, ThreadStore
 from messages.stores.memory import AsyncInMemoryThreadStore, InMemoryThreadStore
@@ -26,9 +27,11 @@ __all__ = [
     "AsyncPostgresThreadStore",
     "AsyncSQLiteThreadStore",
     "AsyncThreadStore",
+    "Checkpoint",
     "InMemoryThreadStore",
     "MessageRecord",
     "PostgresThreadStore",
+    "Provenance",
     "SQLiteThreadStore",
     "ThreadInfo",
     "ThreadStore",

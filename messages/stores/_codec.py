@@ -1,12 +1,14 @@
 """The stores' codec, without I/O: what every backend writes and reads, checked, encoded and decoded here,
 once.
 
-* Checks: thread ids, message ids, positions (``check_thread_id``, ``check_message_id``,
-  ``check_positions``, ``bounds``).
+* Checks: thread ids, message ids, positions, flags (``check_thread_id``, ``check_message_id``,
+  ``check_positions``, ``check_flag``, ``bounds``). A bad argument raises ``InvalidArgumentError`` naming
+  it, the message's index in the batch, and what to give instead.
 * Writing: a message becomes a ``Row`` (its lossless JSON dump, its envelope id, its metadata's JSON and its
   role, ``encode_rows``); a thread value becomes its JSON (``encode_thread``). What cannot be stored is
   refused by name before anything is written (``UnstorableMessageError``, ``MessageTypeError``,
-  ``ValueError`` for metadata that is not JSON).
+  ``InvalidArgumentError`` for ids and metadata that do not pair with the messages, and metadata that is
+  not JSON or nests deeper than ``MAX_METADATA_DEPTH``).
 * Reading: stored rows become messages, the fast way (one parse of a span, ``decode_joined``) or row by
   row naming the first damaged position (``diagnose``); a stored thread value becomes a ``LocalThread`` or
   ``RemoteThread`` (``decode_thread``). Damage raises ``CorruptDataError`` naming the thread and position.
@@ -32,6 +34,7 @@ from messages._io import MESSAGE_LIST, collector_paused
 from messages._wire import json_strings
 from messages.errors import (
     CorruptDataError,
+    InvalidArgumentError,
     InvalidThreadIdError,
     MessageExistsError,
     ThreadKindError,
@@ -42,12 +45,15 @@ from messages.threads import LocalThread, RemoteThread, as_message_list, parse_t
 
 __all__ = [
     "MAX_ID_LENGTH",
+    "MAX_METADATA_DEPTH",
     "MessageRecord",
     "Row",
     "StoredThread",
     "ThreadInfo",
     "bounds",
+    "check_flag",
     "check_message_id",
+    "check_number",
     "check_positions",
     "check_thread_id",
     "decode_joined",
@@ -67,6 +73,12 @@ __all__ = [
 
 MAX_ID_LENGTH = 255
 """The longest thread id or message id a store accepts (every backend indexes them)."""
+
+MAX_METADATA_DEPTH = 64
+"""How deeply a message's metadata may nest, objects and arrays in one another (the metadata object itself
+is the first level). Deeper is refused by name before anything is written: JSON parsers and databases
+limit nesting too (PostgreSQL's jsonb, Python's recursion), and the store would otherwise keep what it
+cannot read back."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +153,7 @@ def new_message_id() -> str:
 
 def _check_id(value: object, what: str) -> str:
     if not isinstance(value, str):
-        raise InvalidThreadIdError(f"a {what} is a string, not a {type(value).__name__}")
+        raise InvalidThreadIdError(f"a {what} is a string, not a {type(value).__name__} ({value!r:.60})")
     if not value:
         raise InvalidThreadIdError(f"a {what} cannot be empty")
     if len(value) > MAX_ID_LENGTH:
@@ -166,17 +178,21 @@ def check_thread_id(thread_id: object) -> str:
 
 
 def check_message_id(message_id: object, index: int) -> str:
-    """``message_id`` (of message ``index`` of a batch) when it is a usable id, else ``ValueError`` saying
-    why and naming the message."""
+    """``message_id`` (of message ``index`` of a batch) when it is a usable id, else
+    ``InvalidArgumentError`` saying why and naming the message."""
     try:
         return _check_id(message_id, "message id")
     except InvalidThreadIdError as exc:
-        raise ValueError(f"message {index}: {exc}") from None
+        raise InvalidArgumentError(
+            f"append(): ids[{index}] is not a usable id: {exc}; give a string (or None for a minted one)",
+            argument="ids",
+            index=index,
+        ) from None
 
 
 def check_positions(start: object, stop: object, method: str = "messages") -> tuple[int, int | None]:
-    """``start`` and ``stop`` as the ints (or ``None``) a slice takes; ``TypeError`` naming the one that
-    is not."""
+    """``start`` and ``stop`` as the ints (or ``None``) a slice takes; ``InvalidArgumentError`` (a
+    ``TypeError``) naming the one that is not."""
     checked: list[int | None] = []
     for name, value in (("start", start), ("stop", stop)):
         if value is None:
@@ -185,11 +201,36 @@ def check_positions(start: object, stop: object, method: str = "messages") -> tu
         try:
             checked.append(operator.index(value))  # type: ignore[arg-type]  # an int, or one (numpy)
         except TypeError:
-            raise TypeError(
+            raise InvalidArgumentError(
                 f"{method}(): {name} is a position, an int (negative counts from the end) or None, not "
-                f"a {type(value).__name__} ({value!r})"
+                f"a {type(value).__name__} ({value!r:.60})",
+                argument=name,
             ) from None
     return checked[0] or 0, checked[1]
+
+
+def check_flag(value: object, name: str, method: str) -> bool:
+    """``value`` when it is a bool; ``InvalidArgumentError`` naming ``name`` otherwise (a string such as
+    ``"no"`` is true to Python, and would do the opposite of what it says)."""
+    if not isinstance(value, bool):
+        raise InvalidArgumentError(
+            f"{method}(): {name} is True or False, not a {type(value).__name__} ({value!r:.60})",
+            argument=name,
+        )
+    return value
+
+
+def check_number(value: object, name: str, store: str, *, minimum: float, whole: bool = False) -> float:
+    """A store's setting ``name`` (seconds, or a count when ``whole``) when it is a number of at least
+    ``minimum``; ``InvalidArgumentError`` naming it otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+        return value
+    if isinstance(value, float) and not whole and math.isfinite(value) and value >= minimum:
+        return value
+    what = "a whole number" if whole else "a number of seconds"
+    raise InvalidArgumentError(
+        f"{store}(): {name} is {what}, at least {minimum:g}; got {value!r:.60}", argument=name
+    )
 
 
 def bounds(start: int, stop: int | None, length: int) -> tuple[int, int]:
@@ -208,37 +249,27 @@ def encode_rows(
     JSON, its role.
 
     ``MessageTypeError`` for a non-message, ``UnstorableMessageError`` for one whose text is not valid
-    Unicode, ``ValueError`` for a bad id, for ids or metadata that do not pair
-    with the messages, an id given twice, or metadata that is not a JSON object."""
+    Unicode, ``InvalidArgumentError`` for a bad id, for ids or metadata that do not pair with the messages
+    (not a list, the wrong count), an id given twice, or metadata that is not a JSON object."""
     listed = as_message_list(messages)
     count = len(listed)
-    if ids is None:
-        given: Sequence[str | None] = [None] * count
-    elif isinstance(ids, (str, bytes)) or len(ids) != count:
-        raise ValueError(
-            f"ids pairs one id (or None) with each message: {count} message(s), "
-            f"{'a string' if isinstance(ids, (str, bytes)) else len(ids)} id(s)"
-        )
-    else:
-        given = ids
+    given: Sequence[object] = [None] * count if ids is None else _per_message(ids, "ids", count)
     if metadata is None or isinstance(metadata, Mapping):
         shared = _encode_metadata(metadata, None)
         metas: list[str | None] = [shared] * count
-    elif len(metadata) != count:
-        raise ValueError(
-            f"metadata is one JSON object for every message, or one (or None) per message: {count} "
-            f"message(s), {len(metadata)} metadata"
-        )
     else:
-        metas = [_encode_metadata(item, index) for index, item in enumerate(metadata)]
+        items = _per_message(metadata, "metadata", count)
+        metas = [_encode_metadata(item, index) for index, item in enumerate(items)]
     checked = [new_message_id() if i is None else check_message_id(i, n) for n, i in enumerate(given)]
     if len(set(checked)) != count:
         seen: dict[str, int] = {}
         for index, message_id in enumerate(checked):
             if message_id in seen:
-                raise ValueError(
-                    f"message {index} has the id {message_id!r}, as message {seen[message_id]} of the same "
-                    "append has: an id names one message of a thread"
+                raise InvalidArgumentError(
+                    f"append(): ids[{index}] is {message_id!r}, as ids[{seen[message_id]}] is: an id names "
+                    "one message of a thread; give each message of the batch its own id",
+                    argument="ids",
+                    index=index,
                 )
             seen[message_id] = index
     try:
@@ -251,24 +282,55 @@ def encode_rows(
     ]
 
 
-def _encode_metadata(value: Mapping[str, Any] | None, index: int | None) -> str | None:
-    """A message's metadata as JSON text, or ``None``; ``ValueError`` naming the message and the key for
-    what JSON cannot hold."""
+def _per_message(value: object, name: str, count: int) -> Sequence[object]:
+    """``value`` (the ``ids`` or the per-message ``metadata`` of an append of ``count`` messages) as a
+    sequence of ``count`` items; ``InvalidArgumentError`` when it is not a list of that many."""
+    each = "one id (or None)" if name == "ids" else "one JSON object (or None)"
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        whole = ", or one JSON object (a dict) for all" if name == "metadata" else ""
+        raise InvalidArgumentError(
+            f"append(): {name} is a list with {each} per message{whole}, not a {type(value).__name__} "
+            f"({value!r:.60})",
+            argument=name,
+        )
+    items = value if isinstance(value, Sequence) else list(value)
+    if len(items) != count:
+        raise InvalidArgumentError(
+            f"append(): {name} pairs {each} with each message: {count} message(s), {len(items)} given; "
+            "give one per message, in order",
+            argument=name,
+        )
+    return items
+
+
+def _encode_metadata(value: object, index: int | None) -> str | None:
+    """A message's metadata as JSON text, or ``None``; ``InvalidArgumentError`` naming the message and the
+    key for what JSON cannot hold."""
     if value is None:
         return None
-    where = "metadata" if index is None else f"metadata of message {index}"
+    where = "metadata" if index is None else f"metadata[{index}]"
     if not isinstance(value, Mapping):
-        raise ValueError(f"the {where} is a {type(value).__name__}, not a JSON object (a dict) or None")
-    _json_only(value, where)
+        raise InvalidArgumentError(
+            f"append(): {where} is a {type(value).__name__}, not a JSON object (a dict) or None",
+            argument="metadata",
+            index=index,
+        )
+    try:
+        _json_only(value, where, 1)
+    except ValueError as exc:
+        raise InvalidArgumentError(f"append(): {exc}", argument="metadata", index=index) from None
     try:
         return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"the {where} does not encode as JSON: {exc}") from None
+        raise InvalidArgumentError(
+            f"append(): {where} does not encode as JSON: {exc}", argument="metadata", index=index
+        ) from None
 
 
-def _json_only(value: object, path: str) -> None:
-    """Refuse what JSON cannot carry, naming where: keys that are not strings, infinities, NaN, other
-    objects, lone surrogates."""
+def _json_only(value: object, path: str, depth: int) -> None:
+    """Refuse what JSON cannot carry, naming where (``ValueError``): keys that are not strings,
+    infinities, NaN, other objects, lone surrogates, nesting deeper than ``MAX_METADATA_DEPTH``
+    (``depth``: the level of ``value``)."""
     if value is None or isinstance(value, (bool, int)):
         return
     if isinstance(value, float):
@@ -279,16 +341,22 @@ def _json_only(value: object, path: str) -> None:
         if not _encodes(value):
             raise ValueError(f"{path} holds text that is not valid Unicode (a lone surrogate)")
         return
+    if isinstance(value, (Mapping, list, tuple)) and depth > MAX_METADATA_DEPTH:
+        shown = path if len(path) < 100 else f"{path[:60]}...{path[-30:]}"
+        raise ValueError(
+            f"{shown} nests deeper than {MAX_METADATA_DEPTH} levels, the most metadata may nest "
+            "(MAX_METADATA_DEPTH); store what lies deeper as a JSON string"
+        )
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ValueError(f"{path} has the key {key!r}, a {type(key).__name__}: JSON keys are strings")
-            _json_only(key, f"{path} (a key)")
-            _json_only(item, f"{path}[{key!r}]")
+            _json_only(key, f"{path} (a key)", depth)
+            _json_only(item, f"{path}[{key!r}]", depth + 1)
         return
     if isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            _json_only(item, f"{path}[{index}]")
+            _json_only(item, f"{path}[{index}]", depth + 1)
         return
     raise ValueError(f"{path} holds a {type(value).__name__}, which is not JSON")
 
@@ -388,7 +456,10 @@ def message_exists(thread_id: str, message_id: str, position: int | None) -> Mes
 def encode_thread(thread: LocalThread | RemoteThread) -> str:
     """The stored form of a thread value (its JSON, with the ``kind`` discriminator)."""
     if not isinstance(thread, (LocalThread, RemoteThread)):
-        raise TypeError(f"save_thread takes a LocalThread or a RemoteThread, not a {type(thread).__name__}")
+        raise InvalidArgumentError(
+            f"save_thread() takes a LocalThread or a RemoteThread, not a {type(thread).__name__}",
+            argument="thread",
+        )
     check_thread_id(thread.id)
     return thread.model_dump_json()
 

@@ -221,6 +221,39 @@ SQLITE_MIGRATIONS: list[Migration] = [
             "CREATE UNIQUE INDEX thread_store_messages_id ON thread_store_messages (thread_id, message_id)",
         ),
     ),
+    # Summary checkpoints (a summary standing for the messages before a position, chained by base) and
+    # token counts by counter, beside the messages: compaction adds rows here and changes no message row.
+    # One checkpoint per base and per position (the chain), enforced by the indexes as well as by the
+    # compare and set under the write lock.
+    Migration(
+        "m006_add_checkpoints",
+        (
+            """
+            CREATE TABLE thread_store_checkpoints (
+                thread_id TEXT NOT NULL REFERENCES thread_store_threads (id),
+                checkpoint_id TEXT NOT NULL,
+                base TEXT,                       -- the checkpoint it builds on; NULL for the first
+                upto INTEGER NOT NULL,           -- the position it covers up to (exclusive)
+                summary TEXT NOT NULL,           -- the summary message's lossless JSON dump
+                provenance TEXT NOT NULL,        -- JSON: model, prompt hash, token usage, counter
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (thread_id, checkpoint_id)
+            )
+            """,
+            "CREATE UNIQUE INDEX thread_store_checkpoints_base "
+            "ON thread_store_checkpoints (thread_id, coalesce(base, ''))",
+            "CREATE UNIQUE INDEX thread_store_checkpoints_upto ON thread_store_checkpoints (thread_id, upto)",
+            """
+            CREATE TABLE thread_store_token_counts (
+                thread_id TEXT NOT NULL REFERENCES thread_store_threads (id),
+                counter TEXT NOT NULL,
+                position INTEGER NOT NULL,
+                tokens INTEGER NOT NULL,
+                PRIMARY KEY (thread_id, counter, position)
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
 ]
 
 POSTGRES_MIGRATIONS: list[Migration] = [
@@ -271,6 +304,35 @@ POSTGRES_MIGRATIONS: list[Migration] = [
             'random()), role = substring(message from \'^\\{"role":"([a-z]+)"\')',
             "ALTER TABLE thread_store_messages ALTER COLUMN message_id SET NOT NULL",
             "CREATE UNIQUE INDEX thread_store_messages_id ON thread_store_messages (thread_id, message_id)",
+        ),
+    ),
+    Migration(
+        "m005_add_checkpoints",
+        (
+            """
+            CREATE TABLE thread_store_checkpoints (
+                thread_id text NOT NULL REFERENCES thread_store_threads (id) ON DELETE CASCADE,
+                checkpoint_id text NOT NULL,
+                base text,
+                upto bigint NOT NULL,
+                summary text NOT NULL,
+                provenance text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (thread_id, checkpoint_id)
+            )
+            """,
+            "CREATE UNIQUE INDEX thread_store_checkpoints_base "
+            "ON thread_store_checkpoints (thread_id, coalesce(base, ''))",
+            "CREATE UNIQUE INDEX thread_store_checkpoints_upto ON thread_store_checkpoints (thread_id, upto)",
+            """
+            CREATE TABLE thread_store_token_counts (
+                thread_id text NOT NULL REFERENCES thread_store_threads (id) ON DELETE CASCADE,
+                counter text NOT NULL,
+                position bigint NOT NULL,
+                tokens bigint NOT NULL,
+                PRIMARY KEY (thread_id, counter, position)
+            )
+            """,
         ),
     ),
 ]

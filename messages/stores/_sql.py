@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal, TypeVar
 
 from messages._io import collector_paused
-from messages.errors import CorruptDataError, ThreadKindError, ThreadNotFoundError
+from messages.errors import CheckpointNotFoundError, CorruptDataError, ThreadKindError, ThreadNotFoundError
 from messages.models import Message
+from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end
 from messages.stores._codec import (
     StoredThread,
     bounds,
@@ -31,15 +32,25 @@ from messages.stores._codec import (
     kind_change,
     missing_position,
     not_local,
+    utc_now,
 )
 from messages.stores.base import ThreadStore
 
 __all__ = [
+    "CHECKPOINT_TAKEN",
+    "CHECKPOINT_UPTO",
+    "DELETE_CHECKPOINTS",
+    "INSERT_CHECKPOINT",
+    "INSERT_COUNT",
     "LOCAL_LENGTH",
+    "NEWEST_CHECKPOINT",
+    "READ_CHECKPOINTS",
+    "READ_COUNTS",
     "READ_RECORDS",
     "READ_ROLES",
     "READ_ROWS",
     "READ_THREAD",
+    "ROLE_AT",
     "THREAD_IDS",
     "SQLThreadStore",
     "check_roles",
@@ -55,6 +66,31 @@ READ_ROWS = f"SELECT {{message}} {_RANGE} ORDER BY position"
 READ_RECORDS = f"SELECT {{message}}, message_id, metadata, created_at {_RANGE} ORDER BY position"
 READ_ROLES = f"SELECT role {_RANGE} ORDER BY position"
 PRESENT = f"SELECT position {_RANGE}"
+
+# Checkpoints and token counts (tables of m006 / m005): rows beside the messages, never a message row.
+_CHECKPOINT = (
+    "SELECT checkpoint_id, base, upto, summary, provenance, created_at FROM thread_store_checkpoints"
+)
+READ_CHECKPOINTS = f"{_CHECKPOINT} WHERE thread_id = ? ORDER BY upto"
+NEWEST_CHECKPOINT = f"{_CHECKPOINT} WHERE thread_id = ? ORDER BY upto DESC LIMIT 1"
+CHECKPOINT_TAKEN = "SELECT 1 FROM thread_store_checkpoints WHERE thread_id = ? AND checkpoint_id = ?"
+CHECKPOINT_UPTO = "SELECT upto FROM thread_store_checkpoints WHERE thread_id = ? AND checkpoint_id = ?"
+INSERT_CHECKPOINT = (
+    "INSERT INTO thread_store_checkpoints (thread_id, checkpoint_id, base, upto, summary, provenance, "
+    "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+DELETE_CHECKPOINTS = (
+    "DELETE FROM thread_store_checkpoints WHERE thread_id = ? AND upto >= ? RETURNING checkpoint_id, upto"
+)
+ROLE_AT = "SELECT role FROM thread_store_messages WHERE thread_id = ? AND position = ?"
+READ_COUNTS = (
+    "SELECT position, tokens FROM thread_store_token_counts "
+    "WHERE thread_id = ? AND counter = ? AND position >= ? AND position < ?"
+)
+INSERT_COUNT = (
+    "INSERT INTO thread_store_token_counts (thread_id, counter, position, tokens) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT DO NOTHING"
+)
 
 
 def postgres(sql: str) -> str:
@@ -202,6 +238,81 @@ class SQLThreadStore(ThreadStore):
 
     def _thread_ids(self) -> list[str]:
         return [thread_id for (thread_id,) in self._query(self._connection(), THREAD_IDS, ())]
+
+    # -- checkpoints and token counts: written once for both sync SQL backends ----------------------------
+
+    @abstractmethod
+    def _locked(self, conn: Any, thread_id: str) -> AbstractContextManager[object]:
+        """A write transaction on ``conn`` holding the thread's write lock (the lock its appends take)."""
+
+    def _stamp(self, value: datetime) -> object:
+        """A timestamp as the driver stores it."""
+        return value
+
+    def _stored_checkpoint(self, row: Sequence[Any]) -> StoredCheckpoint:
+        checkpoint_id, base, upto, summary, provenance, created = row
+        return StoredCheckpoint(checkpoint_id, base, int(upto), summary, provenance, self._timestamp(created))
+
+    def _insert_checkpoint(
+        self, thread_id: str, checkpoint_id: str, base: str | None, upto: int, summary: str, provenance: str
+    ) -> StoredCheckpoint:
+        conn = self._connection()
+        now = utc_now()
+        with self._locked(conn, thread_id):
+            length = self._local_length(conn, thread_id, "append")
+            newest = self._query(conn, NEWEST_CHECKPOINT, (thread_id,)).fetchone()
+            role = None
+            if isinstance(upto, int) and 0 <= upto < length:
+                found = self._query(conn, ROLE_AT, (thread_id, upto)).fetchone()
+                role = found[0] if found is not None else None
+            taken = self._query(conn, CHECKPOINT_TAKEN, (thread_id, checkpoint_id)).fetchone() is not None
+            newest_row = self._stored_checkpoint(newest) if newest is not None else None
+            upto = admit(thread_id, checkpoint_id, base, upto, length, newest_row, role, taken)
+            self._query(
+                conn,
+                INSERT_CHECKPOINT,
+                (thread_id, checkpoint_id, base, upto, summary, provenance, self._stamp(now)),
+            )
+        return StoredCheckpoint(checkpoint_id, base, upto, summary, provenance, now)
+
+    def _read_checkpoints(self, thread_id: str, *, newest: bool) -> list[StoredCheckpoint]:
+        conn = self._connection()
+        with self._snapshot(conn):
+            self._local_length(conn, thread_id, "read")
+            rows = self._query(conn, NEWEST_CHECKPOINT if newest else READ_CHECKPOINTS, (thread_id,))
+            return [self._stored_checkpoint(row) for row in rows]
+
+    def _delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
+        conn = self._connection()
+        with self._locked(conn, thread_id):
+            self._local_length(conn, thread_id, "append")
+            found = self._query(conn, CHECKPOINT_UPTO, (thread_id, checkpoint_id)).fetchone()
+            if found is None:
+                raise CheckpointNotFoundError(thread_id, checkpoint_id)
+            removed = list(self._query(conn, DELETE_CHECKPOINTS, (thread_id, found[0])))
+        return [cid for cid, _ in sorted(removed, key=lambda row: -int(row[1]))]
+
+    def _read_token_counts(
+        self, thread_id: str, counter: str, start: int, stop: int | None
+    ) -> tuple[int, int, dict[int, int]]:
+        conn = self._connection()
+        with self._snapshot(conn):
+            lo, hi = bounds(start, stop, self._local_length(conn, thread_id, "read"))
+            if lo >= hi:
+                return lo, hi, {}
+            rows = self._query(conn, READ_COUNTS, (thread_id, counter, lo, hi))
+            return lo, hi, {int(position): int(tokens) for position, tokens in rows}
+
+    def _write_token_counts(self, thread_id: str, counter: str, counts: dict[int, int]) -> None:
+        conn = self._connection()
+        with self._locked(conn, thread_id):
+            past = counts_past_end(thread_id, counts, self._local_length(conn, thread_id, "append"))
+            if past is not None:
+                raise past
+            conn.cursor().executemany(  # sqlite3's and psycopg's cursors both have executemany
+                INSERT_COUNT.replace("?", self._placeholder),
+                [(thread_id, counter, position, tokens) for position, tokens in counts.items()],
+            )
 
     def _kind_conflict(self, conn: Any, thread_id: str, kind: str) -> ThreadKindError:
         """The error for a ``save_thread`` of a ``kind`` thread that the upsert refused."""

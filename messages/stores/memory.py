@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from messages.errors import ThreadExistsError, ThreadNotFoundError
+from messages.errors import CheckpointNotFoundError, ThreadExistsError, ThreadNotFoundError
+from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end
 from messages.stores._codec import Row, StoredThread, bounds, kind_change, message_exists, not_local, utc_now
 from messages.stores._failures import ClosedError
 from messages.stores.base import OffloadedStore, ThreadStore
@@ -31,12 +32,18 @@ class _Record:
     updated_at: datetime
     rows: list[tuple[Row, datetime]] = field(default_factory=list)
     positions: dict[str, int] = field(default_factory=dict)  # message id -> position
+    checkpoints: list[StoredCheckpoint] = field(default_factory=list)  # the chain, oldest first
+    counts: dict[str, dict[int, int]] = field(default_factory=dict)  # counter -> position -> tokens
 
 
 class InMemoryThreadStore(ThreadStore):
-    """Threads in this process's memory; thread-safe; gone when the process ends."""
+    """Threads in this process's memory; thread-safe; gone when the process ends.
+
+    Raises nothing.
+    """
 
     def __init__(self) -> None:
+        super().__init__()
         self._threads: dict[str, _Record] = {}  # insertion order: oldest first
         self._lock = threading.Lock()
         self._closed = False
@@ -138,10 +145,63 @@ class InMemoryThreadStore(ThreadStore):
             record = self._get(thread_id)
             return StoredThread(record.state, len(record.rows), record.created_at, record.updated_at)
 
+    def _insert_checkpoint(
+        self, thread_id: str, checkpoint_id: str, base: str | None, upto: int, summary: str, provenance: str
+    ) -> StoredCheckpoint:
+        with self._lock:
+            record = self._get_local(thread_id, "append")
+            chain = record.checkpoints
+            length = len(record.rows)
+            role = record.rows[upto][0].role if isinstance(upto, int) and 0 <= upto < length else None
+            taken = any(c.id == checkpoint_id for c in chain)
+            upto = admit(
+                thread_id, checkpoint_id, base, upto, length, chain[-1] if chain else None, role, taken
+            )
+            stored = StoredCheckpoint(checkpoint_id, base, upto, summary, provenance, utc_now())
+            chain.append(stored)
+            return stored
+
+    def _read_checkpoints(self, thread_id: str, *, newest: bool) -> list[StoredCheckpoint]:
+        with self._lock:
+            chain = self._get_local(thread_id, "read").checkpoints
+            return chain[-1:] if newest else list(chain)
+
+    def _delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
+        with self._lock:
+            chain = self._get_local(thread_id, "append").checkpoints
+            at = next((i for i, c in enumerate(chain) if c.id == checkpoint_id), None)
+            if at is None:
+                raise CheckpointNotFoundError(thread_id, checkpoint_id)
+            removed = [c.id for c in reversed(chain[at:])]
+            del chain[at:]
+            return removed
+
+    def _read_token_counts(
+        self, thread_id: str, counter: str, start: int, stop: int | None
+    ) -> tuple[int, int, dict[int, int]]:
+        with self._lock:
+            record = self._get_local(thread_id, "read")
+            lo, hi = bounds(start, stop, len(record.rows))
+            saved = record.counts.get(counter, {})
+            return lo, hi, {p: saved[p] for p in range(lo, hi) if p in saved}
+
+    def _write_token_counts(self, thread_id: str, counter: str, counts: dict[int, int]) -> None:
+        with self._lock:
+            record = self._get_local(thread_id, "append")
+            past = counts_past_end(thread_id, counts, len(record.rows))
+            if past is not None:
+                raise past
+            saved = record.counts.setdefault(counter, {})
+            for position, tokens in counts.items():
+                saved.setdefault(position, tokens)
+
 
 class AsyncInMemoryThreadStore(OffloadedStore):
     """``InMemoryThreadStore`` behind awaited methods (its calls hold a lock for microseconds and never wait
-    on I/O, so they run on the loop)."""
+    on I/O, so they run on the loop).
+
+    Raises nothing.
+    """
 
     def __init__(self) -> None:
         super().__init__(InMemoryThreadStore(), workers=0)

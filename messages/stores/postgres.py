@@ -15,9 +15,13 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
   guarantees, with the count of its rows), the next span fetched while the last one is parsed.
 * Timestamps are ``timestamptz``, read back in UTC whatever the session's ``timezone``.
 * The sync store keeps one connection per thread and per process (a connection never crosses a fork); the
-  async store (psycopg's ``AsyncConnection``) a small pool of them per process, one per call in flight up
-  to ``max_connections``. A connection the server dropped is replaced at next use, so the store works
-  again once the server is back, without being reopened.
+  async store (psycopg's ``AsyncConnection``) a small pool of them per process and per event loop, one per
+  call in flight up to ``max_connections``. A connection the server dropped is replaced at next use, so
+  the store works again once the server is back, without being reopened; one the server closed while it
+  sat idle (a restart, ``pg_terminate_backend``, an idle timeout) is found out before a statement is sent
+  on it (``_stale``: its socket has something to read, the server's goodbye) and replaced then, so a
+  restart under an idle store costs no call, and raises no ``MaybeWrittenError`` for a statement that
+  never left.
 * Failures raise ``NotWrittenError`` or ``MaybeWrittenError`` naming the operation and the thread, with
   psycopg's error chained. What psycopg tells apart: a connection that could not be opened sent nothing
   (not written); an error the server reported, on a connection that is still good, rolled its statement
@@ -33,19 +37,41 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterable, Iterator
+import select
+import threading
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC
 from typing import Any, Literal
 
 from messages._io import collector_paused
-from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.errors import (
+    CheckpointNotFoundError,
+    InvalidArgumentError,
+    StoreError,
+    ThreadExistsError,
+    ThreadNotFoundError,
+)
 from messages.models import Message
+from messages.stores._checkpoints import (
+    Checkpoint,
+    Provenance,
+    StoredCheckpoint,
+    admit,
+    check_checkpoint_id,
+    check_counter,
+    check_counts,
+    counts_past_end,
+    decode_checkpoint,
+    encode_checkpoint,
+)
 from messages.stores._codec import (
     MessageRecord,
     Row,
     ThreadInfo,
     bounds,
+    check_flag,
+    check_number,
     check_positions,
     check_thread_id,
     decode_joined,
@@ -57,24 +83,34 @@ from messages.stores._codec import (
     message_exists,
     missing_position,
     not_local,
+    utc_now,
 )
 from messages.stores._connections import PerThread
 from messages.stores._failures import BackendFailedError, ClosedError
 from messages.stores._migrations import POSTGRES, POSTGRES_MIGRATIONS, Migration, migrate, run_async, run_sync
 from messages.stores._sql import (
+    CHECKPOINT_TAKEN,
+    CHECKPOINT_UPTO,
+    DELETE_CHECKPOINTS,
+    INSERT_CHECKPOINT,
+    INSERT_COUNT,
     KIND,
     LOCAL_LENGTH,
+    NEWEST_CHECKPOINT,
     PRESENT,
+    READ_CHECKPOINTS,
+    READ_COUNTS,
     READ_RECORDS,
     READ_ROLES,
     READ_ROWS,
     READ_THREAD,
+    ROLE_AT,
     THREAD_IDS,
     SQLThreadStore,
     check_roles,
     postgres,
 )
-from messages.stores.base import AsyncThreadStore, Ids, Metadata, _Failures, records_of
+from messages.stores.base import Ids, LoopStore, Metadata, _Release, records_of, started_writing
 from messages.threads import LocalThread, RemoteThread, new_thread_id
 
 __all__ = ["MIGRATIONS", "AsyncPostgresThreadStore", "PostgresThreadStore"]
@@ -171,12 +207,56 @@ def _rows(cursor: Any) -> list[tuple[Any, ...]]:
     return list(cursor.fetchall()) if cursor.description else []
 
 
+def _check_dsn(dsn: object, store: str) -> None:
+    if not isinstance(dsn, str):
+        raise InvalidArgumentError(
+            f"{store}(): dsn is a PostgreSQL connection string (postgresql://user@host:port/db, or "
+            f"key=value pairs), not a {type(dsn).__name__}",
+            argument="dsn",
+        )
+
+
+def _stale(conn: Any) -> bool:
+    """Whether a connection kept for the next call can no longer serve it: closed, left inside a
+    transaction, or with something to read on its socket. Nothing comes to an idle connection of ours (no
+    statement is out, and we LISTEN to nothing), so something to read is the server's goodbye: the FATAL it
+    sends when it shuts down or ends the session (a restart, ``pg_terminate_backend``, an idle timeout),
+    or the end of the stream. Checked before a call's first statement is sent (a zero-timeout poll, about a
+    microsecond), so such a connection is replaced instead of failing the call."""
+    if conn.closed or conn.info.transaction_status != conn.info.transaction_status.IDLE:
+        return True
+    try:
+        fd = conn.pgconn.socket
+    except Exception:  # psycopg.OperationalError: the connection has no socket
+        return True
+    return _readable(fd)
+
+
+def _readable(fd: int) -> bool:
+    """Whether the socket ``fd`` has something to read (or is at its end), without waiting."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])  # Windows: no poll(), and no descriptor limit
+
+
 class PostgresThreadStore(SQLThreadStore):
-    """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value)."""
+    """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value).
+
+    Raises:
+        StoreError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
+        InvalidArgumentError: ``dsn`` is not a string, or ``connect_timeout`` is not a number of seconds
+            above 0.
+        NotWrittenError: the server cannot be reached, or its schema cannot be made or migrated.
+    """
 
     _placeholder = "%s"
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
+        super().__init__()
+        _check_dsn(dsn, "PostgresThreadStore")
+        check_number(connect_timeout, "connect_timeout", "PostgresThreadStore", minimum=0)
         psycopg = _import_psycopg("PostgresThreadStore")
         self._psycopg = psycopg
         self._driver_errors = (psycopg.Error,)
@@ -186,8 +266,8 @@ class PostgresThreadStore(SQLThreadStore):
         self._connections: PerThread[Any] = PerThread(
             self._open,
             lambda conn: conn.close(),
-            # Not closed, not broken, and not left inside a transaction.
-            usable=lambda conn: conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE,
+            # Not closed, not broken, not left inside a transaction, not closed by the server meanwhile.
+            usable=lambda conn: not _stale(conn),
         )
         with self._operation("open", None, writes=False):
             self._where = _where(psycopg, dsn)
@@ -287,6 +367,12 @@ class PostgresThreadStore(SQLThreadStore):
             raise ThreadNotFoundError(thread_id)  # it was deleted, and made again, meanwhile
         return int(row[0])
 
+    @contextmanager
+    def _locked(self, conn: Any, thread_id: str) -> Iterator[None]:
+        with conn.transaction():
+            conn.execute(_LOCK_THREAD, (thread_id,))
+            yield
+
     def _delete_thread(self, thread_id: str) -> None:
         if self._connection().execute(_DELETE, (thread_id,)).rowcount == 0:
             raise ThreadNotFoundError(thread_id)
@@ -304,70 +390,128 @@ def _roll_back(conn: Any) -> None:
         conn.execute("ROLLBACK")
 
 
+class _Idle:
+    """The pool's part for one event loop: a connection (psycopg's ``AsyncConnection``) is awaited on the
+    loop it was made in, and so is the semaphore that bounds them."""
+
+    __slots__ = ("connections", "slots")
+
+    def __init__(self, slots: Any) -> None:
+        self.slots = slots
+        """An ``asyncio.Semaphore`` of ``size``: one slot per call in flight on this loop."""
+        self.connections: list[Any] = []
+        """The connections waiting for the next call on this loop."""
+
+
 class _Pool:
-    """The async store's connections: idle ones kept for the next call, at most ``size`` open at once,
-    none shared between two calls in flight, none carried across a fork."""
+    """The async store's connections, per event loop: idle ones kept for the next call, at most ``size``
+    open at once on each loop, none shared between two calls in flight, none carried across a fork. An
+    idle connection is checked (``_stale``) before a call gets it, and replaced when the server has closed
+    it. The connections of a loop that has closed are dropped (their sockets closed: they can no longer be
+    awaited) when another loop first uses the pool, and at ``close``."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._idle: list[Any] = []
-        self._open = 0
-        self._slots: Any = None  # an asyncio.Semaphore, made in the loop at first use
+        self._lock = threading.Lock()  # the loops may run in several threads
+        self._loops: dict[Any, _Idle] = {}
         self._pid = os.getpid()
         self.closed = False
+        """Set when the store starts closing: a call that gets a slot afterwards raises ``ClosedError``."""
 
-    def _forked(self) -> None:
-        if self._pid != os.getpid():  # a forked child: the parent's connections are not ours to use
-            self._idle, self._open, self._slots, self._pid = [], 0, None, os.getpid()
+    def _here(self) -> _Idle:
+        import asyncio  # loaded with the first async call, not with `import messages`
+
+        loop = asyncio.get_running_loop()
+        here = self._loops.get(loop)
+        if here is not None and self._pid == os.getpid():
+            return here
+        with self._lock:
+            if self._pid != os.getpid():  # a forked child: the parent's connections are not ours to use
+                self._loops, self._pid = {}, os.getpid()
+            for gone in [other for other in self._loops if other.is_closed()]:
+                for conn in self._loops.pop(gone).connections:
+                    _drop(conn)
+            return self._loops.setdefault(loop, _Idle(asyncio.Semaphore(self.size)))
 
     async def take(self, connect: Any) -> Any:
-        self._forked()
+        here = self._here()
         if self.closed:
             raise ClosedError
-        if self._slots is None:
-            import asyncio  # loaded with the first async call, not with `import messages`
-
-            self._slots = asyncio.Semaphore(self.size)
-        await self._slots.acquire()
+        await here.slots.acquire()
         try:
-            while self._idle:
-                conn = self._idle.pop()
-                if not conn.closed and conn.info.transaction_status == conn.info.transaction_status.IDLE:
+            if self.closed:  # the store started closing while this call waited: it never starts
+                raise ClosedError
+            while here.connections:
+                conn = here.connections.pop()
+                if not _stale(conn):
                     return conn
                 await conn.close()
             return await connect()
         except BaseException:
-            self._slots.release()
+            here.slots.release()
             raise
 
     async def give_back(self, conn: Any) -> None:
-        if self._pid != os.getpid() or self._slots is None:
+        import asyncio
+
+        here = self._loops.get(asyncio.get_running_loop())
+        if here is None or self._pid != os.getpid():  # forked meanwhile: not ours
             return
-        self._slots.release()
+        here.slots.release()
         usable = not conn.closed and conn.info.transaction_status == conn.info.transaction_status.IDLE
         if usable and not self.closed:
-            self._idle.append(conn)
+            here.connections.append(conn)
         else:
             await conn.close()
 
     async def close(self) -> None:
-        self._forked()
-        self.closed = True
-        idle, self._idle = self._idle, []
-        for conn in idle:
-            await conn.close()
+        """Close every idle connection: this loop's awaited, other loops' (no call of the store is running
+        on them by now) at once."""
+        import asyncio
+
+        current = asyncio.get_running_loop()
+        with self._lock:
+            self.closed = True
+            loops, self._loops = (self._loops if self._pid == os.getpid() else {}), {}
+        for loop, here in loops.items():
+            for conn in here.connections:
+                if loop is current:
+                    await conn.close()
+                else:
+                    _drop(conn)
 
 
-class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
+def _drop(conn: Any) -> None:
+    """Close an idle ``AsyncConnection`` without awaiting it, from whichever thread (libpq's ``finish``:
+    what its ``close()`` does once no statement is out)."""
+    conn.pgconn.finish()
+
+
+class AsyncPostgresThreadStore(LoopStore):
     """``PostgresThreadStore`` for asyncio, on psycopg's ``AsyncConnection``: the same database, contract,
     SQL and errors, natively async (no thread). It connects at the first call, or at ``await
-    store.open()``; up to ``max_connections`` calls run at once, each on a connection of its own. Close it
-    with ``await store.aclose()`` (or ``async with``). Use it from one event loop."""
+    store.open()``; up to ``max_connections`` calls run at once on each event loop, each on a connection of
+    its own. Close it with ``await store.aclose()`` (or ``async with``).
+
+    It works from more than one event loop (successive ``asyncio.run()`` calls, a loop per test, loops in
+    several threads at once), as the SQLite and in-memory stores do: each loop gets connections of its own
+    (a connection is awaited on the loop it was made in), and those of a loop that has closed are dropped.
+    A cancelled call that was waiting for a connection stops; one whose write has started runs to its end
+    before the ``CancelledError`` goes on (``LoopStore``).
+
+    Raises:
+        StoreError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
+        InvalidArgumentError: ``max_connections`` is not an int of at least 1, or ``connect_timeout`` is
+            not a number of seconds above 0.
+        NotWrittenError: the DSN does not read as a PostgreSQL connection string.
+    """
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0, max_connections: int = 10) -> None:
+        super().__init__()
+        _check_dsn(dsn, "AsyncPostgresThreadStore")
+        check_number(connect_timeout, "connect_timeout", "AsyncPostgresThreadStore", minimum=0)
+        check_number(max_connections, "max_connections", "AsyncPostgresThreadStore", minimum=1, whole=True)
         psycopg = _import_psycopg("AsyncPostgresThreadStore")
-        if not isinstance(max_connections, int) or max_connections < 1:
-            raise ValueError(f"max_connections is at least 1; got {max_connections!r}")
         self._psycopg = psycopg
         self._driver_errors = (psycopg.Error,)
         self._dsn = dsn
@@ -382,7 +526,12 @@ class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
 
     async def open(self) -> None:
         """Connect now (and build the schema if needed): an unreachable server or a newer schema fails
-        here rather than at the first call."""
+        here rather than at the first call.
+
+        Raises:
+            NotWrittenError: the server cannot be reached, or the schema cannot be made or migrated.
+            StoreClosedError: the store was closed.
+        """
         with self._operation("open", None, writes=False):
             async with self._connection(writes=False):
                 pass
@@ -431,6 +580,8 @@ class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
         """A connection of the pool for one call; a psycopg error inside is described here, where the
         connection's state (lost or not) is known."""
         conn = await self._pool.take(self._connect)
+        if writes:
+            started_writing()  # a statement goes out now: a cancelled caller waits for its end
         try:
             yield conn
         except self._psycopg.Error as exc:
@@ -490,6 +641,7 @@ class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
         skip_existing: bool = False,
     ) -> range:
         thread_id = check_thread_id(thread_id)
+        skip_existing = check_flag(skip_existing, "skip_existing", "append")
         rows = encode_rows(messages, ids, metadata)
         with self._operation("append", thread_id, writes=bool(rows)):
             async with self._connection(writes=bool(rows)) as conn:
@@ -606,9 +758,139 @@ class AsyncPostgresThreadStore(_Failures, AsyncThreadStore):
         kind = decode_thread(thread_id, state).kind
         return ThreadInfo(thread_id, kind, int(length), created.astimezone(UTC), updated.astimezone(UTC))
 
+    # -- checkpoints and token counts (the SQL of the sync stores, awaited) ---------------------------------
+
+    @asynccontextmanager
+    async def _locked(self, thread_id: str) -> AsyncIterator[Any]:
+        """A connection inside a transaction holding the thread's write lock, for one write."""
+        async with self._connection(writes=True) as conn, conn.transaction():
+            await conn.execute(_LOCK_THREAD, (thread_id,))
+            yield conn
+
+    async def _fetchone(self, conn: Any, sql: str, params: tuple[object, ...]) -> Any:
+        return await (await conn.execute(postgres(sql), params)).fetchone()
+
+    async def add_checkpoint(
+        self,
+        thread_id: str,
+        summary: Message,
+        *,
+        upto: int,
+        base: str | None,
+        provenance: Provenance | None = None,
+        checkpoint_id: str | None = None,
+    ) -> Checkpoint:
+        thread_id = check_thread_id(thread_id)
+        checkpoint_id, text, meta = encode_checkpoint(thread_id, summary, provenance, checkpoint_id)
+        if base is not None:
+            base = check_checkpoint_id(base)
+        now = utc_now()
+        with self._operation("add_checkpoint", thread_id, writes=True):
+            async with self._locked(thread_id) as conn:
+                length = await self._local_length(conn, thread_id, "append")
+                newest = await self._fetchone(conn, NEWEST_CHECKPOINT, (thread_id,))
+                role = None
+                if isinstance(upto, int) and 0 <= upto < length:
+                    found = await self._fetchone(conn, ROLE_AT, (thread_id, upto))
+                    role = found[0] if found is not None else None
+                taken = await self._fetchone(conn, CHECKPOINT_TAKEN, (thread_id, checkpoint_id)) is not None
+                upto = admit(
+                    thread_id,
+                    checkpoint_id,
+                    base,
+                    upto,
+                    length,
+                    _stored(newest) if newest else None,
+                    role,
+                    taken,
+                )
+                await conn.execute(
+                    postgres(INSERT_CHECKPOINT), (thread_id, checkpoint_id, base, upto, text, meta, now)
+                )
+        return decode_checkpoint(thread_id, StoredCheckpoint(checkpoint_id, base, upto, text, meta, now))
+
+    async def _checkpoint_rows(self, operation: str, thread_id: str, sql: str) -> list[StoredCheckpoint]:
+        with self._operation(operation, thread_id, writes=False):
+            async with self._snapshot() as conn:
+                await self._local_length(conn, thread_id, "read")
+                rows = await (await conn.execute(postgres(sql), (thread_id,))).fetchall()
+        return [_stored(row) for row in rows]
+
+    async def checkpoints(self, thread_id: str) -> list[Checkpoint]:
+        thread_id = check_thread_id(thread_id)
+        rows = await self._checkpoint_rows("checkpoints", thread_id, READ_CHECKPOINTS)
+        return [decode_checkpoint(thread_id, row) for row in rows]
+
+    async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
+        thread_id = check_thread_id(thread_id)
+        rows = await self._checkpoint_rows("latest_checkpoint", thread_id, NEWEST_CHECKPOINT)
+        return decode_checkpoint(thread_id, rows[0]) if rows else None
+
+    async def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
+        thread_id = check_thread_id(thread_id)
+        checkpoint_id = check_checkpoint_id(checkpoint_id)
+        with self._operation("delete_checkpoint", thread_id, writes=True):
+            async with self._locked(thread_id) as conn:
+                await self._local_length(conn, thread_id, "append")
+                found = await self._fetchone(conn, CHECKPOINT_UPTO, (thread_id, checkpoint_id))
+                if found is None:
+                    raise CheckpointNotFoundError(thread_id, checkpoint_id)
+                cursor = await conn.execute(postgres(DELETE_CHECKPOINTS), (thread_id, found[0]))
+                removed = await cursor.fetchall()
+        return [cid for cid, _ in sorted(removed, key=lambda row: -int(row[1]))]
+
+    async def token_counts(
+        self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
+    ) -> list[int | None]:
+        thread_id = check_thread_id(thread_id)
+        counter = check_counter(counter)
+        start, stop = check_positions(start, stop, "token_counts")
+        with self._operation("token_counts", thread_id, writes=False):
+            async with self._snapshot() as conn:
+                lo, hi = bounds(start, stop, await self._local_length(conn, thread_id, "read"))
+                rows = []
+                if lo < hi:
+                    cursor = await conn.execute(postgres(READ_COUNTS), (thread_id, counter, lo, hi))
+                    rows = await cursor.fetchall()
+        found = {int(position): int(tokens) for position, tokens in rows}
+        return [found.get(position) for position in range(lo, hi)]
+
+    async def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
+        thread_id = check_thread_id(thread_id)
+        counter = check_counter(counter)
+        checked = check_counts(counts)
+        if not checked:
+            return
+        with self._operation("save_token_counts", thread_id, writes=True):
+            async with self._locked(thread_id) as conn:
+                past = counts_past_end(
+                    thread_id, checked, await self._local_length(conn, thread_id, "append")
+                )
+                if past is not None:
+                    raise past
+                async with conn.cursor() as cursor:
+                    await cursor.executemany(
+                        postgres(INSERT_COUNT), [(thread_id, counter, p, t) for p, t in checked.items()]
+                    )
+
     async def aclose(self) -> None:
-        with self._operation("close", None, writes=False):
+        """Refuse new calls (``StoreClosedError``, and so for the calls still waiting for a connection),
+        wait for the calls under way on every loop to end, then close the connections. When it returns,
+        no call of this store can still write."""
+        self._pool.closed = True
+        cancelled = await self._calls.aclose_and_wait()
+        with _Release(self, "close", None, False):
             await self._pool.close()
+        if cancelled:
+            import asyncio
+
+            raise asyncio.CancelledError
+
+
+def _stored(row: Any) -> StoredCheckpoint:
+    """A checkpoint row (``_sql._CHECKPOINT``'s columns) as the codec reads it."""
+    checkpoint_id, base, upto, summary, provenance, created = row
+    return StoredCheckpoint(checkpoint_id, base, int(upto), summary, provenance, created.astimezone(UTC))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -25,7 +25,7 @@ sqlite3), the embedded default.
   worker thread of its own, one hop per call, so that the event loop only awaits. ``python -m benchmarks
   stores`` measures it beside aiosqlite, which also runs its connection in a thread of its own but hops
   to it once per statement, and beside a variant that decoded on the loop (whose CPU work, from 100
-  conversations, held the loop for 70 to 160 ms at a time): see the README's "Threads and stores".
+  conversations, held the loop for 70 to 160 ms at a time): see docs/benchmarks.md, "Thread stores".
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from messages.errors import StoreError, ThreadExistsError, ThreadNotFoundError
-from messages.stores._codec import Row, message_exists, not_local, utc_now
+from messages.errors import InvalidArgumentError, StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.stores._codec import Row, check_number, message_exists, not_local, utc_now
 from messages.stores._connections import PerThread
 from messages.stores._failures import BackendFailedError
 from messages.stores._migrations import SQLITE, SQLITE_MIGRATIONS, Migration, migrate, run_sync
@@ -102,7 +102,14 @@ _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
 
 
 class SQLiteThreadStore(SQLThreadStore):
-    """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it."""
+    """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it.
+
+    Raises:
+        StoreError: this Python's SQLite is older than the store needs.
+        InvalidArgumentError: ``synchronous`` is neither ``"FULL"`` nor ``"NORMAL"``, ``timeout`` is not a
+            number of seconds of at least 0, or the path is ``:memory:`` (use ``InMemoryThreadStore``).
+        NotWrittenError: the database file cannot be opened, or its schema made or migrated.
+    """
 
     _message_column = "CAST(message AS BLOB)"  # bytes: see _READ_SPAN
 
@@ -113,18 +120,32 @@ class SQLiteThreadStore(SQLThreadStore):
         timeout: float = 30.0,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
     ) -> None:
+        super().__init__()
         if sqlite3.sqlite_version_info < _MIN_SQLITE:
             raise StoreError(
                 f"SQLiteThreadStore needs SQLite {'.'.join(map(str, _MIN_SQLITE))} or newer (for "
                 f"UPDATE ... RETURNING); this Python links SQLite {sqlite3.sqlite_version}"
             )
         if synchronous not in ("FULL", "NORMAL"):
-            raise ValueError(f"synchronous is 'FULL' or 'NORMAL', not {synchronous!r}")
-        path = os.fspath(path)
+            raise InvalidArgumentError(
+                f"SQLiteThreadStore(): synchronous is 'FULL' or 'NORMAL', not {synchronous!r}",
+                argument="synchronous",
+            )
+        check_number(timeout, "timeout", "SQLiteThreadStore", minimum=0)
+        fspath = getattr(path, "__fspath__", None)
+        text: object = fspath() if fspath is not None else path
+        if not isinstance(text, str):
+            raise InvalidArgumentError(
+                "SQLiteThreadStore(): path is a file path, a str or a pathlib.Path, not a "
+                f"{type(path).__name__}",
+                argument="path",
+            )
+        path = text
         if path == ":memory:" or path.startswith("file:"):
-            raise ValueError(
-                "SQLiteThreadStore takes a file path; an in-memory SQLite database would be a different "
-                "database on every connection: use InMemoryThreadStore instead"
+            raise InvalidArgumentError(
+                "SQLiteThreadStore(): path is a file path; an in-memory SQLite database would be a different "
+                "database on every connection: use InMemoryThreadStore instead",
+                argument="path",
             )
         self.path = Path(path)
         """The database file."""
@@ -277,9 +298,17 @@ class SQLiteThreadStore(SQLThreadStore):
             raise message_exists(thread_id, held_at[0], held_at[1]) from None
         return first, len(rows)
 
+    def _locked(self, conn: sqlite3.Connection, thread_id: str) -> AbstractContextManager[None]:
+        return _transaction(conn, "IMMEDIATE")
+
+    def _stamp(self, value: datetime) -> str:
+        return value.isoformat()
+
     def _delete_thread(self, thread_id: str) -> None:
         conn = self._connection()
         with _transaction(conn, "IMMEDIATE"):
+            for table in ("thread_store_checkpoints", "thread_store_token_counts"):
+                conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
             conn.execute("DELETE FROM thread_store_messages WHERE thread_id = ?", (thread_id,))
             if conn.execute("DELETE FROM thread_store_threads WHERE id = ?", (thread_id,)).rowcount == 0:
                 raise ThreadNotFoundError(thread_id)
@@ -300,7 +329,14 @@ class AsyncSQLiteThreadStore(OffloadedStore):
     them, one connection each), so the event loop only awaits it: the loop never waits on SQLite, and the
     CPU work of many conversations does not pile up between two turns of the loop (the GIL is handed back
     to it every few milliseconds). The file is opened (and its schema built) when the store is made: make
-    it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or ``async with``)."""
+    it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or ``async with``).
+
+    Raises:
+        StoreError: this Python's SQLite is older than the store needs.
+        InvalidArgumentError: ``workers`` is not an int of at least 1, ``synchronous`` is neither ``"FULL"``
+            nor ``"NORMAL"``, ``timeout`` is not a number of seconds, or the path is ``:memory:``.
+        NotWrittenError: the database file cannot be opened, or its schema made or migrated.
+    """
 
     def __init__(
         self,
@@ -310,8 +346,7 @@ class AsyncSQLiteThreadStore(OffloadedStore):
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
         workers: int = 1,
     ) -> None:
-        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-            raise ValueError(f"workers is the number of worker threads, at least 1; got {workers!r}")
+        check_number(workers, "workers", "AsyncSQLiteThreadStore", minimum=1, whole=True)
         sync = SQLiteThreadStore(path, timeout=timeout, synchronous=synchronous)
         super().__init__(sync, workers=workers)
         self.path = sync.path

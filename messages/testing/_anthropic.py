@@ -130,6 +130,10 @@ class AnthropicMessagesRoute:
     name: str = "anthropic"
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path`` (``Route.matches``).
+
+        Raises nothing.
+        """
         if method != "POST":
             return False
         if path.endswith("/v1/messages"):
@@ -139,6 +143,10 @@ class AnthropicMessagesRoute:
         return path.startswith("/model/") and "anthropic." in path and path.endswith("/invoke")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         reply = responder(body)
         if body.get("stream"):
             return Reply(200, sse(anthropic_stream_events(body, reply)), "text/event-stream")

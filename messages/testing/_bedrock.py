@@ -121,9 +121,17 @@ class BedrockConverseRoute:
     name: str = "bedrock"
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path`` (``Route.matches``).
+
+        Raises nothing.
+        """
         return method == "POST" and "/model/" in path and path.endswith(("/converse", "/converse-stream"))
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         reply = responder(body)
         if path.endswith("/converse-stream"):
             frames = (event_stream_message(kind, data) for kind, data in converse_stream_events(body, reply))

@@ -46,9 +46,17 @@ class CohereChatRoute:
     name: str = "cohere"
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path`` (``Route.matches``).
+
+        Raises nothing.
+        """
         return method == "POST" and path.endswith("/v2/chat")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         if body.get("stream"):
             message = "the stand-in's Cohere route does not stream; call without stream=True"
             return Reply(400, json.dumps({"message": message}).encode())

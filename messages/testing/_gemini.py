@@ -120,10 +120,18 @@ class GeminiRoute:
     vertex: bool = False
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path`` (``Route.matches``).
+
+        Raises nothing.
+        """
         generate = path.endswith((":generateContent", ":streamGenerateContent"))
         return method == "POST" and generate and ("/projects/" in path) == self.vertex
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         reply = responder(body)
         model, _, method = path.rsplit("/", 1)[-1].partition(":")
         if method == "streamGenerateContent":
@@ -143,8 +151,16 @@ class OAuthTokenRoute:
     name: str = "oauth"
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path`` (``Route.matches``).
+
+        Raises nothing.
+        """
         return method == "POST" and path.endswith("/token")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         token = {"access_token": "stand-in-token", "token_type": "Bearer", "expires_in": 3600}
         return Reply(200, json.dumps(token).encode())

@@ -75,9 +75,17 @@ class OllamaRoute:
     name: str = "ollama"
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path`` (``Route.matches``).
+
+        Raises nothing.
+        """
         return method == "POST" and path.endswith(("/api/chat", "/api/generate"))
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         reply = responder(body)
         if path.endswith("/api/generate"):
             native = take_apart(body, reply, "ollama", prompt=body.get("prompt"))

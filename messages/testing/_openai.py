@@ -150,9 +150,17 @@ class OpenAIChatRoute:
     name: str = "openai"
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path`` (``Route.matches``).
+
+        Raises nothing.
+        """
         return method == "POST" and path.endswith("/chat/completions")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         reply = responder(body)
         if body.get("stream"):
             return Reply(200, _sse(openai_stream_chunks(body, reply)), "text/event-stream")

@@ -185,9 +185,17 @@ class OpenAIResponsesRoute:
     issued: list[str] = field(default_factory=list, compare=False)
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this route answers ``method path`` (``Route.matches``).
+
+        Raises nothing.
+        """
         return method == "POST" and path.endswith("/responses")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         reply = responder(body)
         serial = _next_id()
         self.issued.append(f"resp_standin{serial}")

@@ -35,9 +35,16 @@ class Route(Protocol):
         ...
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path``."""
+        """Whether this route answers ``method path``.
+
+        Raises nothing.
+        """
         ...
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The reply to a request whose JSON body is ``body``."""
+        """The reply to a request whose JSON body is ``body``.
+
+        Raises nothing of its own; what the responder raises, the server answers as an error status, as a
+        provider would.
+        """
         ...

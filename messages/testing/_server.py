@@ -41,6 +41,9 @@ def scripted(*replies: AIMessage | Callable[[dict[str, Any]], AIMessage]) -> Res
     """A responder that answers with ``replies`` in order (a callable entry is called with the body).
 
     Once the script is used up, every further request gets the last entry again.
+
+    Raises:
+        ValueError: no reply is given.
     """
     if not replies:
         raise ValueError("scripted() needs at least one reply")
@@ -48,6 +51,10 @@ def scripted(*replies: AIMessage | Callable[[dict[str, Any]], AIMessage]) -> Res
     position = itertools.count()
 
     def respond(body: dict[str, Any]) -> AIMessage:
+        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
+
+        Raises nothing of its own: what the responder raises, the server answers as an error status.
+        """
         with lock:
             entry = replies[min(next(position), len(replies) - 1)]
         return entry(body) if callable(entry) else entry
@@ -94,7 +101,11 @@ class StandInServer:
         return f"http://{host!s}:{port}"
 
     def start(self) -> Self:
-        """Start listening on a free port, serving from a daemon thread."""
+        """Start listening on a free port, serving from a daemon thread.
+
+        Raises:
+            OSError: no loopback port can be bound.
+        """
         if self._server is not None:
             return self
         self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
@@ -107,7 +118,10 @@ class StandInServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the socket."""
+        """Stop serving and close the socket.
+
+        Raises nothing.
+        """
         if self._server is None:
             return
         self._server.shutdown()
@@ -125,20 +139,30 @@ class StandInServer:
 
     def completion_kwargs(self, model: str) -> dict[str, Any]:
         """What ``litellm.completion(model=model, ...)`` needs to talk to this server instead of the
-        provider (``api_base`` or its equivalent, fake keys, no retries): see ``completion_kwargs``."""
+        provider (``api_base`` or its equivalent, fake keys, no retries): see ``completion_kwargs``.
+
+        Raises nothing.
+        """
         from messages.testing._kwargs import completion_kwargs
 
         return completion_kwargs(self.url, model)
 
     def last_body(self) -> Any:
-        """The body of the most recent request."""
+        """The body of the most recent request.
+
+        Raises:
+            LookupError: no request has come yet.
+        """
         with self._lock:
             if not self.requests:
                 raise LookupError("the stand-in server has received no request yet")
             return self.requests[-1].body
 
     def bodies(self) -> list[Any]:
-        """The bodies of every request so far, oldest first."""
+        """The bodies of every request so far, oldest first.
+
+        Raises nothing.
+        """
         with self._lock:
             return [r.body for r in self.requests]
 

@@ -9,12 +9,14 @@ running at once on one loop).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
+import sqlite3
 import threading
 import uuid
 import weakref
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 from messages import (
@@ -168,3 +170,25 @@ def raw_rows(spec: Spec, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[A
             cursor = conn.execute(sql.replace("?", "%s"), params)  # type: ignore[arg-type]
             return [tuple(row) for row in cursor.fetchall()] if cursor.description else []
     raise ValueError(f"no database behind backend {spec['backend']!r}")
+
+
+@contextlib.contextmanager
+def write_lock_held(spec: Spec, thread_id: str) -> Iterator[Callable[[], None]]:
+    """Another connection holds the thread's write lock (SQLite: the database's; PostgreSQL: the thread's
+    row) until the function given is called: the store's next write waits for it."""
+    if spec["backend"] == "sqlite":
+        conn = sqlite3.connect(spec["path"], isolation_level=None, check_same_thread=False)
+        conn.execute("BEGIN IMMEDIATE")
+        release = lambda: conn.execute("ROLLBACK")  # noqa: E731
+    else:
+        import psycopg
+
+        conn = psycopg.connect(spec["dsn"])
+        conn.execute("SELECT 1 FROM thread_store_threads WHERE id = %s FOR UPDATE", (thread_id,))
+        release = conn.rollback
+    try:
+        yield release
+    finally:
+        with contextlib.suppress(Exception):
+            release()
+        conn.close()

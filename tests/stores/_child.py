@@ -176,6 +176,53 @@ def append_through_outages(
     os._exit(0)
 
 
+def turn(worker: int, number: int) -> list[Message]:
+    """Turn ``number`` of appender ``worker`` in the compaction contention test: a question and its answer."""
+    return [UserMessage(content=f"w{worker}:{number}:q"), AIMessage(content=f"w{worker}:{number}:a")]
+
+
+def append_turns(
+    spec: dict[str, Any], thread_id: str, worker: int, barrier: Barrier, acks: Connection
+) -> None:
+    """Append ``turn(worker, 0)``, ``(worker, 1)``, ... until killed, sending each number once appended."""
+    store = open_store(spec)
+    barrier.wait(timeout=60)
+    number = 0
+    while True:
+        store.append(thread_id, turn(worker, number))
+        acks.send(number)
+        number += 1
+
+
+def compact_until(
+    spec: dict[str, Any], thread_id: str, barrier: Barrier, stop: Event, reports: Connection
+) -> None:
+    """Compact the thread again and again (forced, with a summarizer that takes a few milliseconds, so that
+    compactors overlap), until ``stop``; then report ``(checkpoints written, compactions lost to another)``
+    once (a report per compaction would fill the pipe, which the parent reads only at the end)."""
+    import random
+
+    from messages.compaction import Compactor
+    from tests.stores._backends import is_async
+
+    def summarizer(request: Any) -> str:
+        time.sleep(random.uniform(0.02, 0.06))
+        return f"S{request.start}-{request.upto}"
+
+    compactor = Compactor(summarizer, limit=12, trigger=9, keep=3)
+    store = open_store(spec)
+    barrier.wait(timeout=60)
+    written = lost = 0
+    while not stop.is_set():
+        if is_async(store):
+            done = store._run(compactor.acompact(store.inner, thread_id, force=True))
+        else:
+            done = compactor.compact(store, thread_id, force=True)
+        written, lost = written + len(done.written), lost + (done.conflict is not None)
+    reports.send((written, lost))
+    store.close()
+
+
 def say(line: str) -> None:
     sys.stdout.write(line + "\n")
     sys.stdout.flush()

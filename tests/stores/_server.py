@@ -3,8 +3,9 @@
 Started by ``scripts/postgres.sh start`` (the throwaway server the other tests use, on a free port, run as
 an unprivileged user when we are root), then driven with its own ``pg_ctl``: ``crash()`` is ``pg_ctl -m
 immediate stop`` (every server process quits at once, without a checkpoint, as on a power cut of the
-server alone), ``start()`` starts it again on the same port with the same options, and it recovers from
-its WAL. ``stop()`` hands it back to ``scripts/postgres.sh stop``.
+server alone), ``shut_down()`` is ``pg_ctl -m fast stop`` (the first half of a restart), ``start()``
+starts it again on the same port with the same options, and it recovers from its WAL. ``stop()`` hands it
+back to ``scripts/postgres.sh stop``.
 """
 
 from __future__ import annotations
@@ -73,6 +74,11 @@ class Server:
     def crash(self) -> None:
         """Stop the server in immediate mode: its processes quit at once, connections drop mid-statement."""
         self._pg_ctl("-m", "immediate", "-w", "stop")
+
+    def shut_down(self) -> None:
+        """Stop the server in fast mode, as a restart does: it ends every session (sending each client a
+        FATAL message), then shuts down cleanly."""
+        self._pg_ctl("-m", "fast", "-w", "stop")
 
     def start(self) -> None:
         """Start it again, on the same port, once it has recovered and accepts connections."""

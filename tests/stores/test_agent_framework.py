@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from messages import AIMessage, ToolCall, ToolMessage, UserMessage
+from messages import AIMessage, InvalidArgumentError, LocalThread, ToolCall, ToolMessage, UserMessage
 from messages.context import BufferedContext, HeadAndTailContext
 from messages.testing import StandInServer, scripted
-from tests.stores._backends import Spec, open_async_store, open_store
+from tests.stores._backends import Spec, open_async_store, open_store, write_lock_held
 
 af = pytest.importorskip("agent_framework")
 from agent_framework import (  # noqa: E402
@@ -218,10 +218,43 @@ def test_concurrent_saves_of_one_session_lose_nothing(backend, make_spec):
 
 def test_a_session_without_an_id_is_refused_naming_what_to_do(make_spec):
     async def body(store):
-        with pytest.raises(ValueError, match="run the agent with a session"):
+        with pytest.raises(InvalidArgumentError, match="run the agent with a session") as caught:
             await ThreadStoreHistoryProvider(store).get_messages(None)
+        assert caught.value.argument == "session_id"
 
     with_store(make_spec("memory"), body)
+
+
+@pytest.mark.parametrize("not_a_store", [None, "chats.sqlite", LocalThread()])
+def test_an_object_that_is_no_store_is_refused_naming_the_stores_to_give(not_a_store):
+    with pytest.raises(InvalidArgumentError, match="store is a ThreadStore or an AsyncThreadStore") as caught:
+        ThreadStoreHistoryProvider(not_a_store)
+    assert caught.value.argument == "store"
+
+
+def test_a_cancelled_run_s_append_to_a_sync_store_ends_before_the_cancellation_goes_on(make_spec):
+    # A sync store's calls run in a worker thread; cancelled while one is under way (here, waiting for
+    # the SQLite write lock another connection holds), the call runs to its end first, as an async store's
+    # would: with asyncio.to_thread it went on, and wrote, after the CancelledError.
+    spec = make_spec("sqlite")
+    store = open_store(spec)
+    store.create_thread("s")
+    provider = ThreadStoreHistoryProvider(store)
+
+    async def run() -> None:
+        with write_lock_held(spec, "s") as release:
+            saving = asyncio.create_task(provider.save_messages("s", [Message("user", ["hi"])]))
+            await asyncio.sleep(0.2)  # the append waits for the lock
+            saving.cancel()
+            await asyncio.sleep(0.3)
+            assert not saving.done()
+            release()
+            with pytest.raises(asyncio.CancelledError):
+                await saving
+        assert [message.content for message in store.messages("s")] == ["hi"]
+
+    asyncio.run(run())
+    store.close()
 
 
 def test_a_message_this_package_cannot_hold_is_refused_before_anything_is_written(make_spec):
@@ -604,15 +637,15 @@ def test_a_window_is_given_as_a_window_or_a_function_that_makes_one_and_anything
             (50, "got 50"),
             (lambda: [UserMessage(content="x")], "makes a list"),
         ]:
-            with pytest.raises(TypeError, match=f"^window must be a window of messages.context .*{said}"):
+            with pytest.raises(InvalidArgumentError, match=f"window must be a window of messages.context .*{said}"):
                 ThreadStoreHistoryProvider(store, window=wrong)
 
     with_store(make_spec("memory"), body)
 
 
-def test_a_run_without_a_session_leaves_a_thread_of_its_own_that_the_readme_says_how_to_clean_up(make_spec):
+def test_a_run_without_a_session_leaves_a_thread_of_its_own_that_the_guide_says_how_to_clean_up(make_spec):
     # Agent Framework makes a session for such a run alone and forgets it: its turn is stored under that
-    # session's id, which nobody holds (the README's "Inside Agent Framework" says so, and how to clean up).
+    # session's id, which nobody holds (the guide's "Inside Agent Framework" says so, and how to clean up).
     async def body(store):
         with StandInServer(scripted(AIMessage(content="a"), AIMessage(content="b"))) as server:
             agent = agent_on(server, ThreadStoreHistoryProvider(store))

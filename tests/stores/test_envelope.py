@@ -15,6 +15,7 @@ import pytest
 from messages import (
     AIMessage,
     CorruptDataError,
+    InvalidArgumentError,
     LocalThread,
     MessageExistsError,
     MessageRecord,
@@ -28,6 +29,7 @@ from messages import (
 from messages.context import BufferedContext
 from messages.stores import postgres as postgres_module
 from messages.stores import sqlite as sqlite_module
+from messages.stores._codec import MAX_METADATA_DEPTH
 from tests.stores._backends import open_store, raw_rows
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -103,27 +105,77 @@ def test_skip_existing_adds_only_the_ids_the_thread_does_not_hold(store):
         store.append(thread_id, TURN, ids=ids)
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        ({"ids": ["a"]}, r"ids pairs one id \(or None\) with each message: 2 message\(s\), 1 id"),
-        ({"ids": "ab"}, "a string"),
-        ({"ids": ["a", "a"]}, "message 1 has the id 'a', as message 0 of the same append"),
-        ({"ids": ["a", ""]}, "message 1: a message id cannot be empty"),
-        ({"ids": ["a", 7]}, "message 1: a message id is a string, not a int"),
-        ({"ids": ["a", "x\ud800"]}, "message 1: a message id must be valid Unicode"),
-        ({"metadata": [{}, {"score": float("nan")}]}, r"metadata of message 1\['score'\] holds nan"),
-        ({"metadata": [{}, {1: "x"}]}, "metadata of message 1 has the key 1, a int"),
-        ({"metadata": [{"when": object()}, None]}, r"metadata of message 0\['when'\] holds a object"),
-        ({"metadata": [{}]}, r"2 message\(s\), 1 metadata"),
-        ({"metadata": [[1], None]}, "metadata of message 0 is a list, not a JSON object"),
-    ],
-)
-def test_a_bad_envelope_is_refused_by_name_before_anything_is_written(store, kwargs, match):
+def nested(depth: int) -> dict:
+    """Metadata ``depth`` levels deep: ``{"k": {"k": ... {}}}``."""
+    value: dict = {}
+    for _ in range(depth - 1):
+        value = {"k": value}
+    return value
+
+
+BAD_ENVELOPES = [
+    (
+        {"ids": ["a"]},
+        "ids",
+        None,
+        r"ids pairs one id \(or None\) with each message: 2 message\(s\), 1 given",
+    ),
+    ({"ids": "ab"}, "ids", None, r"ids is a list with one id \(or None\) per message, not a str"),
+    ({"ids": object()}, "ids", None, "ids is a list with one id .* not a object"),
+    (
+        {"ids": ["a", "a"]},
+        "ids",
+        1,
+        r"ids\[1\] is 'a', as ids\[0\] is: .* give each message of the batch its own",
+    ),
+    ({"ids": ["a", ""]}, "ids", 1, r"ids\[1\] is not a usable id: a message id cannot be empty"),
+    ({"ids": ["a", 7]}, "ids", 1, r"ids\[1\] is not a usable id: a message id is a string, not a int"),
+    (
+        {"ids": ["a", "x\ud800"]},
+        "ids",
+        1,
+        r"ids\[1\] is not a usable id: a message id must be valid Unicode",
+    ),
+    ({"metadata": [{}, {"score": float("nan")}]}, "metadata", 1, r"metadata\[1\]\['score'\] holds nan"),
+    ({"metadata": {"score": float("inf")}}, "metadata", None, r"metadata\['score'\] holds inf"),
+    ({"metadata": [{}, {1: "x"}]}, "metadata", 1, r"metadata\[1\] has the key 1, a int"),
+    ({"metadata": [{"when": object()}, None]}, "metadata", 0, r"metadata\[0\]\['when'\] holds a object"),
+    ({"metadata": [{}]}, "metadata", None, r"2 message\(s\), 1 given; give one per message"),
+    ({"metadata": [[1], None]}, "metadata", 0, r"metadata\[0\] is a list, not a JSON object"),
+    (
+        {"metadata": "ab"},
+        "metadata",
+        None,
+        "metadata is a list with one JSON object .* for all, not a str",
+    ),
+    ({"metadata": object()}, "metadata", None, "metadata is a list with one JSON object .* not a object"),
+    ({"metadata": nested(65)}, "metadata", None, "nests deeper than 64 levels.*MAX_METADATA_DEPTH"),
+    ({"metadata": nested(100_000)}, "metadata", None, "nests deeper than 64 levels"),
+    ({"skip_existing": "no"}, "skip_existing", None, "skip_existing is True or False, not a str"),
+    ({"skip_existing": 1}, "skip_existing", None, "skip_existing is True or False, not a int"),
+]
+"""(arguments, the argument named, the message index named, what the message says)."""
+
+
+def test_a_bad_envelope_is_refused_by_name_before_anything_is_written(store):
+    # One store for every case (a store per case costs a PostgreSQL schema each).
     thread_id = store.create_thread()
-    with pytest.raises(ValueError, match=match):
-        store.append(thread_id, TURN[:2], **kwargs)
+    for kwargs, argument, index, match in BAD_ENVELOPES:
+        with pytest.raises(InvalidArgumentError, match=match) as caught:
+            store.append(thread_id, TURN[:2], **kwargs)
+        assert (caught.value.argument, caught.value.index) == (argument, index), kwargs
+        assert isinstance(caught.value, ValueError)
+        assert isinstance(caught.value, TypeError)
+        # The same through the thread.
+        with pytest.raises(InvalidArgumentError, match=match):
+            LocalThread(id=thread_id).append(store, TURN[:2], **kwargs)
     assert store.records(thread_id) == []
+
+
+def test_metadata_nested_as_deep_as_the_limit_is_stored_and_read_back(store):
+    thread_id = store.create_thread()
+    store.append(thread_id, TURN[0], metadata=nested(MAX_METADATA_DEPTH))
+    assert store.records(thread_id)[0].metadata == nested(MAX_METADATA_DEPTH)
 
 
 def test_records_and_roles_of_a_remote_thread_raise_as_messages_does(store):

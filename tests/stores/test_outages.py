@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from messages import NotWrittenError, UserMessage
+from messages import MaybeWrittenError, NotWrittenError, StoreError, UserMessage
 from tests.stores._backends import open_store, raw_rows
 from tests.stores._child import append_through_outages, outage_batch
 from tests.stores._server import Server
@@ -244,3 +244,105 @@ def test_sqlite_file_size_limit_reached_during_appends_from_several_processes(ma
     assert figures["NotWrittenError"] >= CAPS * WORKERS, figures
     assert raw_rows(spec, "PRAGMA integrity_check") == [("ok",)]
     print(f"\nsqlite, {CAPS} caps, {WORKERS} processes: {dict(figures)}")
+
+
+def _burst(store: Any, thread_id: str, tag: str, callers: int) -> list[BaseException]:
+    """``callers`` appends at once, from as many threads (on the async store: as many calls in flight, so
+    the pool keeps as many connections); the errors they raised."""
+    together = threading.Barrier(callers)
+    errors: list[BaseException] = []
+
+    def one(number: int) -> None:
+        together.wait(timeout=30)
+        try:
+            store.append(thread_id, UserMessage(content=f"{tag}:{number}"))
+        except StoreError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(number,)) for number in range(callers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return errors
+
+
+@pytest.mark.postgres
+def test_a_postgres_restart_costs_an_idle_store_no_call_and_each_busy_caller_at_most_the_call_it_had_out(
+    crashable_postgres: Server, api
+):
+    # Before issue 29 the async store failed its next ten calls after a restart, one per pooled connection,
+    # each with MaybeWrittenError although nothing was sent; the sync store failed one per thread.
+    server = crashable_postgres
+    store = open_store({"backend": "postgres", "dsn": server.dsn, "api": api})
+    thread_id = store.create_thread("restarts")
+    callers = 4
+    assert _burst(store, thread_id, "before", callers) == []  # four connections, kept idle
+    idle_failures = []
+    for restart in (server.shut_down, server.crash):  # a restart, and a crash of the server
+        restart()
+        server.start()
+        idle_failures += _burst(store, thread_id, f"after {restart.__name__}", callers)
+    assert idle_failures == [], [repr(error) for error in idle_failures]
+
+    # Busy: four callers append in a loop through a restart; one whose call fails waits for the server.
+    up, stop = threading.Event(), threading.Event()
+    up.set()
+    outcomes: list[list[tuple[str, str, Any]]] = [[] for _ in range(callers)]
+
+    def caller(number: int) -> None:
+        count = 0
+        while not stop.is_set():
+            content = f"busy {number}:{count}"
+            try:
+                outcomes[number].append(
+                    ("ok", content, store.append(thread_id, UserMessage(content=content)))
+                )
+            except StoreError as exc:
+                outcomes[number].append(("error", content, exc))
+                up.wait(60)
+            count += 1
+
+    def oks() -> list[int]:
+        return [sum(kind == "ok" for kind, _, _ in mine) for mine in outcomes]
+
+    def wait_for_oks(more: int) -> None:
+        target = [count + more for count in oks()]
+        deadline = time.monotonic() + 60
+        while any(have < want for have, want in zip(oks(), target, strict=True)):
+            assert time.monotonic() < deadline, f"the callers did not go on: {oks()} of {target}"
+            time.sleep(0.01)
+
+    threads = [threading.Thread(target=caller, args=(number,)) for number in range(callers)]
+    for thread in threads:
+        thread.start()
+    wait_for_oks(3)
+    up.clear()
+    server.shut_down()
+    server.start()
+    up.set()
+    wait_for_oks(3)
+    stop.set()
+    for thread in threads:
+        thread.join(60)
+
+    stored = [message.content for message in store.messages(thread_id)]
+    figures: Counter[str] = Counter()
+    for mine in outcomes:
+        failed = [error for kind, _, error in mine if kind == "error"]
+        assert len(failed) <= 1, f"a caller failed {len(failed)} calls: {failed}"
+        for kind, content, detail in mine:
+            if kind == "ok":
+                assert stored.count(content) == 1
+                assert stored.index(content) == detail.start
+            else:
+                figures[type(detail).__name__] += 1
+                assert isinstance(detail, (NotWrittenError, MaybeWrittenError)), repr(detail)
+                assert (detail.operation, detail.thread_id) == ("append", thread_id)
+                if isinstance(detail, NotWrittenError):
+                    assert content not in stored
+                else:
+                    figures["MaybeWrittenError stored"] += content in stored
+    figures["acknowledged"] = sum(oks())
+    store.close()
+    print(f"\npostgres {api}, a restart under 4 busy callers: {dict(figures)}")

@@ -35,10 +35,13 @@ from tests.stores._child import (
     SECOND_PART,
     append_loop,
     append_n,
+    append_turns,
     batch,
+    compact_until,
     open_once,
     replay_turns,
     replayed_turn,
+    turn,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -311,3 +314,90 @@ def test_processes_opening_a_new_store_at_once_build_its_schema_once(durable_bac
     names = [name for (name,) in raw_rows(spec, "SELECT name FROM thread_store_migrations ORDER BY name")]
     module = sqlite_module if durable_backend.startswith("sqlite") else postgres_module
     assert names == sorted(step.name for step in module.MIGRATIONS)
+
+
+def drain(receiver) -> list:
+    """Everything a child sent before its end of the pipe closed (it exited or was killed)."""
+    got = []
+    while True:
+        try:
+            got.append(receiver.recv())
+        except EOFError:
+            return got
+
+
+def test_four_processes_compacting_one_thread_beside_appenders_some_killed_store_one_checkpoint_per_base(
+    durable_backend, make_spec, processes
+):
+    spec = make_spec(durable_backend)
+    store = open_store(spec)
+    thread_id = store.create_thread()
+    store.append(thread_id, [SystemMessage(content="Be brief."), *(m for n in range(10) for m in turn(9, n))])
+    barrier = processes.Barrier(6)
+    stop = processes.Event()
+    pipes, children = [], []
+    for number in range(6):
+        receiver, sender = processes.Pipe(duplex=False)
+        child_spec, _ = named_connections(spec, f"compaction-{os.getpid()}-{number}")
+        if number < 4:
+            args = (child_spec, thread_id, barrier, stop, sender)
+            child = processes.Process(target=compact_until, args=args, name=f"compactor {number}")
+        else:
+            args = (child_spec, thread_id, number, barrier, sender)
+            child = processes.Process(target=append_turns, args=args, name=f"appender {number}")
+        child.start()
+        sender.close()
+        pipes.append(receiver)
+        children.append(child)
+    rng = random.Random(CRASH_SEED)
+    time.sleep(rng.uniform(0.5, 0.8))
+    for victim in (children[0], children[4]):  # a compactor and an appender, mid-work
+        victim.kill()
+        time.sleep(rng.uniform(0.1, 0.3))
+    time.sleep(0.6)
+    stop.set()
+    children[5].kill()
+    for child in children:
+        child.join(60)
+    assert [child.exitcode for child in children] == [
+        -signal.SIGKILL,
+        0,
+        0,
+        0,
+        -signal.SIGKILL,
+        -signal.SIGKILL,
+    ]
+    reports = [drain(pipe) for pipe in pipes]
+    for number in range(6):
+        if spec["backend"] == "postgres":
+            server_done_with(spec, f"compaction-{os.getpid()}-{number}")
+
+    with open_store(spec) as reopened:
+        chain = reopened.checkpoints(thread_id)
+        messages = reopened.messages(thread_id)
+    # One checkpoint per base: a chain, each on the one before, none beside it.
+    rows = raw_rows(
+        spec,
+        "SELECT count(*), count(DISTINCT coalesce(base, '')) FROM thread_store_checkpoints "
+        "WHERE thread_id = ?",
+        (thread_id,),
+    )
+    assert rows == [(len(chain), len(chain))]
+    for previous, checkpoint in zip([None, *chain], chain, strict=False):
+        assert checkpoint.base == (previous.id if previous else None)
+        assert checkpoint.upto > (previous.upto if previous else 1)
+        assert checkpoint.upto <= len(messages)
+    outcomes = [report for compactor in reports[1:4] for report in compactor]
+    written = sum(count for count, _ in outcomes)
+    conflicts = sum(lost for _, lost in outcomes)
+    assert len(chain) >= written  # the killed compactor's writes, if any, are in the chain too
+    assert conflicts > 0, "the compactors never raced: the test proved nothing"
+    # Every acknowledged append is there, whole, in order: compaction lost none of them.
+    contents = [m.content for m in messages]
+    for worker in (4, 5):
+        acked = reports[worker]
+        assert acked == list(range(len(acked)))
+        mine = [c for c in contents if isinstance(c, str) and c.startswith(f"w{worker}:")]
+        assert mine[: 2 * len(acked)] == [m.content for n in acked for m in turn(worker, n)]
+        assert len(mine) <= 2 * (len(acked) + 1)  # at most the one in flight when it was killed
+    print(f"\n{durable_backend}: {len(chain)} checkpoints, {conflicts} conflicts, {len(messages)} messages")

@@ -13,8 +13,8 @@ name                              what
 ================================  =====================================================================
 
 Use it where Agent Framework takes its own: ``Agent(client=..., context_providers=[
-ThreadStoreHistoryProvider(SQLiteThreadStore("history.db"))])``. The README's "Inside Agent Framework" says
-why, and ``examples/agent_framework_agent.py`` runs one offline.
+ThreadStoreHistoryProvider(SQLiteThreadStore("history.db"))])``. The guide's page
+docs/guide/agent-framework.md says why, and ``examples/agent_framework_agent.py`` runs one offline.
 
 Importing this subpackage imports agent-framework-core (and raises ``ImportError`` with the pip command when
 it is missing); ``import messages`` never does.

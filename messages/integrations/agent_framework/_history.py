@@ -23,8 +23,16 @@ dropped atomically, even when several processes replay the same turn at once; a 
 ids is recognised by their content, within one process (a lock per session), as Agent Framework's own
 providers do.
 
-A sync store's calls run in a worker thread (``asyncio.to_thread``), as Agent Framework's
-``FileHistoryProvider`` runs its file I/O; an async store's are awaited.
+A sync store's calls run in a worker thread (``messages.stores.base.in_worker``, ``asyncio.to_thread``
+settled: a cancelled run's call either never starts or ends before the cancellation goes on), as Agent
+Framework's ``FileHistoryProvider`` runs its file I/O; an async store's are awaited.
+
+With a ``compactor`` (``messages.compaction.Compactor``), each run loads the compactor's window (the
+instructions, the session's newest summary checkpoint, the newest exchanges after it that fit) and, once
+the run's messages are stored, compacts the session's thread when that window is over its trigger: the
+summary is a checkpoint in the store beside the messages, none of which is rewritten (Agent Framework's
+``CompactionProvider`` marks messages ``_excluded`` in the in-memory provider's state and inserts its
+summary as an assistant message among them).
 """
 
 from __future__ import annotations
@@ -42,18 +50,21 @@ from agent_framework._sessions import get_message_identity, is_local_history_con
 from pydantic import BaseModel
 
 from messages._window import read_async
+from messages.compaction import Compactor
 from messages.context import ChatCompletionContext
 from messages.convert.agent_framework import AgentFrameworkEnvelope, from_agent_framework, to_agent_framework
 from messages.errors import (
     ConversionError,
     CorruptDataError,
+    InvalidArgumentError,
     ThreadExistsError,
     ThreadKindError,
     ThreadNotFoundError,
 )
 from messages.integrations.agent_framework._replay import Entry, already_stored
 from messages.models import Message, ToolMessage
-from messages.stores import AsyncThreadStore, MessageRecord, ThreadInfo, ThreadStore
+from messages.stores import AsyncThreadStore, Checkpoint, MessageRecord, ThreadInfo, ThreadStore
+from messages.stores.base import in_worker
 from messages.threads import LocalThread, RemoteThread
 
 __all__ = ["ThreadStoreHistoryProvider"]
@@ -74,7 +85,8 @@ WindowFactory = Callable[[], ChatCompletionContext]
 
 def _window_factory(window: ChatCompletionContext | WindowFactory | None) -> WindowFactory | None:
     """``window`` as a factory of fresh windows: a window is copied empty for each read; a factory is
-    called once here to check what it makes. ``TypeError`` naming ``window`` for anything else."""
+    called once here to check what it makes. ``InvalidArgumentError`` naming ``window`` for anything
+    else."""
     if window is None:
         return None
     if isinstance(window, ChatCompletionContext):
@@ -82,20 +94,25 @@ def _window_factory(window: ChatCompletionContext | WindowFactory | None) -> Win
         template.clear()
         return lambda: copy.deepcopy(template)
     what = (
-        "window must be a window of messages.context (BufferedContext(buffer_size=50), ...) or a function "
-        "that makes one and takes no argument (lambda: BufferedContext(buffer_size=50))"
+        "ThreadStoreHistoryProvider(): window must be a window of messages.context "
+        "(BufferedContext(buffer_size=50), ...) or a function that makes one and takes no argument "
+        "(lambda: BufferedContext(buffer_size=50))"
     )
     if not callable(window):
-        raise TypeError(f"{what}; got {window!r}")
+        raise InvalidArgumentError(f"{what}; got {window!r}", argument="window")
     try:
         inspect.signature(window).bind()
     except TypeError:
-        raise TypeError(f"{what}; got {window!r}, which needs arguments") from None
+        raise InvalidArgumentError(
+            f"{what}; got {window!r}, which needs arguments", argument="window"
+        ) from None
     except ValueError:
         pass  # no signature to read (a builtin): calling it says the rest
     made = window()
     if not isinstance(made, ChatCompletionContext):
-        raise TypeError(f"{what}; got a function that makes a {type(made).__name__}")
+        raise InvalidArgumentError(
+            f"{what}; got a function that makes a {type(made).__name__}", argument="window"
+        )
     return window
 
 
@@ -108,8 +125,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     for each run; or a function that makes one, ``lambda: BufferedContext(buffer_size=50)``), each run
     loads only what the window keeps, and the store reads only that (``LocalThread.read``): a turn costs
     what the window keeps, not what the thread holds. The other arguments are Agent Framework's
-    (``HistoryProvider``, ``InMemoryHistoryProvider``). ``TypeError`` naming the argument for a wrong
-    ``store`` or ``window``.
+    (``HistoryProvider``, ``InMemoryHistoryProvider``).
+
+    Raises:
+        InvalidArgumentError: ``store`` is not a thread store of this package (a ``ThreadStore`` or an
+            ``AsyncThreadStore``), or ``window`` neither a window of ``messages.context`` nor a function
+            without arguments that makes one (the argument named).
     """
 
     DEFAULT_SOURCE_ID: ClassVar[str] = "thread_store"
@@ -120,6 +141,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         source_id: str | None = None,
         *,
         window: ChatCompletionContext | WindowFactory | None = None,
+        compactor: Compactor | None = None,
         load_messages: bool = True,
         store_inputs: bool = True,
         store_context_messages: bool = False,
@@ -128,9 +150,11 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         skip_excluded: bool = False,
     ) -> None:
         if not isinstance(store, ThreadStore | AsyncThreadStore):
-            raise TypeError(
-                f"store must be a ThreadStore or an AsyncThreadStore of messages.stores, not a "
-                f"{type(store).__name__}"
+            raise InvalidArgumentError(
+                f"ThreadStoreHistoryProvider(): store is a ThreadStore or an AsyncThreadStore of "
+                f"messages.stores (SQLiteThreadStore, AsyncPostgresThreadStore, ...), not a "
+                f"{type(store).__name__}",
+                argument="store",
             )
         super().__init__(
             source_id=source_id or self.DEFAULT_SOURCE_ID,
@@ -142,7 +166,10 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         )
         self.store = store
         """Where the sessions' threads are."""
-        self.window = _window_factory(window)
+        self.compactor = compactor
+        """Compacts each session's thread after a run when its window is over the trigger (``None``:
+        never); its window is the one each run loads, unless ``window`` is given."""
+        self.window = _window_factory(window) if window is not None or compactor is None else compactor.window
         """Makes the window each run loads (``None``: the whole history)."""
         self.skip_excluded = skip_excluded
         """Leave out of what is loaded the messages whose ``additional_properties["_excluded"]`` is true
@@ -162,7 +189,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         state: dict[str, Any],
     ) -> None:
         """Load the session's history into the context; nothing for a session whose history the service
-        keeps."""
+        keeps.
+
+        Raises:
+            ValueError: the run has no session id (run the agent with a session).
+            StoreError: the store failed to read the session's thread.
+        """
         if context.service_session_id is not None:
             return
         await super().before_run(agent=agent, session=session, context=context, state=state)
@@ -176,7 +208,15 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         state: dict[str, Any],
     ) -> None:
         """Store the run's messages, then the session's state; for a session whose history the service
-        keeps, its id instead of the messages (a ``RemoteThread``)."""
+        keeps, its id instead of the messages (a ``RemoteThread``).
+
+        Raises:
+            ValueError: the run has no session id (run the agent with a session).
+            ConversionError: a message of the run holds a value that is not JSON (nothing of the run is
+                stored), or the session's state holds a value Agent Framework cannot serialize (named; the
+                run's messages are stored).
+            StoreError: the store failed (a ``BackendError`` says whether the write may be in it).
+        """
         service = _service_id(session, context)
         kept: dict[str, Any] = {}
         if service is None:
@@ -190,6 +230,8 @@ class ThreadStoreHistoryProvider(HistoryProvider):
                 await super().after_run(agent=agent, session=session, context=context, state=state)
                 kept["service_session_id"] = _json_id(service)
         await self._save_session(session, kept)
+        if service is None and self.compactor is not None and session is not None:
+            await self._compact(_thread_id(session.session_id))
 
     async def _save_session(self, session: AgentSession, kept: dict[str, Any]) -> None:
         """Keep the session's state (and ``kept``) in its thread's context state, when they changed."""
@@ -225,7 +267,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         self, session_id: str | None, *, state: dict[str, Any] | None = None, **kwargs: Any
     ) -> list[AFMessage]:
         """The session's stored messages (what the window keeps of them, with a window); none for a session
-        without a thread, or whose history the service keeps."""
+        without a thread, or whose history the service keeps.
+
+        Raises:
+            ValueError: ``session_id`` is None (run the agent with a session).
+            StoreError: the store failed to read the thread.
+        """
         thread_id = _thread_id(session_id)
         kept: list[tuple[Message, MessageRecord | None]]
         try:
@@ -251,7 +298,14 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         **kwargs: Any,
     ) -> None:
         """Append to the session's thread the messages it does not hold yet (see the module docstring);
-        ``ConversionError``, before anything is written, for a message this package cannot hold."""
+        ``ConversionError``, before anything is written, for a message this package cannot hold.
+
+        Raises:
+            ValueError: ``session_id`` is None (run the agent with a session).
+            ConversionError: a message holds content this package cannot store (its type named); nothing is
+                stored.
+            StoreError: the store failed (a ``BackendError`` says whether the write may be in it).
+        """
         if not messages:
             return
         thread_id = _thread_id(session_id)
@@ -270,7 +324,11 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     async def load_session(self, session_id: str) -> AgentSession | None:
         """The Agent Framework session kept under ``session_id``, with its ``state`` as the last run left it
         and its ``service_session_id`` when the service keeps its history, for another process to go on
-        with; ``None`` when there is none."""
+        with; ``None`` when there is none.
+
+        Raises:
+            StoreError: the store failed to read it.
+        """
         try:
             thread = await self._load_thread(_thread_id(session_id))
         except ThreadNotFoundError:
@@ -294,24 +352,30 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     async def _records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.records(thread_id, start, stop)
-        return await asyncio.to_thread(self.store.records, thread_id, start, stop)
+        return await in_worker(self.store.records, thread_id, start, stop)
 
     async def _roles(self, thread_id: str, start: int, stop: int | None) -> list[str]:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.roles(thread_id, start, stop)
-        return await asyncio.to_thread(self.store.roles, thread_id, start, stop)
+        return await in_worker(self.store.roles, thread_id, start, stop)
+
+    async def _store_call(self, method: str, *args: Any) -> Any:
+        bound = getattr(self.store, method)
+        if isinstance(self.store, AsyncThreadStore):
+            return await bound(*args)
+        return await in_worker(bound, *args)
 
     async def _thread_info(self, thread_id: str) -> ThreadInfo:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.thread_info(thread_id)
-        return await asyncio.to_thread(self.store.thread_info, thread_id)
+        return await in_worker(self.store.thread_info, thread_id)
 
     async def _create_thread(self, thread_id: str) -> None:
         try:
             if isinstance(self.store, AsyncThreadStore):
                 await self.store.create_thread(thread_id)
             else:
-                await asyncio.to_thread(self.store.create_thread, thread_id)
+                await in_worker(self.store.create_thread, thread_id)
         except ThreadExistsError:
             pass  # another process made it first
 
@@ -325,20 +389,32 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         if isinstance(self.store, AsyncThreadStore):
             await self.store.append(thread_id, rows, ids=ids, metadata=metadata, skip_existing=True)
         else:
-            await asyncio.to_thread(
+            await in_worker(
                 self.store.append, thread_id, rows, ids=ids, metadata=metadata, skip_existing=True
             )
+
+    async def _compact(self, thread_id: str) -> None:
+        """Compact the session's thread if it is due (``compactor``); a race lost to another process is
+        no error: its checkpoint stands."""
+        assert self.compactor is not None
+        try:
+            if isinstance(self.store, AsyncThreadStore):
+                await self.compactor.acompact(self.store, thread_id)
+            else:
+                await in_worker(self.compactor.compact, self.store, thread_id)
+        except ThreadNotFoundError:
+            return
 
     async def _load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
         if isinstance(self.store, AsyncThreadStore):
             return await self.store.load_thread(thread_id)
-        return await asyncio.to_thread(self.store.load_thread, thread_id)
+        return await in_worker(self.store.load_thread, thread_id)
 
     async def _save_thread(self, thread: LocalThread | RemoteThread) -> None:
         if isinstance(self.store, AsyncThreadStore):
             await self.store.save_thread(thread)
         else:
-            await asyncio.to_thread(self.store.save_thread, thread)
+            await in_worker(self.store.save_thread, thread)
 
     # -- reading and saving -------------------------------------------------------------------------------
 
@@ -401,6 +477,15 @@ class _RecordReader:
     async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
         return await self._provider._roles(thread_id, start, stop)
 
+    async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
+        return await self._provider._store_call("latest_checkpoint", thread_id)  # type: ignore[no-any-return]
+
+    async def token_counts(self, thread_id: str, counter: str, start: int, stop: int) -> list[int | None]:
+        return await self._provider._store_call("token_counts", thread_id, counter, start, stop)  # type: ignore[no-any-return]
+
+    async def save_token_counts(self, thread_id: str, counter: str, counts: dict[int, int]) -> None:
+        await self._provider._store_call("save_token_counts", thread_id, counter, counts)
+
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         got = await self._provider._records(thread_id, start, stop)
         self.records.update((id(record.message), record) for record in got)
@@ -449,9 +534,10 @@ def _unstorable(thread_id: str, path: str, what: str) -> ConversionError:
 
 def _thread_id(session_id: str | None) -> str:
     if session_id is None:
-        raise ValueError(
+        raise InvalidArgumentError(
             "ThreadStoreHistoryProvider keeps each session's history under its session id, and got none: "
-            "run the agent with a session (agent.create_session(), or AgentSession(session_id=...))"
+            "run the agent with a session (agent.create_session(), or AgentSession(session_id=...))",
+            argument="session_id",
         )
     return session_id
 

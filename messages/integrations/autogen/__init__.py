@@ -8,14 +8,17 @@ name                                       what
 ``BufferedChatCompletionContext``          names, arguments, configuration and state format, choosing
 ``HeadAndTailChatCompletionContext``       their window by the rules of ``messages.context``: no tool
 ``TokenLimitedChatCompletionContext``      call is ever cut from its result (``_contexts``)
+``CompactingChatCompletionContext``        a model context over a thread of this package's stores,
+                                           compacted into its summary checkpoints
+                                           (``messages.compaction``; ``_compacting``)
 ``LiteLLMChatCompletionClient``            an AutoGen ``ChatCompletionClient`` on ``litellm.acompletion``,
                                            every request passed through the provider's profile
                                            (``_client``)
 =========================================  =============================================================
 
 Use them where AutoGen takes its own: ``AssistantAgent(..., model_client=LiteLLMChatCompletionClient(
-"gemini/gemini-2.5-flash"), model_context=BufferedChatCompletionContext(buffer_size=20))``. The README's
-"Inside AutoGen" says why, and ``examples/autogen_agent.py`` runs one offline.
+"gemini/gemini-2.5-flash"), model_context=BufferedChatCompletionContext(buffer_size=20))``. The guide's
+page docs/guide/autogen.md says why, and ``examples/autogen_agent.py`` runs one offline.
 
 Importing this subpackage imports autogen-core (and raises ``ImportError`` with the pip command when it is
 missing); ``import messages`` never does. litellm is imported on first use.
@@ -32,6 +35,10 @@ from messages.integrations.autogen._client import (
     LiteLLMChatCompletionClient,
     LiteLLMChatCompletionClientConfig,
 )
+from messages.integrations.autogen._compacting import (
+    CompactingChatCompletionContext,
+    CompactingChatCompletionContextConfig,
+)
 from messages.integrations.autogen._contexts import (
     BufferedChatCompletionContext,
     BufferedChatCompletionContextConfig,
@@ -47,6 +54,8 @@ from messages.integrations.autogen._contexts import (
 __all__ = [
     "BufferedChatCompletionContext",
     "BufferedChatCompletionContextConfig",
+    "CompactingChatCompletionContext",
+    "CompactingChatCompletionContextConfig",
     "HeadAndTailChatCompletionContext",
     "HeadAndTailChatCompletionContextConfig",
     "LiteLLMChatCompletionClient",

@@ -223,6 +223,11 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
     for structured output), ``extra_create_args`` (more litellm arguments for this call) and a
     ``cancellation_token`` that cancels the request. ``create_stream`` yields the reply's text as it
     arrives, then the ``CreateResult``.
+
+    Raises:
+        TypeError: ``completion_args`` sets what the client sets itself (``model``, ``messages``, ``tools``,
+            ``stream``...).
+        ValueError: no ``model_info`` is given and litellm's model map does not know the model.
     """
 
     component_type = "model"
@@ -299,7 +304,18 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         extra_create_args: Mapping[str, Any] = {},
         cancellation_token: CancellationToken | None = None,
     ) -> CreateResult:
-        """One reply of the model to ``messages`` (see the class docstring)."""
+        """One reply of the model to ``messages`` (see the class docstring).
+
+        Raises:
+            ConversionError: a message that cannot be converted (the message index and the field named).
+            UnfixableError: what the provider cannot take and its profile cannot fix, before the request
+                (unless ``on_unfixable="send"``).
+            ReplyError: a reply that cannot be read as an assistant message.
+            ValueError: ``json_output`` asks for JSON output the model does not support, or is neither a bool
+                nor a Pydantic model class; ``extra_create_args`` sets what the client sets.
+            Exception: what ``litellm.acompletion`` raises (litellm's own errors: authentication, rate limits,
+                the provider's 400).
+        """
         import litellm
 
         request = self._request(messages, tools, tool_choice, json_output, extra_create_args)
@@ -325,7 +341,16 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         extra_create_args: Mapping[str, Any] = {},
         cancellation_token: CancellationToken | None = None,
     ) -> AsyncGenerator[str | CreateResult, None]:
-        """The reply's text as it arrives, then the whole reply as a ``CreateResult``."""
+        """The reply's text as it arrives, then the whole reply as a ``CreateResult``.
+
+        Raises:
+            ConversionError: a message that cannot be converted (the message index and the field named).
+            UnfixableError: what the provider cannot take and its profile cannot fix, before the request
+                (unless ``on_unfixable="send"``).
+            ReplyError: chunks that cannot be assembled into an assistant message.
+            Exception: what ``litellm.acompletion`` raises (litellm's own errors: authentication, rate limits,
+                the provider's 400).
+        """
         import litellm
 
         request = self._request(messages, tools, tool_choice, json_output, extra_create_args)
@@ -365,20 +390,34 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         self._actual = _add(self._actual, usage)
 
     async def close(self) -> None:
-        """Nothing to close: litellm keeps its HTTP clients."""
+        """Nothing to close: litellm keeps its HTTP clients.
+
+        Raises nothing.
+        """
 
     def actual_usage(self) -> RequestUsage:
-        """The tokens of the requests this client sent."""
+        """The tokens of the requests this client sent.
+
+        Raises nothing.
+        """
         return self._actual
 
     def total_usage(self) -> RequestUsage:
-        """The tokens of every request this client made."""
+        """The tokens of every request this client made.
+
+        Raises nothing.
+        """
         return self._total
 
     # -- tokens and capabilities --------------------------------------------------------------------------
 
     def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        """The tokens of a request with ``messages`` and ``tools``, by litellm's tokenizer for the model."""
+        """The tokens of a request with ``messages`` and ``tools``, by litellm's tokenizer for the model.
+
+        Raises:
+            ConversionError: a message AutoGen holds that this package cannot convert (the message index
+                named).
+        """
         return self._tokens.count(messages, tools)
 
     def remaining_tokens(
@@ -387,7 +426,11 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         *,
         tools: Sequence[Tool | ToolSchema] = [],
     ) -> int:
-        """What the model's input window leaves after ``messages`` and ``tools`` (below 0: over it)."""
+        """What the model's input window leaves after ``messages`` and ``tools`` (below 0: over it).
+
+        Raises:
+            ConversionError: a message that cannot be converted (the message index named).
+        """
         return self.max_input_tokens - self.count_tokens(messages, tools=tools)
 
     @property

@@ -168,7 +168,10 @@ class UnboundedChatCompletionContext(_Window, Component[UnboundedChatCompletionC
     component_provider_override = _PROVIDER + "UnboundedChatCompletionContext"
 
     async def get_messages(self) -> list[LLMMessage]:
-        """Every message of the history, in order, but a leading orphan result."""
+        """Every message of the history, in order, but a leading orphan result.
+
+        Raises nothing.
+        """
         return self._from(0)
 
     def _to_config(self) -> UnboundedChatCompletionContextConfig:
@@ -200,6 +203,10 @@ class BufferedChatCompletionContext(_Window, Component[BufferedChatCompletionCon
     fit (see ``messages.context.BufferedContext``). Reading the window costs O(size of the window), and
     nothing when no message was added since the last read (benchmarks: ``python3 scripts/dev.py bench
     autogen``).
+
+    Raises:
+        TypeError: ``buffer_size`` is not an int.
+        ValueError: ``buffer_size`` is less than 1.
     """
 
     component_config_schema = BufferedChatCompletionContextConfig
@@ -219,7 +226,10 @@ class BufferedChatCompletionContext(_Window, Component[BufferedChatCompletionCon
         self._suffix.reset()
 
     async def get_messages(self) -> list[LLMMessage]:
-        """The leading system messages and the newest whole exchanges of at most ``buffer_size`` messages."""
+        """The leading system messages and the newest whole exchanges of at most ``buffer_size`` messages.
+
+        Raises nothing.
+        """
         self._suffix.sync(self._units, self._buffer_size)
         return self._from(self._suffix.first)
 
@@ -238,7 +248,10 @@ class BufferedChatCompletionContext(_Window, Component[BufferedChatCompletionCon
 
 def skipped_messages_note(count: int) -> UserMessage:
     """The placeholder of ``HeadAndTailChatCompletionContext``: AutoGen's own note ("Skipped 7 messages.",
-    from ``source="System"``), with the count of the messages it stands for."""
+    from ``source="System"``), with the count of the messages it stands for.
+
+    Raises nothing.
+    """
     noun = "message" if count == 1 else "messages"
     return UserMessage(content=f"Skipped {count} {noun}.", source="System")
 
@@ -264,6 +277,10 @@ class HeadAndTailChatCompletionContext(_Window, Component[HeadAndTailChatComplet
     messages between head and tail), and the newest whole exchanges within ``tail_size``. AutoGen's own
     class says ``len(history) - head_size - tail_size``, which is wrong whenever it trims the head or the
     tail so as not to split a call from its result. ``head_size`` may be 0 (AutoGen's must be at least 1).
+
+    Raises:
+        TypeError: ``head_size`` or ``tail_size`` is not an int.
+        ValueError: ``head_size`` or ``tail_size`` is negative.
     """
 
     component_config_schema = HeadAndTailChatCompletionContextConfig
@@ -291,7 +308,10 @@ class HeadAndTailChatCompletionContext(_Window, Component[HeadAndTailChatComplet
         self._suffix.reset()
 
     async def get_messages(self) -> list[LLMMessage]:
-        """The leading system messages, the head, the placeholder and the tail (see the class docstring)."""
+        """The leading system messages, the head, the placeholder and the tail (see the class docstring).
+
+        Raises nothing.
+        """
         return head_and_tail_window(
             self._messages, self._units, self._suffix, self._head_size, self._tail_size, skipped_messages_note
         )
@@ -342,6 +362,11 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
     it pops. The bound and its exceptions are ``messages.context.TokenLimitedContext``'s: the window exceeds
     the limit only when the system messages and the newest exchange alone do, and ``token_count()`` says
     its size.
+
+    Raises:
+        TypeError: neither or both of ``model_client`` and ``model`` are given, or ``token_limit`` is not an
+            int.
+        ValueError: ``token_limit`` is less than 1.
     """
 
     component_config_schema = TokenLimitedChatCompletionContextConfig
@@ -439,13 +464,23 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
         return self._limit
 
     async def get_messages(self) -> list[LLMMessage]:
-        """The leading system messages and the newest whole exchanges that fit in what the limit leaves."""
+        """The leading system messages and the newest whole exchanges that fit in what the limit leaves.
+
+        Raises:
+            ValueError: no ``token_limit`` was given and neither litellm nor the model client knows the
+                model's input window.
+            ConversionError: a message the token counter cannot read (the message index named).
+        """
         if self._units.starts or self._units.lead:
             self._tokens.sync(self._units, self._ensure_limit())
         return self._from(self._tokens.suffix.first)
 
     def token_count(self) -> int:
-        """The size in tokens of the current window, as counted (0 when the history is empty)."""
+        """The size in tokens of the current window, as counted (0 when the history is empty).
+
+        Raises:
+            ConversionError: a message the token counter cannot read (the message index named).
+        """
         if not self._units.starts and not self._units.lead:
             return 0
         return self._tokens.size(self._units, self._ensure_limit())

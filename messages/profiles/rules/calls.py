@@ -533,7 +533,10 @@ def _call_as_sent(call: Any) -> tuple[Any, Any]:
 
 
 def repeats_a_call(calls: Sequence[Any]) -> bool:
-    """Whether a call of ``calls`` is identical to an earlier one (same tool, equal decoded arguments)."""
+    """Whether a call of ``calls`` is identical to an earlier one (same tool, equal decoded arguments).
+
+    Raises nothing.
+    """
     if len(calls) == 2:  # the commonest case with something to compare
         return _call_as_sent(calls[0]) == _call_as_sent(calls[1])
     seen: list[tuple[Any, Any]] = []
@@ -548,7 +551,10 @@ def repeats_a_call(calls: Sequence[Any]) -> bool:
 def identical_call_groups(calls: Sequence[Any]) -> list[list[int]]:
     """The calls of one turn (by index) in groups with no two identical calls: each call goes to the first
     group without one like it, so the first group holds every first occurrence. One group when no call
-    repeats another."""
+    repeats another.
+
+    Raises nothing.
+    """
     sent = [_call_as_sent(c) for c in calls]
     groups: list[list[int]] = []
     for index, call in enumerate(sent):
@@ -605,6 +611,8 @@ def split_identical_calls(messages: list[Message], made: list[Message] | None = 
     current turn; each turn holds the calls its results answer, in their order in the original turn. Ids,
     arguments and results are kept. The first turn keeps the text and every other key; the turns added
     carry only their calls. A call no result answers joins the first turn that has no call like it.
+
+    Raises nothing.
     """
     if not any(
         m.get("role") == "assistant" and len(_calls(m)) > 1 and repeats_a_call(_calls(m)) for m in messages

@@ -68,7 +68,10 @@ def _has_marks(m: Message) -> bool:
 def cache_marks(m: Message) -> list[tuple[str, int | None]]:
     """Where ``m`` carries a cache breakpoint, in the order litellm writes the blocks: each thinking block
     (``("thinking", i)``), each content part (``("part", i)``), then the message itself
-    (``("message", None)``, which litellm puts on its last block)."""
+    (``("message", None)``, which litellm puts on its last block).
+
+    Raises nothing.
+    """
     found: list[tuple[str, int | None]] = []
     blocks = m.get("thinking_blocks")
     if isinstance(blocks, list):

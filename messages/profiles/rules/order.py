@@ -226,7 +226,10 @@ def _merge_content(first: Any, second: Any) -> Any:
 
 def merge_two(first: Message, second: Message) -> Message:
     """Two consecutive turns of one role as one: texts joined with a blank line (parts concatenated), tool
-    calls in order, reasoning, thinking blocks and refusals of both kept; a ``name`` that differs goes."""
+    calls in order, reasoning, thinking blocks and refusals of both kept; a ``name`` that differs goes.
+
+    Raises nothing.
+    """
     a, b = first.get("content"), second.get("content")
     if len(first) == 2 and len(second) == 2 and type(a) is str and type(b) is str and a and b:
         return {"role": first["role"], "content": f"{a}\n\n{b}"}  # two plain texts: the common case
@@ -277,7 +280,10 @@ def merge_consecutive_roles(
 ) -> list[Message]:
     """Runs of user turns, and runs of assistant turns, merged into one turn each (``merge_two``); the
     list itself when there is none. The merged turns are appended to ``made``; ``at`` (indexes in order)
-    limits where joins are looked for."""
+    limits where joins are looked for.
+
+    Raises nothing.
+    """
     joins = _joins(messages, at)
     if not joins:
         return messages

@@ -1,0 +1,153 @@
+"""The documentation site in a real browser: Debian's chromium, headless, driven by Playwright.
+
+The browser is the system's (scripts/chromium.sh installs it; ``python3 scripts/dev.py test`` runs that
+beside its set-up and names it in MESSAGES_TEST_CHROMIUM): Playwright launches it by its path and never
+downloads one. Without it these tests skip, giving the reason, except under CI=1, where they fail. The
+site is the one the test command built, served on a loopback port.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from messages.quirks import get_quirk
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _chromium() -> str:
+    path = os.environ.get("MESSAGES_TEST_CHROMIUM") or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else "")
+    if path:
+        return path
+    why = os.environ.get("MESSAGES_TEST_CHROMIUM_UNAVAILABLE") or (
+        f"no {CHROMIUM}: scripts/chromium.sh installs it (python3 scripts/dev.py test runs it)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(f"CI needs the browser tests of the site: {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=FLAGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class Page:
+    """A browser tab that records what the page logs as an error: console errors, uncaught exceptions,
+    requests that failed or answered 400 and above."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.base = base
+        self.errors: list[str] = []
+        self.tab = browser.new_page()
+        self.tab.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
+        self.tab.on("pageerror", lambda e: self.errors.append(f"exception: {e}"))
+        self.tab.on("requestfailed", self._failed)
+        self.tab.on("response", lambda r: r.status >= 400 and self.errors.append(f"{r.status}: {r.url}"))
+
+    def _failed(self, request: Any) -> None:
+        # A request the next navigation cancels (the search worker still loading) is not the page's error.
+        if request.failure != "net::ERR_ABORTED":
+            self.errors.append(f"request failed: {request.url} {request.failure}")
+
+    def open(self, path: str) -> Any:
+        response = self.tab.goto(self.base + path, wait_until="load")
+        assert response is not None
+        assert response.ok, (path, response.status)
+        return self.tab
+
+
+@pytest.fixture
+def page(browser: Any, served: str) -> Iterator[Page]:
+    opened = Page(browser, served)
+    try:
+        yield opened
+    finally:
+        opened.tab.close()
+    assert opened.errors == []
+
+
+def test_the_start_page_renders(page):
+    tab = page.open("")
+    assert "llm-messages" in tab.title()
+    assert tab.locator("article h1").first.is_visible()
+    # The navigation leads to the guide and the reference.
+    nav = tab.locator('nav[aria-label="Navigation"]').first.inner_text()
+    assert "Guide" in nav
+    assert "API reference" in nav
+
+
+def test_a_guide_page_renders(page):
+    tab = page.open("guide/profiles/")
+    assert tab.locator("article h1").first.inner_text().startswith("Profiles")
+    assert tab.locator("article").inner_text().strip()
+
+
+def test_an_api_page_renders_the_docstrings(page):
+    tab = page.open("reference/messages.models/")
+    heading = tab.locator('[id="messages.models.AIMessage"]')
+    heading.wait_for()
+    assert heading.is_visible()
+    assert "A reply of the model" in tab.locator("article").inner_text()
+
+
+def test_a_quirk_entry_renders_at_its_anchor(page):
+    tab = page.open("quirks/#quirk-30")
+    entry = tab.locator('[id="quirk-30"]')
+    assert get_quirk(30).title in entry.inner_text()
+    # The browser went to it: the heading is on screen, far down a long page.
+    assert entry.is_visible()
+    box = entry.bounding_box()
+    assert box is not None
+    assert 0 <= box["y"] < tab.viewport_size["height"]
+    assert tab.evaluate("window.scrollY") > 1000
+
+
+def test_the_search_finds_unfixable_error(page):
+    tab = page.open("")
+    query = tab.locator("input[data-md-component='search-query']")
+    query.click()
+    query.fill("UnfixableError")
+    results = tab.locator(".md-search-result__item")
+    results.first.wait_for(timeout=60_000)  # the worker builds the index first: seconds on a busy machine
+    # The best match is the class's own API page, with its signature.
+    first = results.first
+    assert "UnfixableError(" in first.inner_text()
+    href = first.locator("a").first.get_attribute("href") or ""
+    assert re.search(r"/reference/messages\.errors/(\?|#|$)", href), href
+
+
+def test_no_page_logs_a_console_error(page, site: Path):
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("index.html"))
+    assert len(pages) > 40  # the guide, the catalog and every module's reference
+    logged = {}
+    for path in pages:
+        page.open(path.removesuffix("index.html"))
+        if page.errors:
+            logged[path] = list(page.errors)
+            page.errors.clear()
+    assert logged == {}
