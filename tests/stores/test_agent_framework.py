@@ -637,7 +637,9 @@ def test_a_window_is_given_as_a_window_or_a_function_that_makes_one_and_anything
             (50, "got 50"),
             (lambda: [UserMessage(content="x")], "makes a list"),
         ]:
-            with pytest.raises(InvalidArgumentError, match=f"window must be a window of messages.context .*{said}"):
+            with pytest.raises(
+                InvalidArgumentError, match=f"window must be a window of messages.context .*{said}"
+            ):
                 ThreadStoreHistoryProvider(store, window=wrong)
 
     with_store(make_spec("memory"), body)

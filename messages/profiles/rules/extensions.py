@@ -242,7 +242,10 @@ agents and Agent Framework's function invocation write there (``"Error: Function
 
 def says_failure(content: Any) -> bool:
     """Whether a tool result's content already says it failed: its text (the first text part's) starts
-    with ``Error``, whatever the case, as AutoGen's and Agent Framework's failed results do."""
+    with ``Error``, whatever the case, as AutoGen's and Agent Framework's failed results do.
+
+    Raises nothing.
+    """
     if isinstance(content, list):
         first = next((p for p in content if isinstance(p, dict)), None)
         content = first.get("text") if first is not None and first.get("type") == "text" else None
@@ -251,7 +254,10 @@ def says_failure(content: Any) -> bool:
 
 def said_failed(content: Any) -> Any:
     """A failed tool result's content, saying it failed (``ERROR_PREFIX`` before its text, or a text part
-    ``"Error:"`` before parts that do not start with text), unless it already says it."""
+    ``"Error:"`` before parts that do not start with text), unless it already says it.
+
+    Raises nothing.
+    """
     if says_failure(content):
         return content
     if isinstance(content, list):
