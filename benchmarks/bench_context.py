@@ -35,10 +35,10 @@ sampled litellm call per size and every litellm call stopped at 1 s: a few secon
 The first count. A bot's first turn pays for the window's first count in a fresh process: for
 ``TokenLimitedContext(model=...)``, importing the package, loading the tokenizer and counting three
 messages. Timed in fresh interpreters (wall time, best of the runs, offline as everywhere here): with a
-model whose count this package makes itself with tiktoken (``anthropic/claude-sonnet-4-5``, ``gpt-4``:
-``messages._tokens``), beside the same first count through litellm's ``token_counter`` (what the window did
-before, and still does for a model whose encoding it cannot be sure of, or whose ``o200k_base`` file
-tiktoken has not cached: ``gpt-4o-mini`` offline), and beside ``import messages`` alone.
+model whose count this package makes itself with tiktoken (``anthropic/claude-sonnet-4-5``, ``gpt-4``,
+``gpt-4o-mini``: ``messages._tokens``), beside the same first count through litellm's ``token_counter``
+(what the window did before, and still does for a model whose encoding it cannot be sure of:
+``azure/gpt-4o``), and beside ``import messages`` alone.
 """
 
 from __future__ import annotations
@@ -310,9 +310,15 @@ FIRST_COUNTS = {
         "w.add_message(UserMessage(content='Weather in Paris?'))\n"
         "assert len(w.get_messages()) == 1"
     ),
-    "ours, gpt-4o-mini (litellm counts: o200k_base is not cached here)": (
+    "ours, gpt-4o-mini (tiktoken, o200k_base)": (
         "from messages.context import TokenLimitedContext\n"
         "w = TokenLimitedContext(8000, model='gpt-4o-mini')\n"
+        "w.add_message(UserMessage(content='Weather in Paris?'))\n"
+        "assert len(w.get_messages()) == 1"
+    ),
+    "ours, azure/gpt-4o (litellm counts: an Azure deployment's encoding is litellm's to say)": (
+        "from messages.context import TokenLimitedContext\n"
+        "w = TokenLimitedContext(8000, model='azure/gpt-4o')\n"
         "w.add_message(UserMessage(content='Weather in Paris?'))\n"
         "assert len(w.get_messages()) == 1"
     ),

@@ -9,8 +9,8 @@ arguments, a text part's text) over the tiktoken encoding litellm picks for the 
 (``openai_tokenizer_encoding_name``): ``cl100k_base`` for every model that is not OpenAI's, tiktoken's own
 choice for OpenAI's (``o200k_base`` for ``gpt-4o`` and later). ``direct_counter(model)`` does the same
 arithmetic itself when it can be sure of litellm's answer and the encoding's file is on this machine
-(litellm ships ``cl100k_base``; ``o200k_base`` only where tiktoken has cached it): a message of text and
-tool calls is counted here, and anything else (images, files, audio) by litellm, imported then.
+(litellm ships the files of both, which tiktoken reads offline): a message of text and tool calls is
+counted here, and anything else (images, files, audio) by litellm, imported then.
 ``tests/test_tokens.py`` holds the counts equal to litellm's over generated conversations and litellm's
 whole model map; ``python -m benchmarks context`` times the first count.
 """
@@ -132,7 +132,7 @@ def encoding_name(model: str) -> str | None:
 
 def _bpe_file(name: str) -> Path | None:
     """Where tiktoken's file for the encoding ``name`` is on this machine: tiktoken's cache (its own
-    directories), or litellm's copy (it ships ``cl100k_base``); ``None`` if nowhere (it would be fetched)."""
+    directories), or litellm's copy (it ships both); ``None`` if nowhere (it would be fetched)."""
     url = _ENCODINGS_KNOWN[name][0]
     key = hashlib.sha1(url.encode()).hexdigest()  # tiktoken's cache key
     places = [os.environ.get("TIKTOKEN_CACHE_DIR"), os.environ.get("DATA_GYM_CACHE_DIR")]

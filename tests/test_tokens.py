@@ -105,7 +105,7 @@ def text_messages(draw):
 @settings(max_examples=60)
 @given(st.lists(st.one_of(text_messages(), ms.messages()), min_size=1, max_size=4))
 def test_each_message_counts_what_litellm_counts(litellm, messages):
-    for model in ("anthropic/claude-sonnet-4-5", "gpt-4"):
+    for model in ("anthropic/claude-sonnet-4-5", "gpt-4", "gpt-4o-mini"):
         count = direct_counter(model)
         assert count is not None
         for message in messages:
