@@ -83,6 +83,7 @@ from messages.context import (
     ChatCompletionContext,
     MessageTokenCounter,
     TokenCounter,
+    _check_message,
     _counter_of,
 )
 from messages.errors import (
@@ -94,6 +95,8 @@ from messages.errors import (
 )
 from messages.models import AIMessage, Message, SystemMessage, UserMessage
 from messages.stores._checkpoints import Checkpoint, Provenance
+from messages.stores._codec import check_flag
+from messages.threads import _store_method
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
@@ -124,12 +127,24 @@ SUMMARY_MARKER = "[Summary of the earlier conversation: it stands in for the mes
 
 def summary_message(text: str) -> SystemMessage:
     """The message a checkpoint stores and a read gives for a summary ``text``: a ``SystemMessage`` that
-    starts with ``SUMMARY_MARKER``."""
+    starts with ``SUMMARY_MARKER``.
+
+    Raises:
+        InvalidArgumentError: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(
+            f"summary_message(): text is the summary's text, a str, not a {type(text).__name__}",
+            argument="text",
+        )
     return SystemMessage(content=f"{SUMMARY_MARKER}\n\n{text.strip()}")
 
 
 def is_summary(message: Message) -> bool:
-    """Whether ``message`` is a summary made by ``summary_message``."""
+    """Whether ``message`` is a summary made by ``summary_message``.
+
+    Raises nothing (anything that is not a summary message, a message or not, is ``False``).
+    """
     return (
         isinstance(message, SystemMessage)
         and isinstance(message.content, str)
@@ -138,8 +153,12 @@ def is_summary(message: Message) -> bool:
 
 
 def summary_text(message: Message) -> str:
-    """A summary message's text without its marker (any other message's text as it is)."""
-    content = message.content
+    """A summary message's text without its marker (any other message's text as it is).
+
+    Raises:
+        MessageTypeError: ``message`` is not a ``Message``.
+    """
+    content = _check_message(message, "summary_text(): the message").content
     text = content if isinstance(content, str) else "".join(getattr(p, "text", "") for p in content or ())
     return text[len(SUMMARY_MARKER) :].strip() if is_summary(message) else text
 
@@ -176,6 +195,10 @@ class LiteLLMSummarizer:
     span of a broken thread is repaired for this request only (``repair_conversation``: a result that
     answers no call would be refused by the provider). ``completion_kwargs`` go to litellm as they are
     (``api_base``, ``api_key``, ``temperature``, ``timeout``...).
+
+    Raises:
+        InvalidArgumentError: ``model`` is not a non-empty string, ``instructions`` not a string, or
+            ``max_input_tokens`` not an int of at least 1 (or ``None``).
     """
 
     def __init__(
@@ -186,6 +209,17 @@ class LiteLLMSummarizer:
         max_input_tokens: int | None = None,
         **completion_kwargs: Any,
     ) -> None:
+        if not isinstance(model, str) or not model:
+            raise InvalidArgumentError(
+                f"LiteLLMSummarizer(): model is a litellm model string, not {model!r:.60}", argument="model"
+            )
+        if not isinstance(instructions, str):
+            raise InvalidArgumentError(
+                f"LiteLLMSummarizer(): instructions is a str, not a {type(instructions).__name__}",
+                argument="instructions",
+            )
+        if max_input_tokens is not None:
+            max_input_tokens = _positive_int(max_input_tokens, "max_input_tokens")
         self.model = model
         """The litellm model string."""
         self.instructions = instructions
@@ -201,8 +235,18 @@ class LiteLLMSummarizer:
         return hashlib.sha256(f"{self.instructions}\n{_FINAL}".encode()).hexdigest()
 
     def messages(self, request: SummaryRequest) -> list[Message]:
-        """The request's messages, before the profile."""
+        """The request's messages, before the profile.
+
+        Raises:
+            InvalidArgumentError: ``request`` is not a ``SummaryRequest``.
+        """
         from messages.protocol import repair_conversation
+
+        if not isinstance(request, SummaryRequest):
+            raise InvalidArgumentError(
+                f"LiteLLMSummarizer.messages(): request is a SummaryRequest, not a {type(request).__name__}",
+                argument="request",
+            )
 
         lead: list[Message] = [SystemMessage(content=self.instructions)]
         if request.previous:
@@ -231,13 +275,26 @@ class LiteLLMSummarizer:
         )
 
     def __call__(self, request: SummaryRequest) -> SummaryResult:
-        """Summarize with ``litellm.completion``."""
+        """Summarize with ``litellm.completion``.
+
+        Raises what ``asummarize`` raises (``litellm.completion``'s exceptions for ``acompletion``'s).
+        """
         import litellm
 
         return self._result(litellm.completion(**self._kwargs(request)))
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
-        """Summarize with ``litellm.acompletion``."""
+        """Summarize with ``litellm.acompletion``.
+
+        Raises:
+            InvalidArgumentError: ``request`` is not a ``SummaryRequest``.
+            UnfixableError: the request cannot be made valid for the model's provider (``dump_messages``).
+            ReplyError: the reply cannot be read as an assistant message (``AIMessage.from_litellm``).
+
+        And what ``litellm.acompletion`` raises (litellm's exceptions: ``APIConnectionError``, ``Timeout``,
+        ``RateLimitError``...), which ``Compactor.acompact`` reports as ``SummarizerError`` (``reason``
+        ``"raised"``, the exception chained).
+        """
         import litellm
 
         return self._result(await litellm.acompletion(**self._kwargs(request)))
@@ -272,6 +329,13 @@ class CompactingContext(ChatCompletionContext):
     Read it with ``LocalThread.read(store, window)`` (or ``aread``): the store gives it the summary and the
     tail. Messages added afterwards (``add_message``) extend the tail as they would in the store. Without a
     store, it is a token- or message-limited window that starts on a user turn where it can.
+
+    Raises:
+        InvalidArgumentError: ``limit``, ``trigger`` or ``keep`` is not an int of at least 1, or they are
+            not ``keep <= trigger <= limit``; more than one counter is given; ``model`` is not a
+            non-empty string; ``counter_name`` is not a non-empty string, or is given without a counter
+            function.
+        MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
     """
 
     def __init__(
@@ -317,6 +381,11 @@ class CompactingContext(ChatCompletionContext):
                 "counter_name names a counter function: give token_counter= or message_token_counter=",
                 argument="counter_name",
             )
+        for name, value in (("model", model), ("counter_name", counter_name)):
+            if value is not None and (not isinstance(value, str) or not value):
+                raise InvalidArgumentError(
+                    f"CompactingContext(): {name} is a non-empty string, not {value!r:.60}", argument=name
+                )
         self._model = model
         self._list_counter = token_counter
         self._message_counter = message_token_counter
@@ -391,7 +460,14 @@ class CompactingContext(ChatCompletionContext):
     # -- counting -----------------------------------------------------------------------------------------
 
     def count_tokens(self, message: Message) -> int:
-        """A message's tokens by this window's counter (an estimate, 4 characters a token, without one)."""
+        """A message's tokens by this window's counter (an estimate, 4 characters a token, without one).
+
+        Raises:
+            MessageTypeError: ``message`` is not a ``Message``.
+            TypeError: the token counter returned something that is not an int.
+            ValueError: the token counter returned a negative count.
+        """
+        _check_message(message, "the message to count")
         if not self._counted:
             return estimate_tokens(message)
         return checked_count(self._ensure_counter()(message), "the token count of a message")
@@ -443,7 +519,10 @@ class CompactingContext(ChatCompletionContext):
         self._suffix.reset()
 
     def clear(self) -> None:
-        """Empty the history and forget the checkpoint."""
+        """Empty the history and forget the checkpoint.
+
+        Raises nothing.
+        """
         super().clear()
         self._checkpoint, self._summary_tokens = None, None
 
@@ -465,7 +544,12 @@ class CompactingContext(ChatCompletionContext):
 
     def get_messages(self) -> list[Message]:
         """The leading system messages, the summary (when a store read gave one), and the newest whole
-        exchanges after it that fit."""
+        exchanges after it that fit.
+
+        Raises:
+            TypeError: the token counter returned something that is not an int.
+            ValueError: the token counter returned a negative count.
+        """
         units = self._units
         lead = self._history[: units.lead]
         summary = [self._checkpoint.summary] if self._checkpoint is not None else []
@@ -474,7 +558,12 @@ class CompactingContext(ChatCompletionContext):
         return [*lead, *summary, *self._history[units.starts[self._first_unit()] :]]
 
     def token_count(self) -> int:
-        """The window's size: tokens (overhead, lead, summary and tail) or messages after the lead."""
+        """The window's size: tokens (overhead, lead, summary and tail) or messages after the lead.
+
+        Raises:
+            TypeError: the token counter returned something that is not an int.
+            ValueError: the token counter returned a negative count.
+        """
         window = self.get_messages()
         if not self._counted:
             return len(window) - self._units.lead
@@ -482,7 +571,12 @@ class CompactingContext(ChatCompletionContext):
 
     def compaction_due(self) -> bool:
         """Whether the history this window holds (the lead, the summary, everything after it) is over
-        ``trigger``: what ``Compactor.compact`` checks in the store."""
+        ``trigger``: what ``Compactor.compact`` checks in the store.
+
+        Raises:
+            TypeError: the token counter returned something that is not an int.
+            ValueError: the token counter returned a negative count.
+        """
         units = self._units
         floor = self._checkpoint.upto if self._checkpoint is not None else units.lead
         if units.gap is not None and units.omitted > floor - units.lead:
@@ -525,7 +619,10 @@ class CompactingContext(ChatCompletionContext):
 
     def save_state(self) -> dict[str, Any]:
         """The history (``ChatCompletionContext.save_state``) and the checkpoint it reads from, under
-        ``"checkpoint"`` (``None`` when none)."""
+        ``"checkpoint"`` (``None`` when none).
+
+        Raises nothing.
+        """
         state = super().save_state()
         checkpoint = self._checkpoint
         state["checkpoint"] = (
@@ -544,7 +641,12 @@ class CompactingContext(ChatCompletionContext):
         return state
 
     def load_state(self, state: Mapping[str, Any]) -> None:
-        """Replace the history and the checkpoint with those ``state`` holds (from ``save_state``)."""
+        """Replace the history and the checkpoint with those ``state`` holds (from ``save_state``).
+
+        Raises:
+            ContextStateError: ``state`` is not a state a ``CompactingContext`` saved (not a mapping, no
+                ``"checkpoint"``, a checkpoint or messages that do not read); the context is left as it was.
+        """
         if not isinstance(state, Mapping) or "checkpoint" not in state:
             raise ContextStateError(
                 "the state has no 'checkpoint': it is not one a CompactingContext's save_state() wrote"
@@ -582,6 +684,12 @@ class Compactor:
     input budget, instructions included (default: the summarizer's ``max_input_tokens``, if it has one;
     else none), counted with the window's counter. The other arguments are ``CompactingContext``'s, whose
     windows read what this compactor writes: ``compactor.window()`` makes one.
+
+    Raises:
+        InvalidArgumentError: ``summarizer`` is neither a model string nor a summarizer (a callable, or an
+            object with ``asummarize``), ``max_summary_input_tokens`` is not an int of at least 1,
+            ``timeout`` is not a number above 0; or what ``CompactingContext`` raises for the window's
+            settings (and ``LiteLLMSummarizer`` for a model string).
     """
 
     def __init__(
@@ -598,6 +706,13 @@ class Compactor:
         max_summary_input_tokens: int | None = None,
         timeout: float | None = None,
     ) -> None:
+        given: object = summarizer  # typed as a summarizer; checked, as a caller may pass anything
+        if not isinstance(given, str) and not (callable(given) or hasattr(given, "asummarize")):
+            raise InvalidArgumentError(
+                "Compactor(): summarizer is a litellm model string or a function from a SummaryRequest to "
+                f"the summary's text, not a {type(given).__name__}",
+                argument="summarizer",
+            )
         self.summarizer: Summarizer = (
             LiteLLMSummarizer(summarizer) if isinstance(summarizer, str) else summarizer
         )
@@ -643,7 +758,10 @@ class Compactor:
         return self._template.keep
 
     def window(self) -> CompactingContext:
-        """A fresh window with this compactor's settings (and its counter), to read the thread with."""
+        """A fresh window with this compactor's settings (and its counter), to read the thread with.
+
+        Raises nothing.
+        """
         return self._template._same_settings()
 
     def _settings(self) -> Settings:
@@ -668,7 +786,31 @@ class Compactor:
 
     def compact(self, store: Any, thread: Any, *, force: bool = False) -> Compaction:
         """Compact ``thread`` (a ``LocalThread`` or its id) in the sync ``store`` if it is due (always
-        with ``force``, when there is a whole exchange to summarize): what was written."""
+        with ``force``, when there is a whole exchange to summarize): what was written.
+
+        A checkpoint another compactor stored first on the same base is no error: ``Compaction.conflict``
+        reports it. When the summarizer fails, nothing is written and the thread reads as before.
+
+        Raises:
+            InvalidArgumentError: ``store`` is not a sync thread store (an async one: use ``acompact``), or
+                ``force`` is not a bool; nothing is read.
+            InvalidThreadIdError: the thread's id is not a usable id.
+            ThreadNotFoundError: the store has no such thread.
+            ThreadKindError: the thread is a remote one (the service keeps its messages).
+            SummarizerError: the summarizer raised (``reason`` ``"raised"``, the exception chained), took
+                longer than ``timeout`` (``"timeout"``), returned no text (``"empty"``) or a summary longer
+                than what it replaces (``"too_long"``), or returned something that is not a summary.
+            SummaryInputTooLargeError: one whole exchange is over ``max_summary_input_tokens``.
+            TypeError: the token counter returned something that is not an int.
+            ValueError: the token counter returned a negative count.
+
+        And what the store's reads and ``add_checkpoint`` raise (``ThreadStore.messages``,
+        ``ThreadStore.add_checkpoint``: ``CorruptDataError``, ``StoreClosedError``, ``BackendError``...).
+        """
+        _store_method(
+            store, "add_checkpoint", "compact", awaited=False, owner="Compactor", caller="compactor"
+        )
+        force = check_flag(force, "force", "Compactor.compact")
         thread_id = getattr(thread, "id", thread)
         steps = plan_compaction(self._settings(), thread_id, force=force)
         answer: Any = None
@@ -686,7 +828,15 @@ class Compactor:
 
     async def acompact(self, store: Any, thread: Any, *, force: bool = False) -> Compaction:
         """``compact`` with an async store (``AsyncThreadStore``); the summarizer is awaited (a sync one
-        runs in a worker thread)."""
+        runs in a worker thread).
+
+        Raises what ``compact`` raises, with an async store (``InvalidArgumentError`` for a sync one: use
+        ``compact``), and ``AsyncThreadStore``'s errors for the store's.
+        """
+        _store_method(
+            store, "add_checkpoint", "acompact", awaited=True, owner="Compactor", caller="compactor"
+        )
+        force = check_flag(force, "force", "Compactor.acompact")
         thread_id = getattr(thread, "id", thread)
         steps = plan_compaction(self._settings(), thread_id, force=force)
         answer: Any = None
@@ -820,15 +970,18 @@ def _run_coroutine(awaitable: Any) -> Any:
 
 
 def _as_result(request: SummaryRequest, result: Any) -> SummaryResult:
-    if isinstance(result, SummaryResult):
+    if isinstance(result, SummaryResult) and isinstance(result.text, str):
         return result
     if isinstance(result, str):
         return SummaryResult(text=result)
     if result is None:
         return SummaryResult(text="")
+    what = type(result).__name__
+    if isinstance(result, SummaryResult):
+        what = f"SummaryResult whose text is a {type(result.text).__name__}"
     raise SummarizerError(
-        f"thread {request.thread_id!r}: the summarizer returned a {type(result).__name__}, not the summary's "
-        "text (a str) or a SummaryResult; nothing was written",
+        f"thread {request.thread_id!r}: the summarizer returned a {what}, not the summary's text (a str) or "
+        "a SummaryResult with it; nothing was written",
         thread_id=request.thread_id,
         reason="raised",
     )

@@ -172,21 +172,29 @@ def _envelope(ids: Any, metadata: Any, skip_existing: object, method: str) -> di
     return {name: value for name, value in given.items() if value is not None}
 
 
-def _store_method(store: object, name: str, method: str, *, awaited: bool) -> Callable[..., Any]:
-    """``store``'s method ``name``, which ``LocalThread.<method>`` calls: a coroutine function when the
-    call is ``awaited`` (an async store), a plain one otherwise. A store of the other flavour, or an object
-    that is no store, is refused before anything is called, with the method to use instead: a sync call
-    of an async store would return a coroutine that never runs, an awaited call of a sync store would
-    write, then fail on awaiting the result."""
+def _store_method(
+    store: object,
+    name: str,
+    method: str,
+    *,
+    awaited: bool,
+    owner: str = "LocalThread",
+    caller: str = "thread",
+) -> Callable[..., Any]:
+    """``store``'s method ``name``, which ``<owner>.<method>`` calls: a coroutine function when the call is
+    ``awaited`` (an async store), a plain one otherwise. A store of the other flavour, or an object that is
+    no store, is refused before anything is called, with the method to use instead (on ``caller``, what
+    the user's variable is called): a sync call of an async store would return a coroutine that never
+    runs, an awaited call of a sync store would write, then fail on awaiting the result."""
     if isinstance(store, type):
         raise InvalidArgumentError(
-            f"LocalThread.{method}(): store is a store, not a class: make one first ({store.__name__}(...))",
+            f"{owner}.{method}(): store is a store, not a class: make one first ({store.__name__}(...))",
             argument="store",
         )
     bound: Callable[..., Any] | None = getattr(store, name, None)
     if bound is None or not callable(bound):
         raise InvalidArgumentError(
-            f"LocalThread.{method}(): store is a thread store (messages.stores: SQLiteThreadStore, ...), "
+            f"{owner}.{method}(): store is a thread store (messages.stores: SQLiteThreadStore, ...), "
             f"not a {type(store).__name__}, which has no {name}() method",
             argument="store",
         )
@@ -194,13 +202,13 @@ def _store_method(store: object, name: str, method: str, *, awaited: bool) -> Ca
         kind = type(store).__name__
         ours = type(store).__module__.startswith("messages.stores")
         if awaited:
-            fix = f"its {name}() is a plain method: call thread.{method[1:]}(store, ...), not awaited"
+            fix = f"its {name}() is a plain method: call {caller}.{method[1:]}(store, ...), not awaited"
             twin = f", or make the store an Async{kind}" if ours else ""
         else:
-            fix = f"its {name}() is a coroutine function: call `await thread.a{method}(store, ...)`"
+            fix = f"its {name}() is a coroutine function: call `await {caller}.a{method}(store, ...)`"
             twin = f", or make the store a {kind.removeprefix('Async')}" if ours else ""
         raise InvalidArgumentError(
-            f"LocalThread.{method}(): store is {'a sync' if awaited else 'an async'} store "
+            f"{owner}.{method}(): store is {'a sync' if awaited else 'an async'} store "
             f"({type(store).__name__}) and {fix}{twin}; nothing was written or read",
             argument="store",
         )

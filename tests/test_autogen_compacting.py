@@ -23,7 +23,7 @@ from autogen_core.models import (
     SystemMessage,
 )
 
-from messages import AsyncSQLiteThreadStore, SQLiteThreadStore, validate_conversation
+from messages import AsyncSQLiteThreadStore, InvalidThreadIdError, SQLiteThreadStore, validate_conversation
 from messages.compaction import SUMMARY_MARKER, SummaryRequest
 from messages.convert.autogen import from_autogen
 from messages.integrations.autogen import CompactingChatCompletionContext
@@ -154,6 +154,18 @@ def test_the_compacting_context_dumps_and_loads_as_an_autogen_component(tmp_path
     with pytest.raises(ValueError, match="only when its summarizer is a litellm model string"):
         CompactingChatCompletionContext(store, summarizer=summarize, limit=10).dump_component()
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("thread_id", "match"), [(7, "not a int"), ("", "cannot be empty"), ("x" * 300, "at most")]
+)
+def test_a_thread_id_that_is_not_usable_is_refused_when_the_context_is_made(tmp_path, thread_id, match):
+    # An int used to raise pydantic's ValidationError, "" to be replaced by a random id without a word, and
+    # a too long id to fail only on the first call.
+    with SQLiteThreadStore(tmp_path / "c.db") as store:
+        with pytest.raises(InvalidThreadIdError, match=match):
+            CompactingChatCompletionContext(store, thread_id, summarizer=summarize, limit=10)
+        assert store.threads() == []
 
 
 def test_results_added_after_their_call_turn_keep_their_names():

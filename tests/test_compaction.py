@@ -19,7 +19,9 @@ from messages import (
     AIMessage,
     AsyncInMemoryThreadStore,
     InMemoryThreadStore,
+    InvalidArgumentError,
     LocalThread,
+    MessageTypeError,
     SummarizerError,
     SummaryInputTooLargeError,
     SystemMessage,
@@ -34,6 +36,7 @@ from messages.compaction import (
     SUMMARY_MARKER,
     CompactingContext,
     Compactor,
+    LiteLLMSummarizer,
     SummaryResult,
     is_summary,
     summary_message,
@@ -298,6 +301,47 @@ def test_settings_that_cannot_work_are_refused_by_name():
         CompactingContext(10, model="gpt-4o-mini", message_token_counter=weight)
     with pytest.raises(ValueError, match="timeout"):
         Compactor(Scripted(), limit=10, timeout=0)
+
+
+def test_bad_arguments_are_refused_with_an_invalid_argument_error_naming_them_and_nothing_is_written():
+    store, async_store = InMemoryThreadStore(), AsyncInMemoryThreadStore()
+    thread = new_thread(store, *(m for n in range(6) for m in exchange(n)))
+    compactor = Compactor(Scripted(), limit=20, trigger=16, keep=6)
+    before = store.records(thread.id)
+
+    def refused(call, argument, match):
+        with pytest.raises(InvalidArgumentError, match=match) as caught:
+            call()
+        assert caught.value.argument == argument
+
+    # A store of the other flavour used to fail inside the read with an AttributeError (a coroutine has no
+    # .kind) or a TypeError (None awaited): refused by name before anything is read, with the method to use.
+    refused(lambda: compactor.compact(async_store, thread), "store", r"await compactor\.acompact")
+    refused(lambda: asyncio.run(compactor.acompact(store, thread)), "store", r"call compactor\.compact")
+    refused(lambda: compactor.compact(object(), thread), "store", "no add_checkpoint")
+    refused(lambda: compactor.compact(store, thread, force="no"), "force", "True or False")  # "no" is truthy
+    assert store.records(thread.id) == before
+    assert store.checkpoints(thread.id) == []
+    refused(lambda: Compactor(None, limit=10), "summarizer", "not a NoneType")
+    refused(lambda: Compactor("", limit=10), "model", "litellm model string")
+    refused(lambda: LiteLLMSummarizer("m", max_input_tokens=0), "max_input_tokens", "at least 1")
+    refused(lambda: LiteLLMSummarizer("m").messages("hi"), "request", "SummaryRequest")
+    refused(lambda: CompactingContext(10, token_counter=len, counter_name=""), "counter_name", "non-empty")
+    refused(lambda: summary_message(None), "text", "a str")
+    with pytest.raises(MessageTypeError, match="summary_text"):
+        summary_text({"role": "system", "content": "x"})
+    with pytest.raises(MessageTypeError, match="the message to count"):
+        CompactingContext(10).count_tokens({"role": "user", "content": "hi"})  # a KeyError before
+
+
+def test_a_summary_result_whose_text_is_not_a_string_is_a_summarizer_error():
+    store = InMemoryThreadStore()
+    thread = new_thread(store, *(m for n in range(6) for m in exchange(n)))
+    compactor = Compactor(lambda request: SummaryResult(text=None), limit=20, trigger=16, keep=6)
+    with pytest.raises(SummarizerError, match="SummaryResult whose text is a NoneType") as caught:
+        compactor.compact(store, thread)  # an AttributeError (None.strip) before
+    assert caught.value.reason == "raised"
+    assert store.checkpoints(thread.id) == []
 
 
 def test_the_async_compactor_awaits_an_async_summarizer_and_stores_what_the_sync_one_would():

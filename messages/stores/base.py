@@ -400,7 +400,7 @@ class ThreadStore(_Failures, ABC):
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
-            TypeError: ``start`` or ``stop`` is not an int or None.
+            InvalidArgumentError: ``start`` or ``stop`` is not an int or None.
             ThreadKindError: the thread is a remote one (the service keeps its messages).
             CorruptDataError: a stored row no longer reads (its thread and position named).
             StoreClosedError: the store was closed.
@@ -466,7 +466,7 @@ class ThreadStore(_Failures, ABC):
         ``ThreadKindError`` if the id holds a thread of the other kind: delete it first to replace it.
 
         Raises:
-            TypeError: ``thread`` is neither a ``LocalThread`` nor a ``RemoteThread``.
+            InvalidArgumentError: ``thread`` is neither a ``LocalThread`` nor a ``RemoteThread``.
             InvalidThreadIdError: the thread's id is not a usable id.
             ThreadKindError: the id holds a saved thread of the other kind (delete it first).
             StoreClosedError: the store was closed.
@@ -526,7 +526,26 @@ class ThreadStore(_Failures, ABC):
         ``CheckpointConflictError`` (carrying the newest, ``winner``), so that compactors racing on one
         thread store one checkpoint per base. ``upto`` must be after the base's and at most the thread's
         length (``InvalidCheckpointError``, ``PositionError``), and not on a tool result (which it would cut
-        from its call). No message is touched: ``records()`` reads the same before and after."""
+        from its call). No message is touched: ``records()`` reads the same before and after.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id``, ``base`` or ``checkpoint_id`` is not a usable id.
+            ThreadNotFoundError: no thread has that id.
+            ThreadKindError: the thread is a remote one.
+            MessageTypeError: ``summary`` is not a ``Message``.
+            InvalidArgumentError: ``upto`` is not an int, or ``provenance`` is not a ``Provenance`` (or does
+                not encode as JSON); nothing is written.
+            CheckpointConflictError: ``base`` is not the thread's newest checkpoint (``winner`` is); nothing
+                is written.
+            PositionError: ``upto`` is past the thread's end.
+            InvalidCheckpointError: ``upto`` is not after the base's (below 1 for the thread's first), or
+                falls on a tool result; ``summary`` is a tool result or makes tool calls; ``checkpoint_id``
+                is taken. Nothing is written.
+            CorruptDataError: the newest checkpoint, read to report a conflict, no longer reads.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the operation before anything was written (safe to retry).
+            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        """
         thread_id = check_thread_id(thread_id)
         checkpoint_id, text, meta = encode_checkpoint(thread_id, summary, provenance, checkpoint_id)
         if base is not None:
@@ -536,14 +555,26 @@ class ThreadStore(_Failures, ABC):
         return decode_checkpoint(thread_id, stored)
 
     def checkpoints(self, thread_id: str) -> list[Checkpoint]:
-        """The thread's checkpoints, oldest first: a chain, each built on the one before it."""
+        """The thread's checkpoints, oldest first: a chain, each built on the one before it.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            ThreadNotFoundError: no thread has that id.
+            ThreadKindError: the thread is a remote one.
+            CorruptDataError: a stored checkpoint no longer reads (the thread and the checkpoint named).
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the read (safe to retry).
+        """
         thread_id = check_thread_id(thread_id)
         with self._operation("checkpoints", thread_id, writes=False):
             rows = self._read_checkpoints(thread_id, newest=False)
         return [decode_checkpoint(thread_id, row) for row in rows]
 
     def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
-        """The thread's newest checkpoint (one indexed read), or ``None`` when it has none."""
+        """The thread's newest checkpoint (one indexed read), or ``None`` when it has none.
+
+        Raises what ``checkpoints`` raises.
+        """
         thread_id = check_thread_id(thread_id)
         with self._operation("latest_checkpoint", thread_id, writes=False):
             rows = self._read_checkpoints(thread_id, newest=True)
@@ -551,7 +582,17 @@ class ThreadStore(_Failures, ABC):
 
     def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
         """Undo a checkpoint: remove it and the checkpoints built on it (which summarized its summary); the
-        ids removed, newest first. ``CheckpointNotFoundError`` when the thread has no such checkpoint."""
+        ids removed, newest first. ``CheckpointNotFoundError`` when the thread has no such checkpoint.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` or ``checkpoint_id`` is not a usable id.
+            ThreadNotFoundError: no thread has that id.
+            ThreadKindError: the thread is a remote one.
+            CheckpointNotFoundError: the thread has no checkpoint with that id; nothing is removed.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the operation before anything was written (safe to retry).
+            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        """
         thread_id = check_thread_id(thread_id)
         checkpoint_id = check_checkpoint_id(checkpoint_id)
         with self._operation("delete_checkpoint", thread_id, writes=True):
@@ -561,7 +602,17 @@ class ThreadStore(_Failures, ABC):
         self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
     ) -> list[int | None]:
         """The token count of each message of ``[start:stop]`` saved under ``counter``'s name, ``None``
-        where none was saved; sliced as ``messages`` slices."""
+        where none was saved; sliced as ``messages`` slices.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            InvalidArgumentError: ``counter`` is not a non-empty string of at most 255 characters, or
+                ``start`` or ``stop`` is not an int or None.
+            ThreadNotFoundError: no thread has that id.
+            ThreadKindError: the thread is a remote one.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the read (safe to retry).
+        """
         thread_id = check_thread_id(thread_id)
         counter = check_counter(counter)
         start, stop = check_positions(start, stop, "token_counts")
@@ -572,7 +623,19 @@ class ThreadStore(_Failures, ABC):
     def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
         """Save token counts made by ``counter`` (its name), ``{position: tokens}``, beside the messages: a
         message is counted once per counter. A count already saved stays (a counter counts a message the
-        same every time). ``PositionError`` for a position the thread does not hold."""
+        same every time). ``PositionError`` for a position the thread does not hold.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            InvalidArgumentError: ``counter`` is not a non-empty string of at most 255 characters, or
+                ``counts`` is not a mapping of ints of at least 0 to ints of at least 0; nothing is saved.
+            ThreadNotFoundError: no thread has that id.
+            ThreadKindError: the thread is a remote one.
+            PositionError: a position the thread does not hold; nothing is saved.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the operation before anything was written (safe to retry).
+            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+        """
         thread_id = check_thread_id(thread_id)
         counter = check_counter(counter)
         checked = check_counts(counts)
@@ -776,35 +839,54 @@ class AsyncThreadStore(ABC):
         provenance: Provenance | None = None,
         checkpoint_id: str | None = None,
     ) -> Checkpoint:
-        """``ThreadStore.add_checkpoint``."""
+        """``ThreadStore.add_checkpoint``.
+
+        Raises what ``ThreadStore.add_checkpoint`` raises.
+        """
 
     @abstractmethod
     async def checkpoints(self, thread_id: str) -> list[Checkpoint]:
-        """``ThreadStore.checkpoints``."""
+        """``ThreadStore.checkpoints``.
+
+        Raises what ``ThreadStore.checkpoints`` raises.
+        """
 
     @abstractmethod
     async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
-        """``ThreadStore.latest_checkpoint``."""
+        """``ThreadStore.latest_checkpoint``.
+
+        Raises what ``ThreadStore.latest_checkpoint`` raises.
+        """
 
     @abstractmethod
     async def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
-        """``ThreadStore.delete_checkpoint``."""
+        """``ThreadStore.delete_checkpoint``.
+
+        Raises what ``ThreadStore.delete_checkpoint`` raises.
+        """
 
     @abstractmethod
     async def token_counts(
         self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
     ) -> list[int | None]:
-        """``ThreadStore.token_counts``."""
+        """``ThreadStore.token_counts``.
+
+        Raises what ``ThreadStore.token_counts`` raises.
+        """
 
     @abstractmethod
     async def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
-        """``ThreadStore.save_token_counts``."""
+        """``ThreadStore.save_token_counts``.
+
+        Raises what ``ThreadStore.save_token_counts`` raises.
+        """
 
     @abstractmethod
     async def aclose(self) -> None:
         """``ThreadStore.close``.
 
-        Raises nothing.
+        Raises what ``ThreadStore.close`` raises; a cancellation of the awaiting task is let through once
+        the store is closed.
         """
 
     async def __aenter__(self) -> Self:

@@ -876,7 +876,14 @@ class AsyncPostgresThreadStore(LoopStore):
     async def aclose(self) -> None:
         """Refuse new calls (``StoreClosedError``, and so for the calls still waiting for a connection),
         wait for the calls under way on every loop to end, then close the connections. When it returns,
-        no call of this store can still write."""
+        no call of this store can still write.
+
+        Raises:
+            BackendError: the database failed while the connections were closed (the store is closed all
+                the same).
+
+        A cancellation of the awaiting task is let through once the store is closed.
+        """
         self._pool.closed = True
         cancelled = await self._calls.aclose_and_wait()
         with _Release(self, "close", None, False):

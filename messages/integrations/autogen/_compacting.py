@@ -42,6 +42,7 @@ from messages.stores import (
     SQLiteThreadStore,
     ThreadStore,
 )
+from messages.stores._codec import check_thread_id
 from messages.threads import LocalThread, new_thread_id
 
 __all__ = ["CompactingChatCompletionContext", "CompactingChatCompletionContextConfig"]
@@ -79,7 +80,15 @@ class CompactingChatCompletionContext(
     checkpoints by ``summarizer`` (a litellm model string or any ``messages.compaction.Summarizer``); the
     other settings are ``messages.compaction.Compactor``'s. ``thread_id`` names the thread (made if
     missing; a new one when ``None``); ``initial_messages`` start a new thread (a thread the store holds
-    already goes on as it is)."""
+    already goes on as it is).
+
+    Raises:
+        InvalidArgumentError: ``store`` is not a ``ThreadStore`` or an ``AsyncThreadStore``; or what
+            ``Compactor`` raises for the summarizer and the settings.
+        InvalidThreadIdError: ``thread_id`` is not a usable id.
+        ConversionError: an item of ``initial_messages`` is not an AutoGen ``LLMMessage`` (or cannot be
+            converted).
+    """
 
     component_config_schema = CompactingChatCompletionContextConfig
     component_provider_override = "messages.integrations.autogen.CompactingChatCompletionContext"
@@ -117,7 +126,7 @@ class CompactingChatCompletionContext(
         )
         """Writes the checkpoints; its ``window()`` reads the thread."""
         self._model = model
-        self._thread = LocalThread(id=thread_id or new_thread_id())
+        self._thread = LocalThread(id=new_thread_id() if thread_id is None else check_thread_id(thread_id))
         self._pending: list[Message] = from_autogen(initial_messages) if initial_messages else []
         self._ready = False
         self._turn: AssistantMessage | None = None  # the last call turn added: what its results answer
@@ -161,7 +170,15 @@ class CompactingChatCompletionContext(
 
     async def add_message(self, message: LLMMessage) -> None:
         """Append ``message`` to the thread (``ConversionError``, nothing appended, for what the package's
-        messages cannot hold)."""
+        messages cannot hold).
+
+        Raises:
+            ConversionError: ``message`` is not an AutoGen ``LLMMessage``, or holds what the package's
+                messages cannot; nothing is appended.
+
+        And what the store's ``create_thread`` and ``append`` raise (``ThreadStore.append``:
+        ``StoreClosedError``, ``BackendError``...).
+        """
         if isinstance(message, FunctionExecutionResultMessage):
             # Read with the turn whose calls it answers, so that each result's name is kept as AutoGen has
             # it (unset when it is its call's name).
@@ -176,7 +193,11 @@ class CompactingChatCompletionContext(
 
     async def get_messages(self) -> list[LLMMessage]:
         """The window to send: the leading system messages, the newest summary and the newest whole
-        exchanges after it that fit; compacted first when the window is over its trigger."""
+        exchanges after it that fit; compacted first when the window is over its trigger.
+
+        Raises what ``Compactor.compact`` raises (``SummarizerError``, ``SummaryInputTooLargeError``: the
+        thread is left as it was) and what the store's reads raise (``ThreadStore.messages``).
+        """
         await self._ensure_thread()
         window, got = await self._read()
         if window.compaction_due():
@@ -191,19 +212,32 @@ class CompactingChatCompletionContext(
         return list(to_autogen(got))
 
     async def clear(self) -> None:
-        """Go on in a new, empty thread (the old one stays in the store, with its checkpoints)."""
+        """Go on in a new, empty thread (the old one stays in the store, with its checkpoints).
+
+        Raises nothing.
+        """
         self._thread = LocalThread()
         self._pending, self._ready = [], False
 
     async def save_state(self) -> Mapping[str, Any]:
-        """AutoGen's ``{"messages": [...]}`` (the window) with ``"thread_id"`` beside it."""
+        """AutoGen's ``{"messages": [...]}`` (the window) with ``"thread_id"`` beside it.
+
+        Raises what ``get_messages`` raises.
+        """
         state = ChatCompletionContextState(messages=await self.get_messages()).model_dump()
         state["thread_id"] = self._thread.id
         return state
 
     async def load_state(self, state: Mapping[str, Any]) -> None:
         """Go on with the thread ``state`` names when the store holds it; else (a state of AutoGen's own
-        contexts, or of another store) in a new thread holding its messages."""
+        contexts, or of another store) in a new thread holding its messages.
+
+        Raises:
+            ContextStateError: ``state`` is not AutoGen's model-context state (``{"messages": [...]}``); the
+                context is left as it was.
+
+        And what the store's ``threads`` raises (``ThreadStore.threads``).
+        """
         try:
             messages = ChatCompletionContextState.model_validate(state).messages
         except ValidationError as exc:
