@@ -6,6 +6,7 @@ the reply back with ``AIMessage.from_litellm(response)``. litellm itself is impo
 called, never by ``import messages``.
 """
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from messages._io import dump_messages, load_messages
@@ -64,25 +65,25 @@ from messages.protocol import (
     repair_conversation,
     validate_conversation,
 )
-from messages.stores import (
-    AsyncInMemoryThreadStore,
-    AsyncPostgresThreadStore,
-    AsyncSQLiteThreadStore,
-    AsyncThreadStore,
-    Checkpoint,
-    InMemoryThreadStore,
-    MessageRecord,
-    PostgresThreadStore,
-    Provenance,
-    SQLiteThreadStore,
-    ThreadInfo,
-    ThreadStore,
-)
 from messages.streaming import StreamAccumulator, StreamDelta
 from messages.threads import ContextWindow, LocalThread, RemoteThread, Thread, parse_thread
 
 if TYPE_CHECKING:
     from messages.profiles import Profile, Violation, get_profile, register_profile
+    from messages.stores import (
+        AsyncInMemoryThreadStore,
+        AsyncPostgresThreadStore,
+        AsyncSQLiteThreadStore,
+        AsyncThreadStore,
+        Checkpoint,
+        InMemoryThreadStore,
+        MessageRecord,
+        PostgresThreadStore,
+        Provenance,
+        SQLiteThreadStore,
+        ThreadInfo,
+        ThreadStore,
+    )
 
 __version__ = "0.1.0.dev0"
 
@@ -170,16 +171,38 @@ __all__ = [
     "validate_conversation",
 ]
 
-# The provider profiles load on first use (`dump_messages(model=...)` or one of these names), not at
-# `import messages`: they are a good share of the import cost, and many programs never need them.
-_LAZY = {"Profile", "Violation", "get_profile", "register_profile"}
+# The provider profiles and the thread stores load on first use (`dump_messages(model=...)`, one of these
+# names), not at `import messages`: they are a good share of the import cost, and many programs never need
+# them (`python -m benchmarks core` times the import).
+_LAZY = {
+    "Profile": "profiles",
+    "Violation": "profiles",
+    "get_profile": "profiles",
+    "register_profile": "profiles",
+    "AsyncInMemoryThreadStore": "stores",
+    "AsyncPostgresThreadStore": "stores",
+    "AsyncSQLiteThreadStore": "stores",
+    "AsyncThreadStore": "stores",
+    "Checkpoint": "stores",
+    "InMemoryThreadStore": "stores",
+    "MessageRecord": "stores",
+    "PostgresThreadStore": "stores",
+    "Provenance": "stores",
+    "SQLiteThreadStore": "stores",
+    "ThreadInfo": "stores",
+    "ThreadStore": "stores",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from messages import profiles
-
-        value = getattr(profiles, name)
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(import_module(f"messages.{module}"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'messages' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """Every name of the package, the ones that load on first use included."""
+    return sorted({*globals(), *__all__})

@@ -55,6 +55,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from messages._io import dump_messages, load_messages
+from messages._tokens import OVERHEAD, direct_counter
 from messages._window import (
     Part,
     ReadPlan,
@@ -449,7 +450,12 @@ class TokenLimitedContext(ChatCompletionContext):
       (a ``llama-3`` model name otherwise stalls about 23 s per call retrying a
       tokenizer download offline), so models other than OpenAI's are counted with tiktoken, an
       approximation. litellm's own settings are left as they are: your ``litellm.token_counter`` calls
-      behave as before.
+      behave as before. A message of text and tool calls is counted with tiktoken directly, without
+      importing litellm (seconds on a bot's first turn), wherever that is litellm's count: every model of
+      another provider than OpenAI (``cl100k_base``) and OpenAI's models tiktoken knows (``o200k_base``
+      for ``gpt-4o`` and later), from the encoding files litellm ships (``messages._tokens``; ``python -m
+      benchmarks context`` times the first count). litellm counts the rest (images, audio, files; Azure
+      deployments), imported when first needed.
     * ``token_counter=f``, ``f(list_of_messages) -> int``: the overhead is ``f([])`` and a message's count is
       ``f([m]) - f([])``; this assumes ``f`` adds up per message, as litellm's counter and OpenAI's
       counting recipe do.
@@ -612,7 +618,27 @@ def _counter_of(
 
 
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
-    """litellm's ``token_counter`` for ``model``: the list overhead, and a per-message count without it."""
+    """litellm's ``token_counter`` for ``model``: the list overhead, and a per-message count without it.
+    Counted with tiktoken directly, without importing litellm, where that gives litellm's count
+    (``messages._tokens``); litellm counts the rest, imported on the first message it must count."""
+    direct = direct_counter(model)
+    if direct is None:
+        return _litellm_itself(model)
+    made: list[MessageTokenCounter] = []
+
+    def count(message: Message) -> int:
+        found = direct(message)
+        if found is not None:
+            return found
+        if not made:
+            made.append(_litellm_itself(model)[1])
+        return made[0](message)
+
+    return OVERHEAD, count
+
+
+def _litellm_itself(model: str) -> tuple[int, MessageTokenCounter]:
+    """litellm's ``token_counter`` for ``model``, called for each message."""
     import litellm
     from litellm.constants import DEFAULT_IMAGE_TOKEN_COUNT
     from litellm.utils import _return_openai_tokenizer

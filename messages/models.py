@@ -43,6 +43,7 @@ from messages.parts import (
 )
 
 __all__ = [
+    "REASONING_DETAILS",
     "AIMessage",
     "AudioReference",
     "FunctionCall",
@@ -54,6 +55,11 @@ __all__ = [
 ]
 
 _PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart, VideoPart)
+
+REASONING_DETAILS = "reasoning_details"
+"""The key of ``AIMessage.provider_specific_fields`` under which litellm keeps a reply's reasoning details
+(OpenRouter's reasoning blocks: signed thinking, thought signatures, encrypted reasoning), and OpenRouter's
+own key for them on an assistant turn sent back (the OpenRouter profile moves them there, quirk 56)."""
 
 
 @with_config(ConfigDict(extra="forbid"))

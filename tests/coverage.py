@@ -219,6 +219,7 @@ ROWS: tuple[Row, ...] = (
         _tool_exchange(ToolMessage(tool_call_id="toolu_01", content="failed", is_error=True)),
         at=2,
         value=_key("is_error"),
+        survives="Error: failed",
     ),
     Row(
         "name",
@@ -265,6 +266,18 @@ ROWS: tuple[Row, ...] = (
             content="Hello.", provider_specific_fields={"thought_signatures": ["c2ln"]}, provider="gemini"
         ),
         value=_key("provider_specific_fields"),
+    ),
+    Row(
+        "reasoning_details (returned by openrouter)",
+        '`AIMessage.provider_specific_fields["reasoning_details"]`',
+        _reply(
+            content="Hello.",
+            provider_specific_fields={"reasoning_details": [{"type": "reasoning.encrypted", "data": "c2ln"}]},
+            provider="openrouter",
+        ),
+        value=lambda m: (
+            m.get("reasoning_details") or (m.get("provider_specific_fields") or {}).get("reasoning_details")
+        ),
     ),
     Row(
         "assistant media parts",

@@ -30,6 +30,7 @@ from autogen_core.models import (
     CreateResult,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
+    ModelInfo,
     SystemMessage,
     UserMessage,
 )
@@ -351,6 +352,13 @@ def test_the_client_dumps_and_loads_as_a_component_with_its_keys_masked(litellm)
         headers = {k.lower(): v for k, v in server.requests[-1].headers.items()}
         assert headers["authorization"] == "Bearer stand-in-key"
         assert server.last_body()["temperature"] == 0.2
+        # Loaded from its JSON, the mask is left out: litellm reads the key from its environment variable.
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+            reloaded = ChatCompletionClient.load_component(json.loads(dumped.model_dump_json()))
+            run(reloaded.create([UserMessage(content="hi", source="user")]))
+        headers = {k.lower(): v for k, v in server.requests[-1].headers.items()}
+        assert headers["authorization"] == "Bearer sk-from-the-environment"
 
 
 def test_a_window_that_breaks_the_protocol_is_refused_before_the_request(litellm):
@@ -400,8 +408,8 @@ def flood_level(river: str) -> str:
 @pytest.mark.parametrize("provider", PROVIDERS[1:3], ids=lambda p: p.key)
 def test_a_tool_that_raises_goes_back_to_the_model_as_autogen_says_it(litellm, provider):
     # AutoGen flags the result is_error; its workbench writes the exception's text alone into the content.
-    # The flag reaches no provider through litellm (quirk 71), so a profile would refuse a flagged result;
-    # the client says it in the content instead ("Error: ..."), as AutoGen's agents word their own.
+    # The flag reaches no provider through litellm (quirk 71): every profile says it in the content
+    # instead ("Error: ...", as AutoGen's agents word their own), and the client sends what it makes.
     from autogen_agentchat.agents import AssistantAgent
 
     replies = scripted(
@@ -427,3 +435,50 @@ def test_a_tool_that_raises_goes_back_to_the_model_as_autogen_says_it(litellm, p
     assert stored["content"] == "no gauge on the Thames"
     assert "Error: no gauge on the Thames" in json.dumps(second)
     assert "is_error" not in json.dumps(second)
+
+
+def test_deepseeks_reasoning_beside_tool_calls_goes_back_as_it_was_written(litellm):
+    # DeepSeek's thinking mode wants each tool-call turn's reasoning_content back (quirk 34); AutoGen's
+    # FunctionCall and thought have no place for it. The client keeps it beside AutoGen's messages and sends
+    # the real text, not the profile's stand-in " ", which a client without it (a history from another
+    # process) still gets.
+    from autogen_agentchat.agents import AssistantAgent
+
+    model = "deepseek/deepseek-reasoner"
+    replies = scripted(
+        AIMessage(
+            reasoning_content="The user wants Paris; call the tool.",
+            tool_calls=[ToolCall(id="call_00_Pq8sLm2X", name="get_weather", arguments={"city": "Paris"})],
+        ),
+        AIMessage(content="It is sunny.", reasoning_content="Summarize."),
+    )
+    # litellm's map says deepseek-reasoner calls no tools (the R1 era); DeepSeek's thinking mode does.
+    info = ModelInfo(
+        vision=False, function_calling=True, json_output=True, family="r1", structured_output=False
+    )
+    with StandInServer(replies) as server:
+        client = client_for(server, model, model_info=info)
+        agent = AssistantAgent("w", model_client=client, tools=[get_weather], reflect_on_tool_use=True)
+        run(agent.run(task="Weather in Paris?"))
+        state = run(agent.save_state())
+        sent = server.last_body()["messages"]
+        fresh = client_for(server, model, model_info=info)
+        history = [
+            UserMessage(content="Weather in Paris?", source="user"),
+            AssistantMessage(
+                content=[
+                    FunctionCall(id="call_00_Pq8sLm2X", name="get_weather", arguments='{"city": "Paris"}')
+                ],
+                source="w",
+            ),
+            FunctionExecutionResultMessage(
+                content=[
+                    FunctionExecutionResult(call_id="call_00_Pq8sLm2X", content="Sunny", name="get_weather")
+                ]
+            ),
+        ]
+        request = fresh._request(history, [], "auto", None, {})
+    (turn,) = [m for m in sent if m.get("tool_calls")]
+    assert turn["reasoning_content"] == "The user wants Paris; call the tool."
+    assert [m["type"] for m in state["llm_context"]["messages"]][:2] == ["UserMessage", "AssistantMessage"]
+    assert [m.get("reasoning_content") for m in request["messages"] if m.get("tool_calls")] == [" "]

@@ -101,6 +101,13 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[str], set[tuple[str, int, str,
         {("protocol", 1, "duplicate-tool-call-id", 17), ("protocol", 3, "duplicate-tool-result", 16)},
         ["'call_0'", "earlier in the same message"],
     ),
+    # A failed tool call flagged is_error, which no route carries (quirk 71): said in the content instead.
+    "failed tool result": (
+        [*exchange("call_1")[:2], {**tool("call_1", "no gauge on the Thames"), "is_error": True}],
+        [SONNET_45, OPENAI],
+        {(SONNET_45, 2, "tool-error-flag", 71), (OPENAI, 2, "tool-error-flag", 71)},
+        ["litellm drops a tool result's is_error on its way to anthropic", "said in the content"],
+    ),
     # A Gemini-signed id continued on Mistral: 9 letters or digits only (quirk 30), on call and result.
     "signed id to Mistral": (
         [*exchange(SIGNED_ID), assistant("18C and sunny."), user("Thanks")],

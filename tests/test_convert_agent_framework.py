@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, get_args
+from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from messages import (
     AIMessage,
@@ -26,24 +27,32 @@ from messages import (
     TextPart,
     ToolCall,
     ToolMessage,
+    UnansweredToolCallError,
     UserMessage,
     dump_messages,
     validate_conversation,
 )
 from messages import strategies as ms
 from messages.convert.agent_framework import (
-    CARRIED_CONTENT_TYPES,
+    TYPED_CONTENT_TYPES,
     AgentFrameworkEnvelope,
     from_agent_framework,
     to_agent_framework,
 )
 from messages.testing import StandInServer, scripted
+from tests.oracles import openai_accepts
 from tests.unmapped import refused_by_guard
 
 af = pytest.importorskip("agent_framework")
 from agent_framework import Content  # noqa: E402
 from agent_framework import Message as AFMessage  # noqa: E402
-from agent_framework._types import ContentType  # noqa: E402
+
+from tests.af_contents import (  # noqa: E402
+    CONTENT_TYPES,
+    af_contents,
+    af_histories,
+    round_trips_in_agent_framework,
+)
 
 
 def dicts(messages: list[Any]) -> list[dict[str, Any]]:
@@ -66,6 +75,8 @@ def assert_justified(conversation: list[Message], error: ConversionError) -> Non
         assert one_text_part(message.content) or (isinstance(message, AIMessage) and message.content == [])
     elif error.part in ("thinking_blocks", "provider_specific_fields", "provider"):
         assert getattr(message, str(error.part)) is not None
+        if error.part == "provider_specific_fields":  # reasoning details alone are a text_reasoning content
+            assert set(message.provider_specific_fields or {}) != {"reasoning_details"}
     elif error.part == "tool_calls":
         assert isinstance(message, AIMessage)
         assert any(c.provider_specific_fields is not None for c in message.tool_calls)
@@ -74,11 +85,8 @@ def assert_justified(conversation: list[Message], error: ConversionError) -> Non
         assert isinstance(message, UserMessage | ToolMessage)
         assert isinstance(message.content, list)
         part = message.content[error.part]
-        if isinstance(part, FilePart):
-            assert part.file_data is None  # a file by id only: Agent Framework's hosted_file
-        else:
-            assert isinstance(part, ImagePart), error
-            assert "format" in str(error) or "media type" in str(error)
+        assert isinstance(part, ImagePart), error
+        assert "format" in str(error) or "media type" in str(error)
 
 
 @given(ms.conversations())
@@ -95,8 +103,9 @@ def test_every_conversation_round_trips_or_names_what_agent_framework_cannot_hol
 
 
 def holdable(conversation: list[Message]) -> list[Message]:
-    """The conversation within what Agent Framework holds: a single text part as its string, a file by id
-    given inline instead."""
+    """The conversation within what Agent Framework's OpenAI chat client sends: a single text part as its
+    string, a file by id given inline instead (a hosted_file, which the client leaves out of a Chat
+    Completions request: only its Responses client sends one)."""
 
     def part(p: Any) -> Any:
         if isinstance(p, FilePart) and p.file_data is None:
@@ -337,7 +346,7 @@ def test_an_image_keeps_its_detail_where_agent_frameworks_client_reads_it_and_it
     assert from_agent_framework([message]) == [user]
 
 
-def test_audio_and_files_are_data_content_and_a_file_by_id_is_refused():
+def test_audio_and_files_are_data_content_and_a_file_by_id_is_a_hosted_file():
     audio = AudioPart.from_bytes(b"RIFF", format="wav")
     document = FilePart.from_bytes(b"%PDF-1.7", filename="report.pdf")
     user = UserMessage(content=[audio, document])
@@ -350,9 +359,21 @@ def test_audio_and_files_are_data_content_and_a_file_by_id_is_refused():
         {"role": "user", "content": [part]} for part in dump_messages([user])[0]["content"]
     ]
     assert from_agent_framework([message]) == [user]
-    with pytest.raises(ConversionError, match="a file given only by file_id") as caught:
-        to_agent_framework([UserMessage(content=[TextPart(text="see"), FilePart(file_id="file-1")])])
-    assert (caught.value.index, caught.value.part) == (0, 1)
+    # An uploaded file, by its id alone: Agent Framework's hosted_file, its media type kept beside it.
+    by_id = UserMessage(content=[TextPart(text="see"), FilePart(file_id="file-1", filename="a.pdf")])
+    (message,) = to_agent_framework([by_id])
+    assert message.contents[1].to_dict() == {
+        "type": "hosted_file",
+        "file_id": "file-1",
+        "name": "a.pdf",
+        "additional_properties": {},
+    }
+    assert from_agent_framework([message]) == [by_id]
+    typed = AFMessage("user", [Content.from_hosted_file("file-2", media_type="application/pdf")])
+    ours, envelopes = from_agent_framework([typed], envelopes=True)
+    assert ours == [UserMessage(content=[FilePart(file_id="file-2")])]
+    assert envelopes[0].content_fields == {0: {"media_type": "application/pdf"}}
+    assert dicts(to_agent_framework(ours, envelopes)) == dicts([typed])
 
 
 def test_a_tool_result_of_parts_is_its_items_and_a_name_the_results_name():
@@ -451,84 +472,216 @@ def test_what_agents_record_comes_back_as_agent_frameworks_own_serialization_kee
     assert dicts(to_agent_framework(ours, stored)) == expected
 
 
-# --- refused ---------------------------------------------------------------------------------------------
-
-REFUSED_TYPES = [t for t in get_args(ContentType) if t not in CARRIED_CONTENT_TYPES]
+# --- everything Agent Framework holds is kept --------------------------------------------------------------
 
 
-def test_every_content_type_agent_framework_has_is_carried_or_refused():
-    assert set(CARRIED_CONTENT_TYPES) <= set(get_args(ContentType))
-    assert len(REFUSED_TYPES) == 20
+@settings(max_examples=60)
+@given(af_histories())
+def test_every_agent_framework_history_comes_back_as_agent_framework_keeps_it(history):
+    # Every content type Agent Framework defines, in any message of any role: typed where this package has
+    # a form, kept whole in the envelope where it has none, given back in its place, through the envelopes'
+    # JSON as a store keeps them.
+    assume(all(round_trips_in_agent_framework(m) for m in history))
+    ours, envelopes = from_agent_framework(history, envelopes=True)
+    assert len(ours) == len(envelopes) >= 1
+    stored = [AgentFrameworkEnvelope.from_json(json.loads(json.dumps(e.to_json()))) for e in envelopes]
+    assert dicts(to_agent_framework(ours, stored)) == dicts(history)
+    # What the messages hold is what a model request can: they dump to the OpenAI shape as they are.
+    TypeAdapter(list[Message]).validate_python(dump_messages(ours, validate=False))
 
 
-@pytest.mark.parametrize("kind", REFUSED_TYPES)
-def test_every_other_content_type_is_refused_by_name(kind):
+def test_agent_framework_defines_the_content_types_these_tests_generate():
+    assert set(TYPED_CONTENT_TYPES) <= set(CONTENT_TYPES)
+    assert len(CONTENT_TYPES) == 26
+    assert len(KEPT_TYPES) == 19
+
+
+KEPT_TYPES = [t for t in CONTENT_TYPES if t not in TYPED_CONTENT_TYPES]
+
+
+@pytest.mark.parametrize("kind", KEPT_TYPES)
+@settings(max_examples=4)
+@given(data=st.data())
+def test_a_content_no_message_of_this_package_holds_is_kept_in_its_place(kind, data):
+    content = data.draw(af_contents((kind,)))
+    history = [AFMessage("user", ["hi"]), AFMessage("assistant", ["ok", content, "more"])]
+    ours, envelopes = from_agent_framework(history, envelopes=True)
+    assert ours == [
+        UserMessage(content="hi"),
+        AIMessage(content=[TextPart(text="ok"), TextPart(text="more")]),
+    ]
+    assert envelopes[1].kept == {1: content.to_dict()}
+    assert dicts(to_agent_framework(ours, envelopes)) == dicts(history)
+    # Without envelopes it has nowhere to go: refused, naming it and the way out.
     with pytest.raises(ConversionError) as caught:
-        from_agent_framework([AFMessage("user", ["hi"]), AFMessage("assistant", ["ok", Content(kind)])])
+        from_agent_framework(history)
     assert str(caught.value) == (
-        f"message 1, content 1: an Agent Framework {kind!r} content, which this package has no message part "
-        "for (these converters carry text, text_reasoning, data, uri, function_call, function_result)"
+        f"message 1, content 1: an Agent Framework {kind!r} content, which no message of this package holds "
+        "here; pass envelopes=True to read it beside the messages (a thread store keeps it in its envelope)"
     )
     assert (caught.value.index, caught.value.part) == (1, 1)
 
 
+def approval_history() -> list[Any]:
+    """An approval flow as Agent Framework's function invocation records it (agent-framework-core 1.23): the
+    reply's call with its approval request, the user's answer, the result, the answer."""
+    call = Content.from_function_call("call_1", "delete_file", arguments='{"path":"a.txt"}', id="af-call-1")
+    request = Content.from_function_approval_request("af-call-1", call)
+    return [
+        AFMessage("user", ["Delete a.txt"]),
+        AFMessage("assistant", [call, request], author_name="bot"),
+        AFMessage("user", [request.to_function_approval_response(True)]),
+        AFMessage("tool", [Content.from_function_result("call_1", result="deleted", id="af-call-1")]),
+        AFMessage("assistant", ["Deleted a.txt."], author_name="bot"),
+    ]
+
+
+def test_an_approval_flow_is_kept_and_its_messages_keep_the_call_before_its_result():
+    history = approval_history()
+    ours, envelopes = from_agent_framework(history, envelopes=True)
+    assert ours == [
+        UserMessage(content="Delete a.txt"),
+        AIMessage(
+            tool_calls=[ToolCall(id="call_1", name="delete_file", arguments='{"path":"a.txt"}')], name="bot"
+        ),
+        ToolMessage(tool_call_id="call_1", content="deleted"),
+        AIMessage(content="Deleted a.txt.", name="bot"),
+    ]
+    # The request is kept beside the call it asks about; the user's answer, which no model request holds,
+    # beside the result that follows it: the conversation reads call, then result.
+    assert envelopes[1].kept == {1: history[1].contents[1].to_dict()}
+    assert envelopes[2].before == (history[2].to_dict(),)
+    validate_conversation(ours)
+    openai_accepts(dump_messages(ours, model="openai/gpt-4o"))
+    assert dicts(to_agent_framework(ours, envelopes)) == dicts(history)
+    # While the approval is pending, the call has no result: reported as any unanswered call.
+    pending, _ = from_agent_framework(history[:2], envelopes=True)
+    with pytest.raises(UnansweredToolCallError, match="'call_1'"):
+        validate_conversation(pending)
+
+
+def test_messages_with_nothing_typed_are_kept_beside_the_one_before_or_by_a_carrier():
+    consent = AFMessage("assistant", [Content.from_oauth_consent_request("https://login.test/c")])
+    approval = approval_history()[2]
+    ours, envelopes = from_agent_framework([AFMessage("user", ["Sign me in"]), consent], envelopes=True)
+    assert ours == [UserMessage(content="Sign me in")]
+    assert envelopes[0].after == (consent.to_dict(),)
+    # Nothing typed at all: an empty reply stands for none and carries them.
+    ours, envelopes = from_agent_framework([approval, consent], envelopes=True)
+    assert ours == [AIMessage()]
+    assert envelopes == [AgentFrameworkEnvelope(before=(approval.to_dict(), consent.to_dict()), carrier=True)]
+    assert dicts(to_agent_framework(ours, envelopes)) == dicts([approval, consent])
+    with pytest.raises(ConversionError, match="a 'user' message with function_approval_response content"):
+        from_agent_framework([approval])
+
+
+def test_reasoning_details_are_provider_fields_as_litellm_keeps_them_and_go_back_as_agent_framework_sends():
+    # Agent Framework's OpenAI chat client keeps OpenRouter's (and vLLM's) reasoning_details as a
+    # text_reasoning content with their JSON as protected_data, and sends them back on the turn; litellm
+    # keeps a reply's in provider_specific_fields, and the OpenRouter profile sends them back (quirk 56).
+    details = [{"type": "reasoning.encrypted", "data": "c2ln", "id": "rs_1", "format": "anthropic-claude-v1"}]
+    reply = AFMessage(
+        "assistant",
+        [
+            Content.from_function_call("call_1", "lookup", arguments="{}"),
+            Content.from_text_reasoning(protected_data=json.dumps(details)),
+        ],
+    )
+    ours, envelopes = from_agent_framework([reply], envelopes=True)
+    assert ours == [
+        AIMessage(
+            tool_calls=[ToolCall(id="call_1", name="lookup", arguments="{}")],
+            provider_specific_fields={"reasoning_details": details},
+        )
+    ]
+    assert dicts(to_agent_framework(ours, envelopes)) == dicts([reply])
+    history = [
+        AFMessage("user", ["q"]),
+        reply,
+        AFMessage("tool", [Content.from_function_result("call_1", result="x")]),
+    ]
+    theirs = agent_framework_sends(history)
+    ours_sent = dump_messages(from_agent_framework(history), model="openrouter/anthropic/claude-sonnet-4.5")
+    assert theirs[1]["reasoning_details"] == ours_sent[1]["reasoning_details"] == details
+    assert "reasoning_details" not in dump_messages(from_agent_framework(history), model="openai/gpt-4o")[1]
+
+
 @pytest.mark.parametrize(
-    ("message", "part", "text"),
+    ("message", "typed"),
     [
+        (AFMessage("critic", ["hm"]), None),
         (
-            AFMessage("critic", ["hm"]),
-            "role",
-            "message 0: the role 'critic', which this package has no message for",
+            AFMessage(
+                "system", ["Be brief.", Content.from_uri("https://x.test/a.png", media_type="image/png")]
+            ),
+            SystemMessage(content="Be brief."),
         ),
+        (AFMessage("user", ["hi", Content.from_function_call("c", "f")]), UserMessage(content="hi")),
         (
-            AFMessage("system", [Content.from_uri("https://x.test/a.png", media_type="image/png")]),
-            0,
-            "message 0, content 0: a 'uri' content in a system message, which has no place for it",
-        ),
-        (
-            AFMessage("user", [Content.from_function_call("c", "f")]),
-            0,
-            "message 0, content 0: a 'function_call' content in a user message, which has no place for it",
-        ),
-        (
-            AFMessage("assistant", [Content.from_text_reasoning(protected_data="opaque")]),
-            0,
-            "message 0, content 0: reasoning without text (protected_data alone), which this package holds "
-            "nowhere",
+            AFMessage("assistant", ["ok", Content.from_text_reasoning(protected_data="gAAAAB-encrypted")]),
+            AIMessage(content="ok"),
         ),
         (
             AFMessage(
                 "assistant", [Content.from_text_reasoning(text="a"), Content.from_text_reasoning(text="b")]
             ),
-            1,
-            "message 0, content 1: a second reasoning content: a reply holds one reasoning text",
+            AIMessage(reasoning_content="a"),
         ),
-        (AFMessage("tool", []), "contents", "message 0: a tool message without a function result"),
+        (AFMessage("tool", []), None),
         (
-            AFMessage("user", [Content.from_uri("https://x.test/a.pdf", media_type="application/pdf")]),
-            0,
-            "message 0, content 0: content of type 'application/pdf' given by URL: this package holds a file "
-            "inline (a data URL), and by URL only an image",
-        ),
-        (
-            AFMessage("user", [Content.from_data(b"%PDF", "application/pdf")]),
-            0,
-            "message 0, content 0: data content of type 'application/pdf' that no part holds: Value error, a "
-            "file part with file_data needs a filename, e.g. filename='report.pdf'",
+            AFMessage(
+                "user", ["see", Content.from_uri("https://x.test/a.pdf", media_type="application/pdf")]
+            ),
+            UserMessage(content="see"),
         ),
         (
-            AFMessage("user", ["hi"], additional_properties={"handle": object()}),
-            "additional_properties",
-            "message 0: additional_properties['handle'] holds a value of type object, which is not JSON; a "
-            "store keeps these as JSON",
+            AFMessage("user", ["see", Content.from_data(b"%PDF", "application/pdf")]),
+            UserMessage(content="see"),
+        ),
+        (
+            AFMessage(
+                "assistant",
+                ["Looking.", Content.from_function_call("mcp_1", "search", hosted=True, server_name="docs")],
+            ),
+            AIMessage(content="Looking."),
         ),
     ],
+    ids=[
+        "an unknown role",
+        "an image in a system message",
+        "a call in a user message",
+        "encrypted reasoning alone",
+        "a second reasoning text",
+        "a tool message without a result",
+        "a document by URL",
+        "a file without a name",
+        "a call the service ran itself",
+    ],
 )
-def test_what_this_package_cannot_hold_is_refused_naming_message_and_field(message, part, text):
+def test_what_was_refused_before_is_kept_where_no_message_holds_it(message, typed):
+    ours, envelopes = from_agent_framework([AFMessage("user", ["q"]), message], envelopes=True)
+    assert ours[1:] == ([] if typed is None else [typed])
+    assert dicts(to_agent_framework(ours, envelopes)) == dicts([AFMessage("user", ["q"]), message])
+
+
+def test_a_value_that_is_not_json_is_refused_naming_message_and_field():
     with pytest.raises(ConversionError) as caught:
-        from_agent_framework([message], envelopes=True)
-    assert str(caught.value) == text
-    assert (caught.value.index, caught.value.part) == (0, part)
+        from_agent_framework(
+            [AFMessage("user", ["hi"], additional_properties={"handle": object()})], envelopes=True
+        )
+    assert str(caught.value) == (
+        "message 0: additional_properties['handle'] holds a value of type object, which is not JSON; a store "
+        "keeps these as JSON"
+    )
+    assert (caught.value.index, caught.value.part) == (0, "additional_properties")
+    with pytest.raises(ConversionError) as caught:
+        from_agent_framework(
+            [AFMessage("tool", [Content.from_mcp_server_tool_result("m1", output={1: "a"})])], envelopes=True
+        )
+    assert str(caught.value) == (
+        "message 0, content 0: the content['output'] holds a key 1 that is not a string; a store keeps these "
+        "as JSON"
+    )
 
 
 @pytest.mark.parametrize(
@@ -551,6 +704,12 @@ def test_what_this_package_cannot_hold_is_refused_naming_message_and_field(messa
             ),
             "thinking_blocks",
             "message 0: Agent Framework's Message has no place for thinking_blocks",
+        ),
+        (
+            AIMessage(content="hi", provider_specific_fields={"thought_signatures": ["x"]}),
+            "provider_specific_fields",
+            "message 0: Agent Framework's Message has no place for provider_specific_fields (only "
+            "reasoning_details alone, as a text_reasoning content's protected_data)",
         ),
         (
             UserMessage(
@@ -576,12 +735,22 @@ def test_what_agent_framework_cannot_hold_is_refused_naming_message_and_field(me
     assert (caught.value.index, caught.value.part) == (0, part)
 
 
-def test_an_envelope_that_does_not_read_is_refused_naming_its_field():
+def test_an_envelope_that_does_not_read_or_fit_is_refused_naming_its_field():
     with pytest.raises(ValueError, match="has no field 'extra'"):
         AgentFrameworkEnvelope.from_json({"extra": 1})
     with pytest.raises(ValueError, match="order must be a list of positions"):
         AgentFrameworkEnvelope.from_json({"order": "01"})
+    with pytest.raises(ValueError, match="kept must map positions to objects"):
+        AgentFrameworkEnvelope.from_json({"kept": {"x": {}}})
+    with pytest.raises(ValueError, match="before must be a list of messages"):
+        AgentFrameworkEnvelope.from_json({"before": {}})
     with pytest.raises(ConversionError, match="an envelope order \\[0\\] for 2 contents"):
         to_agent_framework(
             [AIMessage(content="a", reasoning_content="b")], [AgentFrameworkEnvelope(order=(0,))]
         )
+    with pytest.raises(ConversionError, match="a kept content at position 3 of 1 contents"):
+        to_agent_framework([AIMessage(content="a")], [AgentFrameworkEnvelope(kept={3: {"type": "usage"}})])
+    with pytest.raises(
+        ConversionError, match="a carrier envelope on a message that is not an empty AIMessage"
+    ):
+        to_agent_framework([AIMessage(content="a")], [AgentFrameworkEnvelope(carrier=True)])

@@ -47,8 +47,8 @@ def _send(litellm, server: StandInServer, model: str, messages: list[dict[str, A
 
 def _placements() -> list[Any]:
     """Every placement of a breakpoint the issue names: a system text part, a system message with a ttl,
-    a user text part, a tool result; and a tool result's is_error, which no route carries (quirk 71): these
-    tests send it anyway (``SEND``) to show what litellm does with it."""
+    a user text part, a tool result; and a tool result's is_error, which no route carries (quirk 71): the
+    profiles say it in the content instead."""
     call = ToolCall(id="toolu_01", name="lookup", arguments={})
     return [
         SystemMessage(content=[TextPart(text="SYSTEM PART", cache_control=CacheControl())]),
@@ -63,7 +63,8 @@ def _placements() -> list[Any]:
 
 
 SEND = {"on_unfixable": "send"}
-"""The flag of ``_placements`` is refused before sending by default (issue 24); sent here on purpose."""
+"""What a profile cannot fix is refused before sending by default; sent here on purpose where a test shows
+what litellm does with it."""
 
 
 def _blocks_with(body: dict[str, Any], text: str) -> list[dict[str, Any]]:
@@ -87,16 +88,26 @@ def test_each_placement_reaches_the_matching_anthropic_block(litellm, model):
     assert _blocks_with(body, "USER PART") == [
         {"type": "text", "text": "USER PART", "cache_control": EPHEMERAL}
     ]
-    (result,) = _blocks_with(body, "TOOL RESULT")
+    # Quirk 71: the failure is said in the result's content, the flag left out (litellm would drop it).
+    (result,) = _blocks_with(body, "Error: TOOL RESULT")
     assert result["type"] == "tool_result"
     assert result["cache_control"] == EPHEMERAL
-    # Quirk 71: litellm drops is_error on its way (the tool_result block has none): refused by default.
     assert "is_error" not in result
-    with pytest.raises(UnfixableError, match=r"message 4: litellm drops is_error") as refused:
-        dump_messages(_placements(), model=model)
-    assert [(v.index, v.rule, v.row) for v in refused.value.violations] == [(4, "tool-error-flag", 71)]
     if model == ANTHROPIC:
         anthropic_accepts(body)
+
+
+@pytest.mark.parametrize("model", [ANTHROPIC, VERTEX_CLAUDE, BEDROCK_INVOKE, BEDROCK_CONVERSE])
+def test_litellm_alone_drops_is_error_on_its_way_to_a_tool_result_that_has_the_field(litellm, model):
+    # Anthropic's tool_result (and Bedrock's toolResult status) can say a call failed; litellm never sets
+    # it: the flag is gone and the content says nothing of the failure. So the profiles say it in the
+    # content (quirk 71) rather than send a flag that does not arrive.
+    with StandInServer() as server:
+        raw = _send(litellm, server, model, dump_messages(_placements()))
+    sent = json.dumps(raw["messages"])
+    assert "TOOL RESULT" in sent
+    assert "is_error" not in sent
+    assert '"status": "error"' not in sent
 
 
 def test_bedrock_converse_gets_a_cache_point_after_each_marked_block(litellm):
@@ -131,8 +142,8 @@ def _flagged(is_error: bool) -> list[Any]:
 
 
 def test_the_openai_body_carries_neither_cache_control_nor_is_error(litellm):
-    # litellm keeps both on a custom api_base (a proxy, vLLM...): the OpenAI profile removes the marks and a
-    # flag that says nothing (70, 71), and refuses a result flagged as failed, which it cannot carry.
+    # litellm keeps both on a custom api_base (a proxy, vLLM...): the OpenAI profile removes the marks (70)
+    # and the flag, saying a failure in the content instead (71).
     model = "openai/gpt-4o-mini"
     with StandInServer() as server:
         raw = _send(litellm, server, model, dump_messages(_placements()))
@@ -143,8 +154,10 @@ def test_the_openai_body_carries_neither_cache_control_nor_is_error(litellm):
     assert "cache_control" not in sent
     assert "is_error" not in sent
     openai_accepts(body["messages"])
-    with pytest.raises(UnfixableError, match=r"message 4: openai rejects is_error on a tool result; say in"):
-        dump_messages(_flagged(True), model=model)
+    assert body["messages"][4] == {"role": "tool", "tool_call_id": "toolu_01", "content": "TOOL RESULT"}
+    failed = dump_messages(_flagged(True), model=model)
+    assert failed[4] == {"role": "tool", "tool_call_id": "toolu_01", "content": "Error: TOOL RESULT"}
+    openai_accepts(failed)
 
 
 @pytest.mark.parametrize(
@@ -165,8 +178,12 @@ def test_no_openai_shaped_route_is_sent_cache_control_or_is_error(litellm, model
     sent = json.dumps(body["messages"])
     assert "cache_control" not in sent
     assert "is_error" not in sent
-    with pytest.raises(UnfixableError, match="rejects is_error on a tool result"):
-        dump_messages(_flagged(True), model=model)
+    failed = dump_messages(_flagged(True), model=model)
+    assert "is_error" not in json.dumps(failed)
+    assert [m.get("content") for m in failed if m.get("role") == "tool"] in (
+        ["Error: TOOL RESULT"],
+        [[{"type": "text", "text": "Error: TOOL RESULT"}]],
+    )
 
 
 def test_openrouter_claude_keeps_the_breakpoints(litellm):

@@ -66,6 +66,20 @@ def test_import_messages_leaves_the_library_converters_unloaded():
     assert to_pydantic_ai.__module__ == "messages.convert.pydantic_ai"
 
 
+def test_import_messages_leaves_the_stores_unloaded_and_dir_lists_what_loads_on_first_use():
+    code = (
+        "import sys, json, messages, messages.convert; print(json.dumps(["
+        "'messages.stores' in sys.modules, sorted(set(messages.__all__) - set(dir(messages))), "
+        "sorted(set(messages.convert.__all__) - set(dir(messages.convert))), "
+        "'messages.stores' in sys.modules]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [False, [], [], False]  # dir() names them without loading them
+    from messages import SQLiteThreadStore
+
+    assert SQLiteThreadStore.__module__ == "messages.stores.sqlite"
+
+
 def test_import_messages_imports_no_framework_and_no_integration():
     code = (
         "import sys, json, messages, messages.convert, messages.context; print(json.dumps(sorted(m for m in "

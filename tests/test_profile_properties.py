@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from messages import UnfixableError, dump_messages
 from messages import strategies as ms
 from messages.profiles import SIGNATURE_SEPARATOR, registered_profiles
+from messages.profiles.rules.extensions import says_failure
 from messages.quirks import QUIRKS
 from tests.wire import (
     calls_answered,
@@ -125,6 +126,22 @@ def test_apply_keeps_every_text_and_tool_result_and_pairs_them_under_accepted_id
             assert len({rule.sent_as(i) for i in ids}) == len(ids), (profile.name, ids)
         if not rule.keeps_signatures:
             assert not any(SIGNATURE_SEPARATOR in i for i in ids)
+
+
+@given(ms.conversations())
+def test_no_profile_refuses_a_failed_tool_result_and_each_sends_the_failure_in_its_content(conversation):
+    # Quirk 71: no route carries is_error, so every profile says the failure in the content (AutoGen's and
+    # Agent Framework's "Error: ...") and leaves the flag out; a failed result is never refused for it.
+    dumped = dump_messages(conversation)
+    for profile in PROFILES:
+        assert all(rule != "tool-error-flag" for _, rule, _ in refused(profile, dumped)), profile.name
+        applied = profile.apply(dumped, on_unfixable="send")
+        assert "is_error" not in json.dumps(applied), profile.name
+        if not profile.supports_tools:
+            continue  # the results are rendered as text that says "Error from ..." (quirk 61)
+        for old, new in zip(tool_results(dumped), tool_results(applied), strict=True):
+            if old.get("is_error") is True:
+                assert says_failure(new.get("content")), (profile.name, old, new)
 
 
 @given(ms.conversations())

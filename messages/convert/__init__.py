@@ -65,3 +65,8 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'messages.convert' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """Every name of the module, the converters that load on first use included."""
+    return sorted({*globals(), *__all__})

@@ -13,11 +13,13 @@ ours                Agent Framework
                     URL without one says ``image/*``), its ``detail`` where Agent Framework's OpenAI client
                     reads it (``additional_properties["openai"]["image_detail"]``); audio as ``data``
                     content (``audio/<format>``); an inline file as ``data`` content (``name`` the
-                    filename, ``file_id`` kept)
+                    filename, ``file_id`` kept); a file by id alone as ``hosted_file`` content
 ``AIMessage``       ``Message("assistant")``: the ``reasoning_content`` as a ``text_reasoning`` content, the
-                    text, a ``refusal`` as a text content marked as Agent Framework's OpenAI client marks
-                    one, then a ``function_call`` per tool call (``call_id``, ``name``, the arguments'
-                    exact string)
+                    text, a ``refusal`` as a text content marked as Agent Framework's OpenAI client marks one,
+                    a ``function_call`` per tool call (``call_id``, ``name``, the arguments' exact string),
+                    then ``provider_specific_fields={"reasoning_details": [...]}`` (what OpenRouter and
+                    vLLM return, kept there by litellm) as a ``text_reasoning`` content holding their JSON
+                    as its ``protected_data``, as Agent Framework's OpenAI chat client writes them
 ``ToolMessage``     ``Message("tool")`` with one ``function_result``: ``call_id``; the result as a string,
                     or its parts as ``items``; ``is_error=True`` as an ``exception``, written as Agent
                     Framework persists every exception (``"FunctionInvocationError"``); ``name`` kept
@@ -27,15 +29,44 @@ ours                Agent Framework
 A message's text is one ``text`` content when it is a string, and one per part when it is a list, so a list
 of a single text part would come back a string: it is refused (give the string).
 
+**Everything Agent Framework holds is kept.** Reading Agent Framework messages
+(``from_agent_framework(messages, envelopes=True)``) never refuses a content for its type: what this package
+has a form for is typed, the rest is kept exactly, as ``Content.to_dict()`` writes it, in the message's
+``AgentFrameworkEnvelope`` (made for a thread store's envelope), and ``to_agent_framework`` gives every
+message back in its place and its order. Kept whole, because no message a model reads holds them:
+
+* every content type but the ones above: approval requests and responses
+  (``function_approval_request`` / ``_response``), ``oauth_consent_request``, ``usage``, ``error``,
+  ``hosted_vector_store``, the calls and results of the service's own tools (code interpreter, image
+  generation, MCP, search, shell, computer use) and a ``function_call`` the service made itself
+  (``hosted`` or ``informational_only``): a record of what the service ran, with no result for this
+  conversation to answer;
+* a content where its message has no place for it (media in a system or assistant message, a call outside
+  an assistant message, a result outside a tool message), a second reasoning text, reasoning details or
+  refusal, reasoning held only as ``protected_data`` that is not reasoning details (the Responses API's
+  encrypted reasoning: only the service that wrote it reads it), a ``data`` or ``uri`` content no part
+  holds (a file by URL, a media type missing, a file without a name), a call or result this package
+  cannot hold (an empty id or name), a content whose fields Agent Framework would not give back;
+* a whole message with nothing of the above to type (a user's approval, a reply that only asks for OAuth
+  consent, a tool message without a result, a role this package has no message for): it is kept in the
+  envelope of the next message (``before``), or of the one before it when none follows (``after``); a list
+  of such messages only is kept by a ``carrier``, an empty ``AIMessage`` that stands for none.
+
+So what a model request cannot hold is never among the messages, and its absence never breaks the
+tool-call protocol: a user's approval between a call and its result is kept beside the result, and the
+conversation reads call, then result. A call still waiting for its approval is a call without a result,
+which ``validate_conversation`` reports and ``repair_conversation`` answers, as any unanswered call.
+
 **The envelope.** What an Agent Framework message holds beside what the model reads is kept for each
-message of this package in an ``AgentFrameworkEnvelope``, made for a thread store's envelope: the
-``message_id``, the ``additional_properties``, a tool message's ``author_name`` (Agent Framework names the
-agent there; a ``ToolMessage``'s ``name`` is its tool's), each content's fields that the message does not
-hold (the occurrence ``id`` Agent Framework gives a function call and its result, a content's own
+message of this package in an ``AgentFrameworkEnvelope``: the ``message_id``, the
+``additional_properties``, a tool message's ``author_name`` (Agent Framework names the agent there; a
+``ToolMessage``'s ``name`` is its tool's), each typed content's fields that the message does not hold (the
+occurrence ``id`` Agent Framework gives a function call and its result, a content's own
 ``additional_properties``, a call's arguments given as a mapping, ...), the order of an assistant
-message's contents when it is not reasoning, text, refusal, calls, and whether a tool result shared its
-Agent Framework message with the one before it (Agent Framework puts the results of a turn in one message;
-this package has a message per result).
+message's typed contents when it is not reasoning, text, refusal, calls, reasoning details, the contents
+kept whole (``kept``, by position), whole messages kept beside it (``before``, ``after``), and whether a
+tool result shared its Agent Framework message with the one before it (Agent Framework puts the results
+of a turn in one message; this package has a message per result).
 
 ``from_agent_framework(messages)`` returns the messages and refuses a message that has an envelope;
 ``from_agent_framework(messages, envelopes=True)`` returns the messages and one envelope per message;
@@ -44,28 +75,21 @@ this package has a message per result).
 * ``from_agent_framework(to_agent_framework(c)) == c`` for every conversation ``to_agent_framework``
   converts;
 * ``to_agent_framework(*from_agent_framework(m, envelopes=True))`` serializes (``Message.to_dict()``) as
-  ``m`` does: what Agent Framework's own persistence keeps. Like it, the converters leave out
-  ``raw_representation`` (the provider's runtime object, an annotation's too) and keep a function
-  result's ``exception`` as Agent Framework's marker, never its text (Agent Framework treats the text as
-  sensitive and never persists it).
+  ``m`` does, for every list of Agent Framework messages whose values are JSON: what Agent Framework's own
+  persistence keeps. Like it, the converters leave out ``raw_representation`` (the provider's runtime
+  object, an annotation's too) and keep a function result's ``exception`` as Agent Framework's marker,
+  never its text (Agent Framework treats the text as sensitive and never persists it).
 
 Refused with ``ConversionError`` naming the message index and the field or content position:
 
-* from Agent Framework: a role other than system, developer, user, assistant and tool; every content type
-  other than ``text``, ``text_reasoning``, ``data``, ``uri``, ``function_call`` and ``function_result``
-  (``error``, ``usage``, ``hosted_file``, ``hosted_vector_store``, the hosted tools' calls and results,
-  ``function_approval_request`` and ``_response``, ``oauth_consent_request``, ...), by name; a content
-  where its message has no place for it (media in a system or assistant message, a call outside an
-  assistant message, a result outside a tool message), a second reasoning or refusal in a reply, reasoning
-  without text, a ``data`` or ``uri`` content no part holds (a file by URL, a media type missing), a file
-  without a name, a tool message without a result, and ``additional_properties`` that are not JSON (Agent
-  Framework's own ``to_dict`` would drop them);
+* from Agent Framework: a value that is not JSON (in ``additional_properties``, a result, a tool's
+  output...), which a store cannot keep and Agent Framework's own ``to_dict`` would drop or mangle;
 * to Agent Framework: what ``messages.convert._guard`` refuses for every library (prompt-cache marks, a
   reply's annotations, images and audio, media in an assistant turn, video parts, litellm's file keys, an
-  image given as a bare string, ``is_error=False``), thinking blocks and provider fields, an assistant
-  content ``[]`` (it would come back ``None``), a list of one text part, an image whose media type is not
-  an image's, an image ``format`` equal to its data URL's own (it would come back unset), and a file given
-  only by ``file_id`` (Agent Framework's ``hosted_file``, refused the other way too).
+  image given as a bare string, ``is_error=False``), thinking blocks, provider fields other than
+  reasoning details alone, a reply's ``provider``, an assistant content ``[]`` (it would come back
+  ``None``), a list of one text part, an image whose media type is not an image's, an image ``format``
+  equal to its data URL's own (it would come back unset), and an envelope that does not fit its message.
 
 agent-framework-core is imported inside the functions, never by ``import messages``.
 """
@@ -83,7 +107,15 @@ from pydantic import ValidationError
 from messages._io import collector_paused
 from messages.convert._guard import article, refuse_unmapped
 from messages.errors import ConversionError
-from messages.models import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage
+from messages.models import (
+    REASONING_DETAILS,
+    AIMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 from messages.parts import AudioPart, ContentPart, FilePart, ImagePart, TextPart
 from messages.protocol import check_types
 
@@ -92,8 +124,17 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentFrameworkEnvelope", "from_agent_framework", "to_agent_framework"]
 
-CARRIED_CONTENT_TYPES = ("text", "text_reasoning", "data", "uri", "function_call", "function_result")
-"""The Agent Framework content types these converters carry; every other one is refused by name."""
+TYPED_CONTENT_TYPES = (
+    "text",
+    "text_reasoning",
+    "data",
+    "uri",
+    "hosted_file",
+    "function_call",
+    "function_result",
+)
+"""The Agent Framework content types these converters type as this package's messages and parts; every
+content is carried, these typed where they fit and every other one kept whole in the envelope."""
 
 EXCEPTION_MARKER = "FunctionInvocationError"
 """What Agent Framework writes for a function result's ``exception`` when it persists one (its
@@ -101,9 +142,7 @@ EXCEPTION_MARKER = "FunctionInvocationError"
 
 _KIND = "model_output_kind"
 _REFUSAL_PROPERTIES: dict[str, Any] = {"core": {_KIND: "refusal"}, _KIND: "refusal"}
-_UNHELD_REPLY_FIELDS = ("thinking_blocks", "provider_specific_fields", "provider")
 _MESSAGE_KEYS = frozenset({"type", "role", "contents", "author_name", "message_id", "additional_properties"})
-_ROLES = ("system", "developer", "user", "assistant", "tool")
 _ANY_IMAGE = "image/*"
 _MISSING: Any = object()
 
@@ -121,14 +160,26 @@ class AgentFrameworkEnvelope:
     """A tool message's ``author_name`` (the ``name`` of a system, user or assistant message is its
     author_name, and is not repeated here)."""
     content_fields: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
-    """By content position (in the order reasoning, text, refusal, calls for an assistant message; ``0``
-    for a tool result): the content's fields, as ``Content.to_dict()`` writes them, that the message
-    does not hold, ``None`` for a field the message would add that the content does not have."""
+    """By typed content (in the order reasoning, text, refusal, calls, reasoning details for an assistant
+    message; ``0`` for a tool result): the content's fields, as ``Content.to_dict()`` writes them, that the
+    message does not hold, ``None`` for a field the message would add that the content does not have."""
     order: tuple[int, ...] | None = None
-    """An assistant message's contents in Agent Framework's order, as positions in the order reasoning,
-    text, refusal, calls; ``None``: that order."""
+    """An assistant message's typed contents in Agent Framework's order, as positions in the order
+    reasoning, text, refusal, calls, reasoning details; ``None``: that order."""
     joined: bool = False
     """This tool result was in the same Agent Framework message as the tool result before it."""
+    kept: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    """The contents this package has no form for, kept whole (``Content.to_dict()``), by their position
+    in the Agent Framework message (for a tool result: in its share of its message, from the content after
+    the result before it)."""
+    before: tuple[Mapping[str, Any], ...] = ()
+    """Whole Agent Framework messages (``Message.to_dict()``) with nothing this package types, just before
+    this message."""
+    after: tuple[Mapping[str, Any], ...] = ()
+    """The same, just after this message (the last of a list, when none followed)."""
+    carrier: bool = False
+    """The message is an empty ``AIMessage`` that stands for none: it carries the ``before`` messages of
+    a list that had nothing else."""
 
     def is_empty(self) -> bool:
         """Whether the envelope holds nothing: the message alone gives back the Agent Framework message.
@@ -155,6 +206,14 @@ class AgentFrameworkEnvelope:
             out["order"] = list(self.order)
         if self.joined:
             out["joined"] = True
+        if self.kept:
+            out["kept"] = {str(key): dict(value) for key, value in self.kept.items()}
+        if self.before:
+            out["before"] = [dict(message) for message in self.before]
+        if self.after:
+            out["after"] = [dict(message) for message in self.after]
+        if self.carrier:
+            out["carrier"] = True
         return out
 
     @classmethod
@@ -170,32 +229,46 @@ class AgentFrameworkEnvelope:
         message_id = data.get("message_id")
         author_name = data.get("author_name")
         properties = data.get("additional_properties", {})
-        fields = data.get("content_fields", {})
         order = data.get("order")
-        joined = data.get("joined", False)
         if not (message_id is None or isinstance(message_id, str)):
             raise ValueError("an Agent Framework envelope's message_id must be a string")
         if not (author_name is None or isinstance(author_name, str)):
             raise ValueError("an Agent Framework envelope's author_name must be a string")
         if not isinstance(properties, Mapping):
             raise ValueError("an Agent Framework envelope's additional_properties must be an object")
-        if not isinstance(fields, Mapping) or not all(
-            isinstance(key, str) and key.isdigit() and isinstance(value, Mapping)
-            for key, value in fields.items()
-        ):
-            raise ValueError("an Agent Framework envelope's content_fields must map positions to objects")
         if order is not None and not (isinstance(order, list) and all(type(i) is int for i in order)):
             raise ValueError("an Agent Framework envelope's order must be a list of positions")
-        if type(joined) is not bool:
-            raise ValueError("an Agent Framework envelope's joined must be true or false")
+        for name in ("joined", "carrier"):
+            if type(data.get(name, False)) is not bool:
+                raise ValueError(f"an Agent Framework envelope's {name} must be true or false")
         return cls(
             message_id=message_id,
             additional_properties=dict(properties),
             author_name=author_name,
-            content_fields={int(key): dict(value) for key, value in fields.items()},
+            content_fields=_by_position(data, "content_fields"),
             order=None if order is None else tuple(order),
-            joined=joined,
+            joined=data.get("joined", False),
+            kept=_by_position(data, "kept"),
+            before=_messages_of(data, "before"),
+            after=_messages_of(data, "after"),
+            carrier=data.get("carrier", False),
         )
+
+
+def _by_position(data: Mapping[str, Any], name: str) -> dict[int, dict[str, Any]]:
+    found = data.get(name, {})
+    if not isinstance(found, Mapping) or not all(
+        isinstance(key, str) and key.isdigit() and isinstance(value, Mapping) for key, value in found.items()
+    ):
+        raise ValueError(f"an Agent Framework envelope's {name} must map positions to objects")
+    return {int(key): dict(value) for key, value in found.items()}
+
+
+def _messages_of(data: Mapping[str, Any], name: str) -> tuple[dict[str, Any], ...]:
+    found = data.get(name, [])
+    if not isinstance(found, list) or not all(isinstance(m, Mapping) for m in found):
+        raise ValueError(f"an Agent Framework envelope's {name} must be a list of messages")
+    return tuple(dict(m) for m in found)
 
 
 _EMPTY = AgentFrameworkEnvelope()
@@ -226,6 +299,11 @@ def _text(text: str, properties: Mapping[str, Any] | None = None) -> dict[str, A
 
 def _reasoning(text: str) -> dict[str, Any]:
     return {"type": "text_reasoning", "text": text, "additional_properties": {}}
+
+
+def _details_content(details: list[Any]) -> dict[str, Any]:
+    """Reasoning details as Agent Framework's OpenAI chat client keeps them (``json.dumps`` of the list)."""
+    return {"type": "text_reasoning", "protected_data": json.dumps(details), "additional_properties": {}}
 
 
 def _call(call: ToolCall) -> dict[str, Any]:
@@ -289,12 +367,12 @@ def _part(part: ContentPart, index: int, position: int) -> dict[str, Any]:
     if isinstance(part, FilePart):
         data = part.file_data
         if data is None:
-            raise _error(
-                index,
-                position,
-                "a file given only by file_id: Agent Framework holds an uploaded file as hosted_file "
-                "content, which these converters do not carry; give the file inline",
-            )
+            # An uploaded file, by its id: Agent Framework's hosted_file.
+            hosted: dict[str, Any] = {"type": "hosted_file", "file_id": part.file_id}
+            if part.filename is not None:
+                hosted["name"] = part.filename
+            hosted["additional_properties"] = {}
+            return hosted
         own = _media_type_of(data)
         if own is None or own.lower().startswith(("image/", "audio/")):
             raise _error(
@@ -355,11 +433,21 @@ def _texts(content: str | list[Any] | None, index: int) -> list[dict[str, Any]]:
     return [_text(part.text) for part in content]
 
 
+def _reasoning_details(message: AIMessage) -> list[Any] | None:
+    """The reply's reasoning details, when its provider fields are those alone (``None``: none)."""
+    fields = message.provider_specific_fields
+    if fields is None:
+        return None
+    details = fields.get(REASONING_DETAILS)
+    return details if set(fields) == {REASONING_DETAILS} and isinstance(details, list) else None
+
+
 # --- to Agent Framework ----------------------------------------------------------------------------------
 
 
 def _contents(message: Message, index: int) -> list[dict[str, Any]]:
-    """The message's contents in the order reasoning, text, refusal, calls (a tool result: one)."""
+    """The message's typed contents in the order reasoning, text, refusal, calls, reasoning details (a
+    tool result: one)."""
     if isinstance(message, SystemMessage | UserMessage):
         if isinstance(message.content, str):
             return [_text(message.content)]
@@ -367,9 +455,18 @@ def _contents(message: Message, index: int) -> list[dict[str, Any]]:
         return [_part(part, index, position) for position, part in enumerate(message.content)]
     if isinstance(message, ToolMessage):
         return [_result(message, index)]
-    for name in _UNHELD_REPLY_FIELDS:
-        if getattr(message, name) is not None:
-            raise _error(index, name, f"Agent Framework's Message has no place for {name}")
+    if message.thinking_blocks is not None:
+        raise _error(index, "thinking_blocks", "Agent Framework's Message has no place for thinking_blocks")
+    details = _reasoning_details(message)
+    if message.provider_specific_fields is not None and details is None:
+        raise _error(
+            index,
+            "provider_specific_fields",
+            "Agent Framework's Message has no place for provider_specific_fields (only reasoning_details "
+            "alone, as a text_reasoning content's protected_data)",
+        )
+    if message.provider is not None:
+        raise _error(index, "provider", "Agent Framework's Message has no place for provider")
     if message.content == []:
         raise _error(index, "content", "an empty content list, which would come back None; give None")
     out = [] if message.reasoning_content is None else [_reasoning(message.reasoning_content)]
@@ -382,22 +479,31 @@ def _contents(message: Message, index: int) -> list[dict[str, Any]]:
                 index, "tool_calls", f"provider fields on call {call.id!r}, which a function_call cannot hold"
             )
         out.append(_call(call))
+    if details is not None:  # last, where Agent Framework's OpenAI chat client puts them in a reply
+        out.append(_details_content(details))
     return out
 
 
 def _apply(
     contents: list[dict[str, Any]], envelope: AgentFrameworkEnvelope, index: int
 ) -> list[dict[str, Any]]:
-    """The contents with the envelope's content fields, in the envelope's order."""
+    """The contents with the envelope's content fields, in the envelope's order, the kept contents in
+    their places."""
     for position, fields in envelope.content_fields.items():
         if not 0 <= position < len(contents):
             raise _error(index, "content_fields", f"envelope fields for content {position}, which it lacks")
         contents[position] = {**contents[position], **fields}
-    if envelope.order is None:
-        return contents
-    if sorted(envelope.order) != list(range(len(contents))):
-        raise _error(index, "order", f"an envelope order {list(envelope.order)} for {len(contents)} contents")
-    return [contents[position] for position in envelope.order]
+    if envelope.order is not None:
+        if sorted(envelope.order) != list(range(len(contents))):
+            raise _error(
+                index, "order", f"an envelope order {list(envelope.order)} for {len(contents)} contents"
+            )
+        contents = [contents[position] for position in envelope.order]
+    for position in sorted(envelope.kept):
+        if not 0 <= position <= len(contents):
+            raise _error(index, "kept", f"a kept content at position {position} of {len(contents)} contents")
+        contents.insert(position, dict(envelope.kept[position]))
+    return contents
 
 
 def _message(message: Message, index: int, envelope: AgentFrameworkEnvelope) -> dict[str, Any]:
@@ -423,19 +529,23 @@ def _message(message: Message, index: int, envelope: AgentFrameworkEnvelope) -> 
     return out
 
 
+_CARRIER = AIMessage()
+
+
 def to_agent_framework(
     messages: Iterable[Message], envelopes: Sequence[AgentFrameworkEnvelope | None] | None = None
 ) -> list[AFMessage]:
     """The messages as Agent Framework ``Message`` objects (see the table in this module's docstring).
 
     ``envelopes``, one per message (``None`` for none), give back what ``from_agent_framework(...,
-    envelopes=True)`` kept beside them. Raises ``MessageTypeError`` for an item that is not a message, and
-    ``ConversionError`` naming the message and the field for what Agent Framework cannot hold.
+    envelopes=True)`` kept beside them: the fields, the contents and the whole messages kept there. Raises
+    ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming the message and
+    the field for what Agent Framework cannot hold.
 
     Raises:
         MessageTypeError: an item is not a ``Message``.
-        ConversionError: something Agent Framework's types cannot hold (the message index and the field
-            named).
+        ConversionError: something Agent Framework's types cannot hold, or an envelope that does not fit its
+            message (the message index and the field named).
         ImportError: agent-framework-core is not installed (``pip install 'llm-messages[agent-framework]'``).
     """
     af = _import()
@@ -451,16 +561,34 @@ def to_agent_framework(
     built: list[tuple[int, dict[str, Any]]] = []
     for index, (message, envelope) in enumerate(zip(conversation, given, strict=True)):
         envelope = envelope or _EMPTY
+        built.extend((index, dict(kept)) for kept in envelope.before)
+        if envelope.carrier:
+            if message != _CARRIER or replace(envelope, before=(), carrier=False) != _EMPTY:
+                raise _error(
+                    index,
+                    "carrier",
+                    "a carrier envelope on a message that is not an empty AIMessage, or with more than the "
+                    "messages it carries",
+                )
+            continue
         if envelope.joined:
             if not (isinstance(message, ToolMessage) and built and built[-1][1]["role"] == "tool"):
                 raise _error(index, "joined", "an envelope that joins a message to a tool message before it")
-            if envelope.message_id is not None or envelope.additional_properties or envelope.author_name:
+            if (
+                envelope.message_id is not None
+                or envelope.additional_properties
+                or envelope.author_name
+                or envelope.before
+            ):
                 raise _error(
-                    index, "joined", "a joined tool result with a message_id, author or properties of its own"
+                    index,
+                    "joined",
+                    "a joined tool result with a message_id, author, properties or messages of its own",
                 )
             built[-1][1]["contents"] += _apply(_contents(message, index), envelope, index)
-            continue
-        built.append((index, _message(message, index, envelope)))
+        else:
+            built.append((index, _message(message, index, envelope)))
+        built.extend((index, dict(kept)) for kept in envelope.after)
     out = []
     with collector_paused():  # objects without cycles, a few per message (messages._io.collector_paused)
         for index, data in built:
@@ -487,7 +615,7 @@ def _json(value: Any, index: int, part: int | str, where: str) -> None:
                 problem = f"a key {key!r} that is not a string"
                 break
             _json(item, index, part, f"{where}[{key!r}]")
-    elif isinstance(value, list):
+    elif isinstance(value, list | tuple):
         for number, item in enumerate(value):
             _json(item, index, part, f"{where}[{number}]")
     elif not (value is None or isinstance(value, str | int | float | bool)):
@@ -504,199 +632,283 @@ def _extras(original: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> dict[str
     return out
 
 
+def _without_runtime_objects(value: Any) -> Any:
+    """``value`` (a ``to_dict()`` tree) without the ``raw_representation`` of its annotations, a runtime
+    object that Agent Framework's own persistence leaves out too."""
+    if isinstance(value, dict):
+        out = {key: _without_runtime_objects(item) for key, item in value.items()}
+        annotations = out.get("annotations")
+        if isinstance(annotations, list):
+            out["annotations"] = [
+                {k: v for k, v in a.items() if k != "raw_representation"} if isinstance(a, dict) else a
+                for a in annotations
+            ]
+        return out
+    if isinstance(value, list):
+        return [_without_runtime_objects(item) for item in value]
+    return value
+
+
+def _message_dict(message: AFMessage, index: int) -> dict[str, Any]:
+    """``message.to_dict()``, its values checked to be JSON first: Agent Framework's ``Message.to_dict``
+    calls ``to_dict`` on every value that has one, without end on a value whose ``to_dict`` makes another
+    such value (a mock), where each content's own ``to_dict`` stops."""
+    _json(message.additional_properties, index, "additional_properties", "additional_properties")
+    contents = []
+    for position, content in enumerate(message.contents):
+        made = _without_runtime_objects(content.to_dict())
+        _json(made, index, position, "the content")
+        contents.append(made)
+    data: dict[str, Any] = {"type": "message", "role": message.role, "contents": contents}
+    if message.author_name is not None:
+        data["author_name"] = message.author_name
+    if message.message_id is not None:
+        data["message_id"] = message.message_id
+    data["additional_properties"] = dict(message.additional_properties)
+    return data
+
+
+def _details_of(content: Mapping[str, Any]) -> list[Any] | None:
+    """The reasoning details a ``text_reasoning`` content holds as its ``protected_data`` alone (Agent
+    Framework's OpenAI chat client writes their JSON there); ``None`` for anything else."""
+    if content.get("text") is not None:
+        return None
+    data = content.get("protected_data")
+    if not isinstance(data, str) or not data.startswith("["):
+        return None
+    try:
+        details = json.loads(data)
+    except ValueError:
+        return None
+    return details if isinstance(details, list) else None
+
+
+def _is_refusal(content: Mapping[str, Any]) -> bool:
+    properties = content.get("additional_properties") or {}
+    core = properties.get("core")
+    kind = core.get(_KIND) if isinstance(core, Mapping) and _KIND in core else properties.get(_KIND)
+    return bool(kind == "refusal")
+
+
+def _local_call(content: Mapping[str, Any]) -> bool:
+    """Whether a ``function_call`` content is a call this conversation answers: not one the service made
+    and ran itself (``hosted``, or recorded for information only)."""
+    return not content.get("hosted") and not content.get("informational_only")
+
+
+class _UntypedError(Exception):
+    """A content (or a message) that has no form in this package: it is kept whole."""
+
+
+@dataclass
+class _Slot:
+    """One typed content: where it was, its dict, and the dict its typed form gives back."""
+
+    position: int
+    content: dict[str, Any]
+    rebuilt: dict[str, Any]
+
+
 class _Reader:
     """Reads one Agent Framework message's dict into messages of this package and their envelopes."""
 
-    def __init__(self, af: Any, index: int, data: Mapping[str, Any], properties: Mapping[str, Any]) -> None:
+    def __init__(self, af: Any, index: int, data: Mapping[str, Any]) -> None:
         self.af = af
         self.index = index
         self.data = data
-        self.properties = properties  # the message's own additional_properties, before to_dict
-        self.fields: dict[int, dict[str, Any]] = {}
 
     def error(self, part: int | str | None, what: str) -> ConversionError:
         return _error(self.index, part, what)
 
-    def keep(self, slot: int, position: int, original: dict[str, Any], rebuilt: dict[str, Any]) -> None:
-        """Keep in the envelope what ``original`` (content ``position``) holds beyond ``rebuilt``."""
+    def gives_back(self, original: dict[str, Any], rebuilt: dict[str, Any]) -> bool:
+        """Whether the typed form (``rebuilt``) with the envelope's fields gives back ``original``."""
         extras = _extras(original, rebuilt)
         if not extras:
-            return
-        _json(extras, self.index, position, "the content's fields")
-        merged = {**rebuilt, **extras}
-        if self.af.Content.from_dict(merged).to_dict() != original:
-            raise self.error(
-                position, f"content fields {sorted(extras)} that Agent Framework does not give back"
-            )
-        self.fields[slot] = extras
-
-    def media(self, content: dict[str, Any], position: int) -> ContentPart:
-        """A data or uri content as a part (what it holds beyond the part is for ``keep``)."""
-        kind, uri, media_type = content["type"], content.get("uri"), content.get("media_type")
-        if not isinstance(uri, str) or not isinstance(media_type, str):
-            raise self.error(position, f"a {kind} content without a uri and a media type")
-        top = media_type.partition("/")[0].strip().lower()
-        part: ContentPart
+            return True
         try:
-            if top == "image":
-                properties = content.get("additional_properties") or {}
-                namespaced = properties.get("openai")
-                detail = namespaced.get("image_detail") if isinstance(namespaced, Mapping) else None
-                if detail is None:
-                    detail = properties.get("detail")
-                own = _media_type_of(uri) if kind == "data" else _ANY_IMAGE
-                image_format = None if media_type == own else media_type
-                part = ImagePart(url=uri, detail=detail, format=image_format)
-            elif kind == "uri":
-                raise self.error(
-                    position,
-                    f"content of type {media_type!r} given by URL: this package holds a file inline (a data "
-                    "URL), and by URL only an image",
-                )
-            elif top == "audio":
-                head, _, data = uri.partition(",")
-                if head != f"data:{media_type};base64":
-                    raise self.error(
-                        position,
-                        f"audio whose data URL does not start 'data:{media_type};base64,': its bytes and "
-                        "format would not come back",
-                    )
-                part = AudioPart(data=data, format=media_type.partition("/")[2])
-            else:
-                part = FilePart(file_data=uri, filename=content.get("name"), file_id=content.get("file_id"))
-        except ValidationError as exc:
-            problems = "; ".join(e["msg"] for e in exc.errors())
-            raise self.error(
-                position, f"{kind} content of type {media_type!r} that no part holds: {problems}"
-            ) from None
-        return part
+            return bool(self.af.Content.from_dict({**rebuilt, **extras}).to_dict() == original)
+        except (ValueError, TypeError):
+            return False
 
-    def read(self) -> tuple[list[Message], list[AgentFrameworkEnvelope]]:
+    def read(self) -> list[tuple[Message, AgentFrameworkEnvelope]]:
+        """The message's messages with their envelopes; none when nothing of it is typed (the caller keeps
+        it whole)."""
         data, role = self.data, self.data.get("role")
         unknown = set(data) - _MESSAGE_KEYS
         if unknown:
             raise self.error(sorted(unknown)[0], "a message field these converters do not know")
-        if role not in _ROLES:
-            raise self.error("role", f"the role {role!r}, which this package has no message for")
         contents: list[dict[str, Any]] = list(data.get("contents") or [])
-        for position, content in enumerate(contents):
-            kind = content.get("type")
-            if kind not in CARRIED_CONTENT_TYPES:
-                raise self.error(
-                    position,
-                    f"an Agent Framework {kind!r} content, which this package has no message part for (these "
-                    "converters carry "
-                    f"{', '.join(CARRIED_CONTENT_TYPES)})",
-                )
-        _json(self.properties, self.index, "additional_properties", "additional_properties")
         author = data.get("author_name")
         base = AgentFrameworkEnvelope(
             message_id=data.get("message_id"),
             additional_properties=dict(data.get("additional_properties") or {}),
         )
-        if role == "tool":
-            return self.tool(contents, author, base)
-        if role == "assistant":
-            message, order = self.assistant(contents, author)
-        else:
-            message, order = self.plain(role, contents, author), None
-        envelope = replace(base, content_fields=self.fields, order=order)
-        return [message], [envelope]
+        try:
+            if role == "tool":
+                return self.tool(contents, author, base)
+            if role == "assistant":
+                return [self.assistant(contents, author, base)]
+            if role in ("system", "developer", "user"):
+                return [self.plain(role, contents, author, base)]
+        except _UntypedError:
+            pass
+        return []
 
-    def plain(self, role: str, contents: list[dict[str, Any]], author: str | None) -> Message:
+    def plain(
+        self, role: str, contents: list[dict[str, Any]], author: str | None, base: AgentFrameworkEnvelope
+    ) -> tuple[Message, AgentFrameworkEnvelope]:
         parts: list[ContentPart] = []
+        fields: dict[int, dict[str, Any]] = {}
+        kept: dict[int, dict[str, Any]] = {}
         for position, content in enumerate(contents):
-            kind = content["type"]
-            if kind == "text":
-                part: ContentPart = TextPart(text=content.get("text") or "")
-            elif kind in ("data", "uri") and role == "user":
-                part = self.media(content, position)
-            else:
-                raise self.error(
-                    position, f"a {kind!r} content in a {role} message, which has no place for it"
-                )
-            self.keep(position, position, content, _part(part, self.index, position))
+            part = self.part(content, role == "user")
+            if part is None:
+                kept[position] = content
+                continue
+            try:
+                rebuilt = _part(part, self.index, position)
+            except ConversionError:
+                rebuilt = None
+            if rebuilt is None or not self.gives_back(content, rebuilt):
+                kept[position] = content
+                continue
+            extras = _extras(content, rebuilt)
+            if extras:
+                fields[len(parts)] = extras
             parts.append(part)
+        if contents and not parts:
+            raise _UntypedError
         text: Any = parts[0].text if len(parts) == 1 and isinstance(parts[0], TextPart) else parts
         try:
+            message: Message
             if role == "user":
-                return UserMessage(content=text, name=author)
-            return SystemMessage(role=role, content=text, name=author)  # type: ignore[arg-type]
-        except ValidationError as exc:
-            raise self.error(
-                "content", f"not a valid {role} message here: {exc.errors()[0]['msg']}"
-            ) from None
+                message = UserMessage(content=text, name=author)
+            else:
+                message = SystemMessage(role=role, content=text, name=author)  # type: ignore[arg-type]
+        except ValidationError:
+            raise _UntypedError from None
+        return message, replace(base, content_fields=fields, kept=kept)
+
+    def part(self, content: Mapping[str, Any], media: bool) -> ContentPart | None:
+        """A content of a user (``media``) or system message as a part; ``None`` when no part holds it."""
+        kind = content.get("type")
+        if kind == "text":
+            return TextPart(text=content.get("text") or "")
+        if not media:
+            return None
+        try:
+            if kind in ("data", "uri"):
+                return self.media(content)
+            if kind == "hosted_file" and isinstance(content.get("file_id"), str):
+                return FilePart(file_id=content["file_id"], filename=content.get("name"))
+        except (ValidationError, _UntypedError):
+            return None
+        return None
+
+    def media(self, content: Mapping[str, Any]) -> ContentPart:
+        """A data or uri content as a part (what it holds beyond the part stays in the envelope);
+        ``_UntypedError`` when no part holds it."""
+        kind, uri, media_type = content["type"], content.get("uri"), content.get("media_type")
+        if not isinstance(uri, str) or not isinstance(media_type, str):
+            raise _UntypedError
+        top = media_type.partition("/")[0].strip().lower()
+        if top == "image":
+            properties = content.get("additional_properties") or {}
+            namespaced = properties.get("openai")
+            detail = namespaced.get("image_detail") if isinstance(namespaced, Mapping) else None
+            if detail is None:
+                detail = properties.get("detail")
+            own = _media_type_of(uri) if kind == "data" else _ANY_IMAGE
+            image_format = None if media_type == own else media_type
+            return ImagePart(url=uri, detail=detail, format=image_format)
+        if kind == "uri":
+            raise _UntypedError  # by URL, this package holds only an image
+        if top == "audio":
+            head, _, data = uri.partition(",")
+            if head != f"data:{media_type};base64":
+                raise _UntypedError  # its bytes and format would not come back
+            return AudioPart(data=data, format=media_type.partition("/")[2])
+        return FilePart(file_data=uri, filename=content.get("name"), file_id=content.get("file_id"))
 
     def assistant(
-        self, contents: list[dict[str, Any]], author: str | None
-    ) -> tuple[Message, tuple[int, ...] | None]:
-        reasoning: tuple[int, dict[str, Any]] | None = None
-        refusal: tuple[int, dict[str, Any]] | None = None
-        texts: list[tuple[int, dict[str, Any]]] = []
-        calls: list[tuple[int, dict[str, Any]]] = []
+        self, contents: list[dict[str, Any]], author: str | None, base: AgentFrameworkEnvelope
+    ) -> tuple[Message, AgentFrameworkEnvelope]:
+        reasoning: _Slot | None = None
+        details: tuple[_Slot, list[Any]] | None = None
+        refusal: _Slot | None = None
+        texts: list[_Slot] = []
+        calls: list[tuple[_Slot, ToolCall]] = []
+        kept: dict[int, dict[str, Any]] = {}
         for position, content in enumerate(contents):
             kind = content["type"]
+            slot: _Slot | None = None
             if kind == "text_reasoning":
-                if reasoning is not None:
-                    raise self.error(position, "a second reasoning content: a reply holds one reasoning text")
-                if not isinstance(content.get("text"), str):
-                    raise self.error(
-                        position,
-                        "reasoning without text (protected_data alone), which this package holds nowhere",
-                    )
-                reasoning = (position, content)
+                found = _details_of(content)
+                if reasoning is None and isinstance(content.get("text"), str):
+                    slot = reasoning = _Slot(position, content, _reasoning(content["text"]))
+                elif details is None and found is not None:
+                    slot = _Slot(position, content, _details_content(found))
+                    details = (slot, found)
             elif kind == "text" and _is_refusal(content):
-                if refusal is not None:
-                    raise self.error(position, "a second refusal: a reply holds one")
-                refusal = (position, content)
+                if refusal is None:
+                    slot = refusal = _Slot(
+                        position, content, _text(content.get("text") or "", _REFUSAL_PROPERTIES)
+                    )
             elif kind == "text":
-                texts.append((position, content))
-            elif kind == "function_call":
-                calls.append((position, content))
-            else:
-                raise self.error(
-                    position, f"a {kind!r} content in an assistant message, which has no place for it"
-                )
+                slot = _Slot(position, content, _text(content.get("text") or ""))
+                texts.append(slot)
+            elif kind == "function_call" and _local_call(content):
+                call = self.call(content)
+                if call is not None:
+                    slot = _Slot(position, content, _call(call))
+                    calls.append((slot, call))
+            if slot is None or not self.gives_back(content, slot.rebuilt):
+                if slot is not None:  # typed, but its fields would not come back: keep it whole
+                    reasoning = None if reasoning is slot else reasoning
+                    details = None if details is not None and details[0] is slot else details
+                    refusal = None if refusal is slot else refusal
+                    texts = [t for t in texts if t is not slot]
+                    calls = [c for c in calls if c[0] is not slot]
+                kept[position] = content
+        if contents and len(kept) == len(contents):
+            raise _UntypedError
         canonical = [
             *(() if reasoning is None else (reasoning,)),
             *texts,
             *(() if refusal is None else (refusal,)),
-            *calls,
+            *(slot for slot, _ in calls),
+            *(() if details is None else (details[0],)),
         ]
-        tool_calls = []
-        for slot, (position, content) in enumerate(canonical):
-            kind = content["type"]
-            if kind == "function_call":
-                call = self.call(content, position)
-                tool_calls.append(call)
-                rebuilt = _call(call)
-            elif refusal is not None and position == refusal[0]:
-                rebuilt = _text(content.get("text") or "", _REFUSAL_PROPERTIES)
-            elif kind == "text_reasoning":
-                rebuilt = _reasoning(content["text"])
-            else:
-                rebuilt = _text(content.get("text") or "")
-            self.keep(slot, position, content, rebuilt)
         text: Any = None
         if len(texts) == 1:
-            text = texts[0][1].get("text") or ""
+            text = texts[0].content.get("text") or ""
         elif texts:
-            text = [TextPart(text=content.get("text") or "") for _, content in texts]
-        message = AIMessage(
-            content=text,
-            tool_calls=tool_calls,
-            name=author,
-            refusal=None if refusal is None else refusal[1].get("text") or "",
-            reasoning_content=None if reasoning is None else reasoning[1]["text"],
-        )
-        positions = tuple(position for position, _ in canonical)
+            text = [TextPart(text=slot.content.get("text") or "") for slot in texts]
+        try:
+            message = AIMessage(
+                content=text,
+                tool_calls=[call for _, call in calls],
+                name=author,
+                refusal=None if refusal is None else refusal.content.get("text") or "",
+                reasoning_content=None if reasoning is None else reasoning.content["text"],
+                provider_specific_fields=None if details is None else {REASONING_DETAILS: details[1]},
+            )
+        except ValidationError:
+            raise _UntypedError from None
+        fields = {
+            slot_index: extras
+            for slot_index, slot in enumerate(canonical)
+            if (extras := _extras(slot.content, slot.rebuilt))
+        }
+        positions = [slot.position for slot in canonical]
         order = None
-        if positions != tuple(range(len(canonical))):
-            slot_of = {position: slot for slot, position in enumerate(positions)}
-            order = tuple(slot_of[position] for position in range(len(canonical)))
-        return message, order
+        if positions != sorted(positions):
+            rank = {position: r for r, position in enumerate(sorted(positions))}
+            slot_of = {rank[position]: slot_index for slot_index, position in enumerate(positions)}
+            order = tuple(slot_of[r] for r in range(len(canonical)))
+        return message, replace(base, content_fields=fields, order=order, kept=kept)
 
-    def call(self, content: dict[str, Any], position: int) -> ToolCall:
+    def call(self, content: Mapping[str, Any]) -> ToolCall | None:
         arguments = content.get("arguments")
         if isinstance(arguments, Mapping):
             arguments = json.dumps(arguments)  # the text Agent Framework's OpenAI client sends for them
@@ -704,33 +916,43 @@ class _Reader:
             return ToolCall(
                 id=content.get("call_id") or "", name=content.get("name") or "", arguments=arguments or ""
             )
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise self.error(position, f"a function call this package cannot hold ({problems})") from None
+        except (ValidationError, TypeError):
+            return None
 
     def tool(
         self, contents: list[dict[str, Any]], author: str | None, base: AgentFrameworkEnvelope
-    ) -> tuple[list[Message], list[AgentFrameworkEnvelope]]:
-        if not contents:
-            raise self.error("contents", "a tool message without a function result")
-        messages: list[Message] = []
-        envelopes: list[AgentFrameworkEnvelope] = []
+    ) -> list[tuple[Message, AgentFrameworkEnvelope]]:
+        """One ``ToolMessage`` per result; the other contents kept in the share of the result before them
+        (of the first result, for those before it)."""
+        typed: list[tuple[int, ToolMessage, dict[str, Any]]] = []
         for position, content in enumerate(contents):
             if content["type"] != "function_result":
-                raise self.error(
-                    position, f"a {content['type']!r} content in a tool message, which holds results"
-                )
-            self.fields = {}
-            message = self.result(content, position)
-            self.keep(0, position, content, _result(message, self.index))
-            if position == 0:
-                envelopes.append(replace(base, author_name=author, content_fields=self.fields))
+                continue
+            message = self.result(content)
+            if message is None:
+                continue
+            try:
+                rebuilt = _result(message, self.index)
+            except ConversionError:
+                continue
+            if self.gives_back(content, rebuilt):
+                typed.append((position, message, _extras(content, rebuilt)))
+        if not typed:
+            raise _UntypedError
+        out: list[tuple[Message, AgentFrameworkEnvelope]] = []
+        for number, (position, message, extras) in enumerate(typed):
+            start = 0 if number == 0 else position
+            stop = typed[number + 1][0] if number + 1 < len(typed) else len(contents)
+            kept = {at - start: contents[at] for at in range(start, stop) if at != position}
+            fields = {0: extras} if extras else {}
+            if number == 0:
+                envelope = replace(base, author_name=author, content_fields=fields, kept=kept)
             else:
-                envelopes.append(AgentFrameworkEnvelope(content_fields=self.fields, joined=True))
-            messages.append(message)
-        return messages, envelopes
+                envelope = AgentFrameworkEnvelope(content_fields=fields, joined=True, kept=kept)
+            out.append((message, envelope))
+        return out
 
-    def result(self, content: dict[str, Any], position: int) -> ToolMessage:
+    def result(self, content: dict[str, Any]) -> ToolMessage | None:
         items = content.get("items")
         body: Any
         if not items:
@@ -739,14 +961,10 @@ class _Reader:
         else:
             parts: list[ContentPart] = []
             for item in items:
-                if item.get("type") == "text":
-                    parts.append(TextPart(text=item.get("text") or ""))
-                elif item.get("type") in ("data", "uri"):
-                    parts.append(self.media(item, position))
-                else:
-                    raise self.error(
-                        position, f"a result item of type {item.get('type')!r}, which no part holds"
-                    )
+                part = self.part(item, True) if isinstance(item, Mapping) else None
+                if part is None:
+                    return None
+                parts.append(part)
             body = parts[0].text if len(parts) == 1 and isinstance(parts[0], TextPart) else parts
         try:
             return ToolMessage(
@@ -755,16 +973,8 @@ class _Reader:
                 name=content.get("name"),
                 is_error=True if content.get("exception") is not None else None,
             )
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise self.error(position, f"a function result this package cannot hold ({problems})") from None
-
-
-def _is_refusal(content: Mapping[str, Any]) -> bool:
-    properties = content.get("additional_properties") or {}
-    core = properties.get("core")
-    kind = core.get(_KIND) if isinstance(core, Mapping) and _KIND in core else properties.get(_KIND)
-    return bool(kind == "refusal")
+        except ValidationError:
+            return None
 
 
 @overload
@@ -785,45 +995,77 @@ def from_agent_framework(
     """Agent Framework ``Message`` objects as messages of this package (see this module's docstring).
 
     A tool message with several results gives one ``ToolMessage`` per result. With ``envelopes=True``, the
-    messages and one ``AgentFrameworkEnvelope`` per message; without, a message with an envelope (a
-    ``message_id``, ``additional_properties``, a call's occurrence id, ...) raises ``ConversionError``
-    (nothing is dropped). Raises ``ConversionError`` naming the message index (and content position) for
-    what this package cannot hold.
+    messages and one ``AgentFrameworkEnvelope`` per message, which keep everything else: nothing is
+    refused but values that are not JSON. Without, a message with an envelope (a ``message_id``,
+    ``additional_properties``, a call's occurrence id, a content this package has no form for, ...)
+    raises ``ConversionError`` (nothing is dropped). Errors name the message index (and content
+    position).
 
     Raises:
-        ConversionError: a message or content that a message of this package cannot hold (the message index
-            and the content type named).
+        ConversionError: a value that is not JSON (a store cannot keep it); without ``envelopes=True``, a
+            message that needs an envelope (the message index and the content or field named).
         ImportError: agent-framework-core is not installed (``pip install 'llm-messages[agent-framework]'``).
     """
     af = _import()
     out: list[Message] = []
     kept: list[AgentFrameworkEnvelope] = []
+    pending: list[dict[str, Any]] = []  # whole messages waiting for the next typed one
     for index, message in enumerate(messages):
         if not isinstance(message, af.Message):
             raise ConversionError(
                 f"message {index} is a {type(message).__name__}, not an Agent Framework Message", index=index
             )
-        for position, content in enumerate(message.contents):
-            _json(content.additional_properties, index, position, "the content's additional_properties")
-            for item in content.items or ():
-                _json(item.additional_properties, index, position, "a result item's additional_properties")
-        data = message.to_dict()
-        for content in data.get("contents") or []:
-            for annotation in content.get("annotations") or []:
-                annotation.pop("raw_representation", None)  # a runtime object, as Agent Framework pickles it
-        read, envelopes_of = _Reader(af, index, data, message.additional_properties).read()
+        data = _message_dict(message, index)
+        read = _Reader(af, index, data).read()
         if not envelopes:
-            for envelope in envelopes_of:
-                # The results of one turn in one message come back one message each: the same exchange.
-                if not replace(envelope, joined=False).is_empty():
-                    what = sorted(envelope.to_json())[0]
-                    raise ConversionError(
-                        f"message {index}: its {what} has no place in a message of this package; pass "
-                        "envelopes=True to read it beside the messages (a thread store keeps it in its "
-                        "envelope)",
-                        index=index,
-                        part=what,
-                    )
-        out.extend(read)
-        kept.extend(envelopes_of)
+            _refuse_envelope(index, data, read)
+        if not read:
+            pending.append(data)
+            continue
+        if pending:
+            first, envelope = read[0]
+            read[0] = (first, replace(envelope, before=tuple(pending)))
+            pending = []
+        for typed, envelope in read:
+            out.append(typed)
+            kept.append(envelope)
+    if pending:
+        if kept:
+            kept[-1] = replace(kept[-1], after=tuple(pending))
+        else:
+            out.append(AIMessage())
+            kept.append(AgentFrameworkEnvelope(before=tuple(pending), carrier=True))
     return (out, kept) if envelopes else out
+
+
+def _refuse_envelope(
+    index: int, data: Mapping[str, Any], read: list[tuple[Message, AgentFrameworkEnvelope]]
+) -> None:
+    """Without envelopes: refuse what only an envelope would keep, naming it."""
+    way_out = "pass envelopes=True to read it beside the messages (a thread store keeps it in its envelope)"
+    if not read:
+        kinds = sorted({str(c.get("type")) for c in data.get("contents") or []}) or ["no"]
+        raise ConversionError(
+            f"message {index}: a {data.get('role')!r} message with {', '.join(kinds)} content, which no "
+            f"message of this package holds; {way_out}",
+            index=index,
+            part="contents",
+        )
+    for _, envelope in read:
+        if envelope.kept:
+            position = min(envelope.kept)
+            kind = envelope.kept[position].get("type")
+            raise ConversionError(
+                f"message {index}, content {position}: an Agent Framework {kind!r} content, which no message "
+                f"of this package holds here; {way_out}",
+                index=index,
+                part=position,
+            )
+        # The results of one turn in one message come back one message each: the same exchange.
+        if not replace(envelope, joined=False).is_empty():
+            what = sorted(envelope.to_json())[0]
+            raise ConversionError(
+                f"message {index}: its {what} has no place in a message of this package; {way_out}",
+                index=index,
+                part=what,
+            )

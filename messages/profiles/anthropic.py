@@ -23,8 +23,9 @@ Implements (quirks, ``messages quirks N``):
   converter skips it silently) and everything else are refused;
 * 22: at most 4 cache breakpoints (``cache_control``) per request, the newest kept; 76: none on a
   thinking block;
-* 72: video parts reported (litellm drops them silently); 71: ``is_error`` on a tool result reported
-  (litellm drops it).
+* 72: video parts reported (litellm drops them silently); 71 (every profile): a failed tool result says so
+  in its content (``Error: ...``), since litellm drops ``is_error`` on its way to Anthropic's
+  ``tool_result``.
 
 Left to litellm: 14 (trailing whitespace of a final assistant text), 16 (tool results merged into one
 user turn, first), 19 (system hoisting), 20 (merging consecutive turns), 21 (image media types from data

@@ -19,10 +19,14 @@ Implements (quirks, ``messages quirks N``):
   ``_`` for each such character, as on OpenAI itself;
 * 8, families ``o1-mini`` and ``o1-preview`` (``openai/o1-mini``): system and developer messages are sent
   as user messages;
+* 56: a reply's ``reasoning_details`` (kept by litellm in ``provider_specific_fields``, and by the
+  Agent Framework converters there too) go back as the assistant turn's own ``reasoning_details``, which
+  OpenRouter reads (Gemini and Claude tool loops want them), when the turn came from OpenRouter or from
+  no known provider;
 * only known keys are sent.
 
-Left to litellm: 7 (images in tool results moved by its OpenAI-shaped route). Not handled: echoing
-``reasoning_details`` for Gemini and Anthropic tool loops (quirk 56): messages keep no such field yet.
+Left to litellm: 7 (images in tool results moved by its OpenAI-shaped route), and the key
+``reasoning_details`` itself, which its OpenRouter route passes on as it is.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from messages.profiles.rules import (
     ForeignPayloads,
     KnownKeys,
     Names,
+    ReasoningDetails,
     Refusal,
     ToolCallIds,
 )
@@ -51,6 +56,7 @@ _IDS = IdRule(alphabet="a-zA-Z0-9_-", max_length=40)
 PROFILE = Profile(
     "openrouter",
     (
+        ReasoningDetails(),
         ForeignPayloads(),
         Refusal(),
         Names(),

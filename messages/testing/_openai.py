@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from messages.models import AIMessage
+from messages.models import REASONING_DETAILS, AIMessage
 from messages.parts import TextPart
 from messages.testing._route import Reply, Responder
 
@@ -51,11 +51,23 @@ def _finish_reason(reply: AIMessage) -> str:
     return "tool_calls" if reply.tool_calls else "stop"
 
 
+def _details(reply: AIMessage) -> Any:
+    """The reply's reasoning details (``provider_specific_fields["reasoning_details"]``), ``None`` if none."""
+    return (reply.provider_specific_fields or {}).get(REASONING_DETAILS)
+
+
 def openai_completion(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
-    """A ``chat.completion`` object carrying ``reply``."""
+    """A ``chat.completion`` object carrying ``reply``; its reasoning details as the message's own
+    ``reasoning_details``, as OpenRouter and vLLM send them."""
     message = reply.model_dump()
     message.pop("name", None)
     message.pop("provider", None)
+    details = _details(reply)
+    if details is not None:
+        rest = {k: v for k, v in message.pop("provider_specific_fields").items() if k != REASONING_DETAILS}
+        if rest:
+            message["provider_specific_fields"] = rest
+        message[REASONING_DETAILS] = details
     if isinstance(reply.content, list):  # OpenAI replies carry text as one string
         message["content"] = reply_text(reply)
     return {
@@ -80,9 +92,10 @@ def _pieces(text: str, size: int) -> Iterator[str]:
 def openai_stream_chunks(
     body: dict[str, Any], reply: AIMessage, *, piece: int = 7
 ) -> Iterator[dict[str, Any]]:
-    """The ``chat.completion.chunk`` objects OpenAI streams for ``reply``: role, refusal, reasoning and text
-    in pieces, each tool call opened with its id and name then its arguments in fragments, the finish
-    reason, and a usage chunk when ``stream_options.include_usage`` asks for one."""
+    """The ``chat.completion.chunk`` objects OpenAI streams for ``reply``: role, refusal, reasoning (and the
+    reasoning details in one chunk, as OpenRouter streams them) and text in pieces, each tool call opened
+    with its id and name then its arguments in fragments, the finish reason, and a usage chunk when
+    ``stream_options.include_usage`` asks for one."""
     base = {
         "id": f"chatcmpl-standin{_RUN}-{next(_ids)}",
         "object": "chat.completion.chunk",
@@ -103,6 +116,9 @@ def openai_stream_chunks(
     if reply.reasoning_content:
         for part in _pieces(reply.reasoning_content, piece):
             yield chunk({"reasoning_content": part})
+    details = _details(reply)
+    if details is not None:
+        yield chunk({REASONING_DETAILS: details})
     for part in _pieces(reply_text(reply), piece):
         yield chunk({"content": part})
     for index, call in enumerate(reply.tool_calls):

@@ -1,6 +1,8 @@
-"""A process of its own for tests/stores/test_agent_framework.py: ``replay`` saves one turn with message
+"""A process of its own for tests/stores/test_agent_framework*.py: ``replay`` saves one turn with message
 ids many times over (beside three other such processes); ``continue`` runs the next turn of a session an
-earlier process stored, against the stand-in at the given URL, and prints the reply."""
+earlier process stored, against the stand-in at the given URL, and prints the reply; ``approve`` takes the
+session an earlier process left waiting for a tool's approval (``load_session``), runs the user's answer,
+and prints the reply and the tools that ran, as JSON."""
 
 from __future__ import annotations
 
@@ -35,6 +37,16 @@ def get_weather(city: str) -> str:
     return f"sunny in {city}"
 
 
+RAN: list[str] = []
+
+
+@tool(approval_mode="always_require")
+def delete_file(path: str) -> str:
+    """Delete a file."""
+    RAN.append(f"delete {path}")
+    return f"deleted {path}"
+
+
 async def main(mode: str, payload: dict[str, Any]) -> None:
     spec = payload["spec"]
     store = await open_async_store(spec) if spec.get("api") == "async" else open_store(spec)
@@ -49,6 +61,13 @@ async def main(mode: str, payload: dict[str, Any]) -> None:
         client = OpenAIChatCompletionClient(
             model="gpt-4o-mini", api_key="test", base_url=payload["url"] + "/v1"
         )
+        if mode == "approve":
+            agent = Agent(client=client, name="bot", tools=[delete_file], context_providers=[provider])
+            answer = Message.from_dict(payload["answer"])
+            run = agent.run(answer, session=session, stream=payload["stream"])
+            response = await run.get_final_response() if payload["stream"] else await run
+            print(json.dumps([response.text, RAN]))
+            return
         agent = Agent(
             client=client,
             name="weatherbot",

@@ -260,17 +260,36 @@ def test_a_cancelled_run_s_append_to_a_sync_store_ends_before_the_cancellation_g
 def test_a_message_this_package_cannot_hold_is_refused_before_anything_is_written(make_spec):
     async def body(store):
         provider = ThreadStoreHistoryProvider(store)
-        with pytest.raises(af_conversion_error(), match="an Agent Framework 'oauth_consent_request' content"):
+        with pytest.raises(af_conversion_error(), match="holds a value of type object, which is not JSON"):
             await provider.save_messages(
                 "s1",
                 [
                     Message("user", ["sign me in"]),
-                    Message("assistant", [Content.from_oauth_consent_request(consent_link="https://x.test")]),
+                    Message("assistant", ["ok"], additional_properties={"handle": object()}),
                 ],
             )
         assert await provider.get_messages("s1") == []
 
     with_store(make_spec("sqlite"), body)
+
+
+def test_what_no_message_of_this_package_holds_is_stored_in_the_envelope_and_given_back(make_spec):
+    # Agent Framework's own history test hands its provider an oauth_consent_request: kept, given back.
+    history = [
+        Message("user", ["sign me in"]),
+        Message("assistant", [Content.from_oauth_consent_request(consent_link="https://x.test")]),
+        Message("assistant", ["done", Content.from_usage({"input_token_count": 3})], message_id="r-1"),
+    ]
+
+    async def body(store):
+        provider = ThreadStoreHistoryProvider(store)
+        await provider.save_messages("s1", history)
+        await provider.save_messages("s1", history)  # a replay: stored once
+        return [r.message for r in await stored(store, "s1")], await provider.get_messages("s1")
+
+    messages, loaded = with_store(make_spec("sqlite"), body)
+    assert messages == [UserMessage(content="sign me in"), AIMessage(content="done")]
+    assert [m.to_dict() for m in loaded] == [m.to_dict() for m in history]
 
 
 def af_conversion_error() -> type[Exception]:
@@ -526,9 +545,9 @@ def test_a_session_with_stored_messages_keeps_them_when_the_service_starts_keepi
         session.service_session_id = "resp_9"
         await run_provider(provider, session, [Message("user", ["after"])], [Message("assistant", ["ok 2"])])
         thread = store.load_thread("s1")
-        assert (thread.kind, thread.context_state) == (
+        assert (thread.kind, thread.context_state["agent_framework"]["service_session_id"]) == (
             "local",
-            {"agent_framework": {"service_session_id": "resp_9"}},
+            "resp_9",
         )
         restored = await provider.load_session("s1")
         assert restored.service_session_id == "resp_9"
@@ -599,6 +618,49 @@ def test_a_window_gives_the_agent_its_newest_exchanges_and_reads_only_them(make_
         ]  # fmt: skip
 
     with_store(make_spec("sqlite"), body)
+
+
+def test_a_window_is_given_as_a_window_or_a_function_that_makes_one_and_anything_else_is_refused(make_spec):
+    async def body(store):
+        provider = ThreadStoreHistoryProvider(store)
+        for n in range(5):
+            await provider.save_messages("s1", [Message("user", [f"q{n}"]), Message("assistant", [f"a{n}"])])
+        given = BufferedContext(buffer_size=2)
+        by_window = ThreadStoreHistoryProvider(store, window=given)
+        by_function = ThreadStoreHistoryProvider(store, window=lambda: BufferedContext(buffer_size=2))
+        for _ in range(2):  # each read gets a window of its own
+            assert texts(await by_window.get_messages("s1")) == ["q4", "a4"]
+            assert texts(await by_function.get_messages("s1")) == ["q4", "a4"]
+        assert given.history == []  # the window given is a template: it is never filled
+        for wrong, said in [
+            (BufferedContext, "which needs arguments"),
+            (50, "got 50"),
+            (lambda: [UserMessage(content="x")], "makes a list"),
+        ]:
+            with pytest.raises(
+                InvalidArgumentError, match=f"window must be a window of messages.context .*{said}"
+            ):
+                ThreadStoreHistoryProvider(store, window=wrong)
+
+    with_store(make_spec("memory"), body)
+
+
+def test_a_run_without_a_session_leaves_a_thread_of_its_own_that_the_guide_says_how_to_clean_up(make_spec):
+    # Agent Framework makes a session for such a run alone and forgets it: its turn is stored under that
+    # session's id, which nobody holds (the guide's "Inside Agent Framework" says so, and how to clean up).
+    async def body(store):
+        with StandInServer(scripted(AIMessage(content="a"), AIMessage(content="b"))) as server:
+            agent = agent_on(server, ThreadStoreHistoryProvider(store))
+            kept = agent.create_session()
+            await agent.run("remember me", session=kept)
+            await agent.run("and forget me")
+        orphans = [t for t in store.threads() if t != kept.session_id]
+        assert [[m.content for m in store.messages(t)] for t in orphans] == [["and forget me", "b"]]
+        for thread_id in orphans:
+            store.delete_thread(thread_id)
+        return store.threads() == [kept.session_id]
+
+    assert with_store(make_spec("sqlite"), body)
 
 
 def test_a_window_never_cuts_a_call_from_its_results(make_spec):

@@ -5,10 +5,11 @@ thread stores as an agent's history.
 name                              what
 ================================  =====================================================================
 ``ThreadStoreHistoryProvider``    an Agent Framework ``HistoryProvider`` over any of this package's
-                                  stores, sync or async: one thread per session, what Agent Framework
-                                  keeps beside a message in the store's envelope, a replayed turn stored
-                                  once, and optionally a window of the history instead of all of it
-                                  (``_history``)
+                                  stores, sync or async: one thread per session, every content Agent
+                                  Framework records (what no message of this package holds kept in the
+                                  store's envelope), the session's state kept with the thread for
+                                  ``load_session``, a replayed turn stored once, and optionally a window
+                                  of the history instead of all of it (``_history``)
 ================================  =====================================================================
 
 Use it where Agent Framework takes its own: ``Agent(client=..., context_providers=[

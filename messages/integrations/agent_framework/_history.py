@@ -4,16 +4,24 @@ One store thread per session: the session's ``session_id`` is the thread's id. A
 package's message, and what Agent Framework keeps beside it (``message_id``, ``additional_properties``, the
 occurrence ids of its calls and results, ...; ``messages.convert.agent_framework``) as the envelope's
 metadata, under ``"agent_framework"``; an Agent Framework ``message_id`` is the message's id in the thread.
-A session whose history the service keeps (a ``service_session_id``) is a ``RemoteThread`` holding that
-id: nothing is loaded for it (the service sends its own history) and no message is stored; when its
-thread holds messages already (stored before the service kept the history), they stay, the next ones are
-added, and the service's id is kept in the thread's ``context_state``. ``load_session`` gives the session
-back, with its service's id, to another process.
+Every content Agent Framework holds is stored: what the converters type is a message of this package,
+the rest (approval requests and responses, OAuth consent, usage, the service's own tool calls, ...) is
+kept whole in the envelope, and loading gives back what was saved, in its order.
 
-Saving follows Agent Framework's rule for a replayed turn (``_replay``) on the thread's newest messages,
-then appends with ``skip_existing``: a message whose id the thread holds is dropped atomically, even when
-several processes replay the same turn at once; a replay of messages without ids is recognised by their
-content, within one process (a lock per session), as Agent Framework's own providers do.
+The session's ``state`` (``AgentSession.state``: Agent Framework's pending tool approvals under
+``"tool_approval"``, other context providers' state) is kept with the thread after each run, as Agent
+Framework serializes it (``AgentSession.to_dict()``), in the thread's ``context_state``; ``load_session``
+gives the session back with it, to another process. A session whose history the service keeps (a
+``service_session_id``) is a ``RemoteThread`` holding that id: nothing is loaded for it (the service sends
+its own history) and no message is stored; when its thread holds messages already (stored before the
+service kept the history), they stay, the next ones are added, and the service's id is kept in the
+thread's ``context_state``. ``load_session`` gives the session back, with its service's id.
+
+Saving follows Agent Framework's rule for a replayed turn (``_replay``: its own message identity, on the
+thread's newest messages), then appends with ``skip_existing``: a message whose id the thread holds is
+dropped atomically, even when several processes replay the same turn at once; a replay of messages without
+ids is recognised by their content, within one process (a lock per session), as Agent Framework's own
+providers do.
 
 A sync store's calls run in a worker thread (``messages.stores.base.in_worker``, ``asyncio.to_thread``
 settled: a cancelled run's call either never starts or ends before the cancellation goes on), as Agent
@@ -30,13 +38,16 @@ summary as an assistant message among them).
 from __future__ import annotations
 
 import asyncio
+import copy
+import inspect
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from agent_framework import AgentSession, HistoryProvider, SessionContext, SupportsAgentRun
 from agent_framework import Message as AFMessage
-from agent_framework._sessions import is_local_history_conversation_id
+from agent_framework._sessions import get_message_identity, is_local_history_conversation_id
+from pydantic import BaseModel
 
 from messages._window import read_async
 from messages.compaction import Compactor
@@ -51,7 +62,7 @@ from messages.errors import (
     ThreadNotFoundError,
 )
 from messages.integrations.agent_framework._replay import Entry, already_stored
-from messages.models import Message, ToolMessage, UserMessage
+from messages.models import Message, ToolMessage
 from messages.stores import AsyncThreadStore, Checkpoint, MessageRecord, ThreadInfo, ThreadStore
 from messages.stores.base import in_worker
 from messages.threads import LocalThread, RemoteThread
@@ -59,7 +70,12 @@ from messages.threads import LocalThread, RemoteThread
 __all__ = ["ThreadStoreHistoryProvider"]
 
 ENVELOPE_KEY = "agent_framework"
-"""The key of a stored message's metadata under which its Agent Framework envelope is kept."""
+"""The key of a stored message's metadata under which its Agent Framework envelope is kept, and of the
+thread's ``context_state`` under which the session's service id and state are kept."""
+
+STATE_KEY = "session_state"
+"""Where, in the thread's ``context_state[ENVELOPE_KEY]``, the session's ``state`` is kept (as
+``AgentSession.to_dict()`` writes it)."""
 
 _LOCK_STRIPES = 64
 
@@ -67,19 +83,54 @@ WindowFactory = Callable[[], ChatCompletionContext]
 """Makes a fresh window of ``messages.context`` for one read (a window holds one history at a time)."""
 
 
+def _window_factory(window: ChatCompletionContext | WindowFactory | None) -> WindowFactory | None:
+    """``window`` as a factory of fresh windows: a window is copied empty for each read; a factory is
+    called once here to check what it makes. ``InvalidArgumentError`` naming ``window`` for anything
+    else."""
+    if window is None:
+        return None
+    if isinstance(window, ChatCompletionContext):
+        template = copy.deepcopy(window)
+        template.clear()
+        return lambda: copy.deepcopy(template)
+    what = (
+        "ThreadStoreHistoryProvider(): window must be a window of messages.context "
+        "(BufferedContext(buffer_size=50), ...) or a function that makes one and takes no argument "
+        "(lambda: BufferedContext(buffer_size=50))"
+    )
+    if not callable(window):
+        raise InvalidArgumentError(f"{what}; got {window!r}", argument="window")
+    try:
+        inspect.signature(window).bind()
+    except TypeError:
+        raise InvalidArgumentError(
+            f"{what}; got {window!r}, which needs arguments", argument="window"
+        ) from None
+    except ValueError:
+        pass  # no signature to read (a builtin): calling it says the rest
+    made = window()
+    if not isinstance(made, ChatCompletionContext):
+        raise InvalidArgumentError(
+            f"{what}; got a function that makes a {type(made).__name__}", argument="window"
+        )
+    return window
+
+
 class ThreadStoreHistoryProvider(HistoryProvider):
     """An Agent Framework history provider that keeps each session's history in a thread of ``store``.
 
     ``store`` is any of this package's stores, sync (``SQLiteThreadStore``, ``PostgresThreadStore``, ...;
     called in a worker thread) or async (``AsyncSQLiteThreadStore``, ``AsyncPostgresThreadStore``, ...).
-    With ``window`` (``lambda: BufferedContext(buffer_size=50)``, or any window of ``messages.context``),
-    each run loads only what the window keeps, and the store reads only that (``LocalThread.read``): a turn
-    costs what the window keeps, not what the thread holds. The other arguments are Agent Framework's
+    With ``window`` (a window of ``messages.context``, ``BufferedContext(buffer_size=50)``, copied empty
+    for each run; or a function that makes one, ``lambda: BufferedContext(buffer_size=50)``), each run
+    loads only what the window keeps, and the store reads only that (``LocalThread.read``): a turn costs
+    what the window keeps, not what the thread holds. The other arguments are Agent Framework's
     (``HistoryProvider``, ``InMemoryHistoryProvider``).
 
     Raises:
-        TypeError: ``store`` is not a thread store of this package (a ``ThreadStore`` or an
-            ``AsyncThreadStore``).
+        InvalidArgumentError: ``store`` is not a thread store of this package (a ``ThreadStore`` or an
+            ``AsyncThreadStore``), or ``window`` neither a window of ``messages.context`` nor a function
+            without arguments that makes one (the argument named).
     """
 
     DEFAULT_SOURCE_ID: ClassVar[str] = "thread_store"
@@ -89,7 +140,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         store: ThreadStore | AsyncThreadStore,
         source_id: str | None = None,
         *,
-        window: WindowFactory | None = None,
+        window: ChatCompletionContext | WindowFactory | None = None,
         compactor: Compactor | None = None,
         load_messages: bool = True,
         store_inputs: bool = True,
@@ -118,7 +169,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         self.compactor = compactor
         """Compacts each session's thread after a run when its window is over the trigger (``None``:
         never); its window is the one each run loads, unless ``window`` is given."""
-        self.window = window if window is not None or compactor is None else compactor.window
+        self.window = _window_factory(window) if window is not None or compactor is None else compactor.window
         """Makes the window each run loads (``None``: the whole history)."""
         self.skip_excluded = skip_excluded
         """Leave out of what is loaded the messages whose ``additional_properties["_excluded"]`` is true
@@ -156,31 +207,61 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         context: SessionContext,
         state: dict[str, Any],
     ) -> None:
-        """Store the run's messages; for a session whose history the service keeps, its id instead (a
-        ``RemoteThread``).
+        """Store the run's messages, then the session's state; for a session whose history the service
+        keeps, its id instead of the messages (a ``RemoteThread``).
 
         Raises:
             ValueError: the run has no session id (run the agent with a session).
-            ConversionError: a message of the run holds content this package cannot store (its type named);
-                nothing of the run is stored.
+            ConversionError: a message of the run holds a value that is not JSON (nothing of the run is
+                stored), or the session's state holds a value Agent Framework cannot serialize (named; the
+                run's messages are stored).
             StoreError: the store failed (a ``BackendError`` says whether the write may be in it).
         """
         service = _service_id(session, context)
+        kept: dict[str, Any] = {}
         if service is None:
             await super().after_run(agent=agent, session=session, context=context, state=state)
-            if self.compactor is not None and session is not None:
-                await self._compact(_thread_id(session.session_id))
+        else:
+            try:
+                await self._save_thread(_remote_thread(session.session_id, service))
+            except ThreadKindError:
+                # The session's thread holds messages already (saved before the service kept the
+                # history): go on storing them there, with the service's id beside them.
+                await super().after_run(agent=agent, session=session, context=context, state=state)
+                kept["service_session_id"] = _json_id(service)
+        await self._save_session(session, kept)
+        if service is None and self.compactor is not None and session is not None:
+            await self._compact(_thread_id(session.session_id))
+
+    async def _save_session(self, session: AgentSession, kept: dict[str, Any]) -> None:
+        """Keep the session's state (and ``kept``) in its thread's context state, when they changed."""
+        thread_id = _thread_id(session.session_id)
+        for key, value in session.state.items():
+            _check_state(value, f"state[{key!r}]", thread_id)
+        serialized = session.to_dict().get("state") or {}
+        try:
+            thread = await self._load_thread(thread_id)
+        except ThreadNotFoundError:
+            return  # nothing stored for this session (a provider that stores nothing): no thread to keep
+        saved = thread.context_state.get(ENVELOPE_KEY)
+        old = dict(saved) if isinstance(saved, dict) else {}
+        new = {**old, **kept}
+        if serialized:
+            new[STATE_KEY] = serialized
+        else:
+            new.pop(STATE_KEY, None)
+        if new == old:
             return
         try:
-            await self._save_thread(_remote_thread(session.session_id, service))
-        except ThreadKindError:
-            # The session's thread holds messages already (saved before the service kept the history):
-            # go on storing them there, with the service's id beside them.
-            await super().after_run(agent=agent, session=session, context=context, state=state)
-            thread = await self._load_thread(session.session_id)
-            await self._save_thread(
-                thread.with_context(ENVELOPE_KEY, {"service_session_id": _json_id(service)})
-            )
+            updated = thread.with_context(ENVELOPE_KEY, new)
+        except ValueError as exc:
+            raise ConversionError(
+                f"session {thread_id!r}: its state cannot be kept with its thread ({exc}); keep JSON values "
+                "in AgentSession.state, or register their types with Agent Framework (register_state_type)",
+                index=None,
+                part="state",
+            ) from None
+        await self._save_thread(updated)
 
     async def get_messages(
         self, session_id: str | None, *, state: dict[str, Any] | None = None, **kwargs: Any
@@ -228,24 +309,24 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         if not messages:
             return
         thread_id = _thread_id(session_id)
-        ours, envelopes = from_agent_framework(messages, envelopes=True)
-        incoming = _entries(ours, envelopes)
+        incoming = list(messages)
+        ours, envelopes = from_agent_framework(incoming, envelopes=True)  # refused before any write
         async with self._lock(thread_id):
             tail, whole = await self._tail(thread_id, len(ours))
-            stored = _entries([r.message for r in tail], [_envelope(thread_id, r) for r in tail])
-            skip = already_stored(
-                [entry for entry, _ in stored], [entry for entry, _ in incoming], whole=whole
-            )
-            rows, ids, metadata = _rows(ours, envelopes, incoming[skip:])
+            stored = [_entry(m) for m in _to_agent_framework(thread_id, _whole_messages(tail))]
+            skip = already_stored(stored, [_entry(m) for m in incoming], whole=whole)
+            if skip:
+                ours, envelopes = from_agent_framework(incoming[skip:], envelopes=True)
+            rows, ids, metadata = _rows(ours, envelopes)
             if rows:
                 await self._append(thread_id, rows, ids, metadata)
 
     async def load_session(self, session_id: str) -> AgentSession | None:
-        """The Agent Framework session kept under ``session_id`` (with its ``service_session_id`` when the
-        service keeps its history), for another process to go on with; ``None`` when there is none.
+        """The Agent Framework session kept under ``session_id``, with its ``state`` as the last run left it
+        and its ``service_session_id`` when the service keeps its history, for another process to go on
+        with; ``None`` when there is none.
 
         Raises:
-            ThreadNotFoundError: the store has no thread with that id.
             StoreError: the store failed to read it.
         """
         try:
@@ -253,10 +334,18 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         except ThreadNotFoundError:
             return None
         saved = thread.context_state.get(ENVELOPE_KEY)
+        saved = saved if isinstance(saved, dict) else {}
         service: Any = thread.response_id if isinstance(thread, RemoteThread) else None
-        if service is None and isinstance(saved, dict):
+        if service is None:
             service = saved.get("service_session_id")
-        return AgentSession(session_id=session_id, service_session_id=service)
+        state = saved.get(STATE_KEY)
+        return AgentSession.from_dict(
+            {
+                "session_id": session_id,
+                "service_session_id": service,
+                "state": copy.deepcopy(state) if isinstance(state, dict) else {},
+            }
+        )
 
     # -- the store's calls: awaited, or in a worker thread ------------------------------------------------
 
@@ -331,14 +420,20 @@ class ThreadStoreHistoryProvider(HistoryProvider):
 
     async def _tail(self, thread_id: str, count: int) -> tuple[list[MessageRecord], bool]:
         """The thread's newest records, as many as ``count`` messages could overlap, and whether they are
-        the whole thread; the thread is made when there is none."""
+        the whole thread; the thread is made when there is none. Results joined to a message before the
+        first are left out (their message began earlier)."""
         try:
             tail = await self._records(thread_id, -(count + 1))
         except ThreadNotFoundError:
             await self._create_thread(thread_id)
             return [], True
         whole = len(tail) <= count
-        return (tail if whole else tail[1:]), whole
+        if not whole:
+            tail = tail[1:]
+        start = 0
+        while start < len(tail) and _envelope(thread_id, tail[start]).joined:
+            start += 1
+        return tail[start:], whole and start == 0
 
     async def _read_window(
         self, thread_id: str, window: ChatCompletionContext
@@ -395,6 +490,46 @@ class _RecordReader:
         got = await self._provider._records(thread_id, start, stop)
         self.records.update((id(record.message), record) for record in got)
         return [record.message for record in got]
+
+
+_STATE_DEPTH = 64
+
+
+def _check_state(value: Any, path: str, thread_id: str, depth: int = 0) -> None:
+    """Refuse, naming where, a session state value that Agent Framework's serialization (``AgentSession.
+    to_dict``, which the state is kept as) cannot make JSON of: it calls ``to_dict`` on any object that has
+    one, and recurses without end on an object whose ``to_dict`` makes another such object (a mock)."""
+    if depth > _STATE_DEPTH:
+        raise _unstorable(thread_id, path, "nested too deep")
+    if value is None or type(value) in (str, int, float, bool):
+        return
+    if isinstance(value, list | tuple):
+        for number, item in enumerate(value):
+            _check_state(item, f"{path}[{number}]", thread_id, depth + 1)
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_state(item, f"{path}[{key!r}]", thread_id, depth + 1)
+        return
+    if callable(getattr(type(value), "to_dict", None)):
+        made = value.to_dict()
+        if not isinstance(made, Mapping):
+            raise _unstorable(thread_id, path, f"a {type(value).__name__} whose to_dict() is not a mapping")
+        _check_state(made, path, thread_id, depth + 1)
+        return
+    if isinstance(value, BaseModel):
+        return  # Agent Framework serializes a pydantic model itself (and warns to register its type)
+    raise _unstorable(thread_id, path, f"a {type(value).__name__}, which Agent Framework cannot serialize")
+
+
+def _unstorable(thread_id: str, path: str, what: str) -> ConversionError:
+    return ConversionError(
+        f"session {thread_id!r}: its {path} is {what}, so the session's state cannot be kept with its "
+        "thread; "
+        "keep JSON values in AgentSession.state, or objects whose type has to_dict (register_state_type)",
+        index=None,
+        part="state",
+    )
 
 
 def _thread_id(session_id: str | None) -> str:
@@ -464,59 +599,49 @@ def _to_agent_framework(thread_id: str, kept: list[tuple[Message, MessageRecord 
         ) from None
 
 
-def _entries(
-    messages: Sequence[Message], envelopes: Sequence[AgentFrameworkEnvelope]
-) -> list[tuple[Entry, range]]:
-    """Each Agent Framework message among ``messages`` (a tool message's results joined into one), as the
-    replay rule sees it, with the positions of its messages. Results joined to a message before the first
-    are left out (their message began earlier)."""
-    out: list[tuple[Entry, range]] = []
-    start = 0
-    while start < len(messages) and envelopes[start].joined:
-        start += 1
-    while start < len(messages):
-        end = start + 1
-        while end < len(messages) and envelopes[end].joined:
-            end += 1
-        head = envelopes[start]
-        if head.message_id is not None:
-            entry = Entry(("id", head.message_id))
-        else:
-            content = tuple(
-                (messages[i], dict(envelopes[i].content_fields), envelopes[i].order)
-                for i in range(start, end)
-            )
-            entry = Entry(("content", *content), anonymous_user=isinstance(messages[start], UserMessage))
-        out.append((entry, range(start, end)))
-        start = end
-    return out
+def _whole_messages(records: Sequence[MessageRecord]) -> list[tuple[Message, MessageRecord | None]]:
+    return [(record.message, record) for record in records]
+
+
+def _entry(message: AFMessage) -> Entry:
+    """An Agent Framework message as the replay rule sees it: Agent Framework's own identity of it (its
+    ``message_id``, else its role and contents)."""
+    identity = get_message_identity(message)
+    return Entry(tuple(identity), anonymous_user=message.role == "user" and identity[0] != "id")
 
 
 def _rows(
-    messages: Sequence[Message],
-    envelopes: Sequence[AgentFrameworkEnvelope],
-    new: Sequence[tuple[Entry, range]],
+    messages: Sequence[Message], envelopes: Sequence[AgentFrameworkEnvelope]
 ) -> tuple[list[Message], list[str | None], list[dict[str, Any] | None]]:
-    """The messages of ``new`` with their ids (an Agent Framework ``message_id``; ``<id>#<n>`` for the
-    n-th further result of a tool message that has one; minted otherwise) and metadata. A ``message_id``
-    met twice in one save is a replay of the first."""
+    """The messages with their ids (an Agent Framework ``message_id``; ``<id>#<n>`` for the n-th further
+    result of a tool message that has one; for a carrier, the id of the first message it carries; minted
+    otherwise) and metadata. A ``message_id`` met twice in one save is a replay of the first."""
     rows: list[Message] = []
     ids: list[str | None] = []
     metadata: list[dict[str, Any] | None] = []
     seen: set[str] = set()
-    for _, positions in new:
-        group_id = envelopes[positions.start].message_id
-        if group_id is not None:
-            if group_id in seen:
+    group_id: str | None = None
+    offset = 0
+    skipping = False
+    for message, envelope in zip(messages, envelopes, strict=True):
+        if envelope.joined:
+            offset += 1
+            if skipping:
                 continue
-            seen.add(group_id)
-        for offset, position in enumerate(positions):
-            rows.append(messages[position])
-            if group_id is None:
-                ids.append(None)
-            else:
-                ids.append(group_id if offset == 0 else f"{group_id}#{offset}")
-            kept = envelopes[position].to_json()
-            metadata.append({ENVELOPE_KEY: kept} if kept else None)
-            assert offset == 0 or isinstance(messages[position], ToolMessage)
+        else:
+            offset = 0
+            group_id = envelope.message_id
+            if envelope.carrier:
+                carried = envelope.before[0].get("message_id") if envelope.before else None
+                group_id = carried if isinstance(carried, str) else None
+            skipping = group_id is not None and group_id in seen
+            if skipping:
+                continue
+            if group_id is not None:
+                seen.add(group_id)
+        assert offset == 0 or isinstance(message, ToolMessage)
+        rows.append(message)
+        ids.append(None if group_id is None else group_id if offset == 0 else f"{group_id}#{offset}")
+        kept = envelope.to_json()
+        metadata.append({ENVELOPE_KEY: kept} if kept else None)
     return rows, ids, metadata

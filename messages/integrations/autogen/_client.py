@@ -9,15 +9,21 @@ profile can fix raises before the request, naming the message, instead of a prov
 The reply becomes a ``CreateResult`` as AutoGen's own clients make it: a reply with tool calls is
 ``FunctionCall`` objects (the arguments' exact string), with the text beside them as ``thought`` and
 ``finish_reason="function_calls"``; a reply in text is its text, with the model's reasoning as
-``thought``; a refusal without text is the content. What a ``CreateResult`` has no place for (signed
-thinking blocks, provider fields, annotations) is not carried: AutoGen's own clients drop it too (Gemini's
-thought signatures survive: litellm carries them inside the tool-call id).
+``thought``; a refusal without text is the content. A turn with tool calls has no place in AutoGen's
+types for what its provider wants back on the next request (DeepSeek's ``reasoning_content`` in thinking
+mode, Anthropic's signed thinking blocks, reasoning details, provider fields): the client keeps them beside
+AutoGen's messages, by the turn's calls (``_Replies``), and puts them back when that turn comes back in
+the history, so the provider gets its own reasoning, not the profile's stand-in (DeepSeek's ``" "``,
+quirk 34). A history from elsewhere (another process, a saved state) has none to put back. What a text
+reply's ``CreateResult`` has no place for (signed thinking blocks, annotations) is not carried: AutoGen's
+own clients drop it too, and no provider needs it back.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, Literal, Self
 
@@ -37,7 +43,7 @@ from pydantic import BaseModel, SecretStr
 from messages._io import dump_messages
 from messages.convert.autogen import from_autogen
 from messages.integrations.autogen._tokens import LiteLLMTokens, openai_tools, tool_choice
-from messages.models import AIMessage, Message, ToolMessage
+from messages.models import AIMessage, Message
 from messages.parts import TextPart
 from messages.profiles import OnUnfixable
 from messages.streaming import StreamAccumulator
@@ -47,6 +53,8 @@ __all__ = ["LiteLLMChatCompletionClient", "LiteLLMChatCompletionClientConfig"]
 _SECRET = re.compile(r"(key|secret|credentials|token)$")
 """Completion arguments written to the configuration as secrets (``api_key``, ``aws_secret_access_key``,
 ``vertex_credentials``, ``aws_session_token``; not ``max_tokens``)."""
+_MASK = str(SecretStr("x"))
+"""What pydantic writes for a ``SecretStr`` (``"**********"``)."""
 _RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream", "stream_options"})
 _FINISH: dict[str, Literal["stop", "length", "function_calls", "content_filter"]] = {
     "stop": "stop",
@@ -66,24 +74,44 @@ _FAMILIES = sorted(
 )
 
 
-def _unflagged(conversation: list[Message]) -> list[Message]:
-    """``conversation`` with AutoGen's ``is_error`` said in its tool results' content instead of as a flag.
-    No route litellm builds carries the flag (quirk 71: dropped, or an unknown key refused), so a profile
-    refuses a flagged result; AutoGen's own model clients send the content alone. AutoGen's agents write
-    ``"Error: ..."`` there and its workbenches the exception's text alone, so a failed result whose text
-    does not start with ``Error`` gets that prefix (a text part before its parts): the model still reads
-    that the call failed. A flag that says it did not fail is left out."""
-    out: list[Message] = []
-    for m in conversation:
-        if isinstance(m, ToolMessage) and m.is_error is not None:
-            content = m.content
-            if m.is_error and isinstance(content, str) and not content.startswith("Error"):
-                content = f"Error: {content}"
-            elif m.is_error and isinstance(content, list):
-                content = [TextPart(text="Error:"), *content]
-            m = m.model_copy(update={"is_error": None, "content": content})
-        out.append(m)
-    return out
+_KEPT_FIELDS = ("reasoning_content", "thinking_blocks", "provider_specific_fields", "provider")
+"""What a reply with tool calls carries that AutoGen's ``FunctionCall`` and ``thought`` have no place for."""
+
+
+class _Replies:
+    """What the newest replies with tool calls carried beside their calls (``_KEPT_FIELDS``), by their
+    calls (id, name and arguments), for the requests that send those turns back; the oldest are let go."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._kept: OrderedDict[tuple[tuple[str, str, str], ...], dict[str, Any]] = OrderedDict()
+        self._size = size
+
+    @staticmethod
+    def _key(reply: AIMessage) -> tuple[tuple[str, str, str], ...]:
+        return tuple((call.id, call.name, call.arguments) for call in reply.tool_calls)
+
+    def remember(self, reply: AIMessage) -> None:
+        kept = {name: getattr(reply, name) for name in _KEPT_FIELDS if getattr(reply, name) is not None}
+        if not reply.tool_calls or not kept:
+            return
+        key = self._key(reply)
+        self._kept[key] = kept
+        self._kept.move_to_end(key)
+        while len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+
+    def restore(self, conversation: list[Message]) -> list[Message]:
+        """``conversation`` with each turn it remembers given back what AutoGen's types left out."""
+        if not self._kept:
+            return conversation
+        out: list[Message] = []
+        for m in conversation:
+            if isinstance(m, AIMessage) and m.tool_calls:
+                kept = self._kept.get(self._key(m))
+                if kept:
+                    m = m.model_copy(update={k: v for k, v in kept.items() if getattr(m, k) is None})
+            out.append(m)
+        return out
 
 
 class LiteLLMChatCompletionClientConfig(BaseModel):
@@ -101,8 +129,9 @@ class LiteLLMChatCompletionClientConfig(BaseModel):
     """Further arguments of every ``litellm.acompletion`` call (``temperature``, ``api_base``, ...)."""
     secret_args: dict[str, SecretStr] = {}
     """Arguments that are secrets (names ending in ``key``, ``secret``, ``credentials`` or ``token``),
-    written out masked, as AutoGen writes its clients' API keys: give them again, or through the
-    environment variables litellm reads, when loading."""
+    written out masked (``"**********"``), as AutoGen writes its clients' API keys. A mask read back is
+    left out when loading: litellm then reads the key from its environment variable
+    (``OPENAI_API_KEY``, ...), where a key belongs rather than in a configuration."""
 
 
 def _family(model: str) -> str:
@@ -225,6 +254,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         self._max_input_tokens = max_input_tokens
         self._completion_args = dict(completion_args)
         self._tokens = LiteLLMTokens(model)
+        self._replies = _Replies()
         self._total = RequestUsage(prompt_tokens=0, completion_tokens=0)
         self._actual = RequestUsage(prompt_tokens=0, completion_tokens=0)
 
@@ -249,7 +279,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         request: dict[str, Any] = {**self._completion_args, **extra_create_args}
         request["model"] = self._model
         request["messages"] = dump_messages(
-            _unflagged(from_autogen(messages)), model=self._model, on_unfixable=self._on_unfixable
+            self._replies.restore(from_autogen(messages)), model=self._model, on_unfixable=self._on_unfixable
         )
         if tools:
             request["tools"] = openai_tools(tools)
@@ -294,6 +324,7 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             cancellation_token.link_future(task)
         response = await task
         reply = AIMessage.from_litellm(response)
+        self._replies.remember(reply)
         usage = _usage(getattr(response, "usage", None))
         hidden = getattr(response, "_hidden_params", None) or {}
         result = _result(reply, response.choices[0].finish_reason, usage, bool(hidden.get("cache_hit")))
@@ -348,7 +379,9 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             if callable(close) and accumulator.finish_reason is None:
                 await close()  # cut short (cancelled, or an error): free the connection now
         usage = _usage(accumulator.usage)
-        result = _result(accumulator.message(), accumulator.finish_reason, usage, cached=False)
+        reply = accumulator.message()
+        self._replies.remember(reply)
+        result = _result(reply, accumulator.finish_reason, usage, cached=False)
         self._count_usage(usage)
         yield result
 
@@ -441,7 +474,9 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
 
     @classmethod
     def _from_config(cls, config: LiteLLMChatCompletionClientConfig) -> Self:
+        # A mask read back from JSON is no key: left out, litellm reads the key from its environment.
         secrets = {k: v.get_secret_value() for k, v in config.secret_args.items()}
+        secrets = {k: v for k, v in secrets.items() if v != _MASK}
         return cls(
             config.model,
             model_info=config.model_info,

@@ -45,6 +45,7 @@ from messages.profiles.rules.keys import (
     ForeignPayloads,
     KnownKeys,
     Names,
+    ReasoningDetails,
     Refusal,
 )
 from messages.profiles.rules.order import (
@@ -94,6 +95,7 @@ __all__ = [
     "PartKeys",
     "Prefix",
     "ReasoningContent",
+    "ReasoningDetails",
     "Refusal",
     "SpaceEmptyText",
     "SystemAfterReply",

@@ -10,8 +10,10 @@ What litellm 1.110.2 (as 1.106.2) does with each, measured by sending them throu
   OpenAI-shaped route (OpenAI through a custom ``api_base``, Groq, xAI, Together, vLLM...), which reject
   an unknown key. ``CacheMarks`` removes it where it cannot be carried; ``CacheBreakpoints`` keeps
   Claude's limit of 4.
-* a tool result's ``is_error``: dropped by every route litellm converts (Anthropic, Bedrock, Gemini...),
-  sent as is to the OpenAI-shaped ones. ``ErrorFlags`` removes it from those, and reports it on the others.
+* a tool result's ``is_error``: dropped by every route litellm converts (Anthropic's ``tool_result`` too:
+  litellm 1.110.2's ``convert_to_anthropic_tool_result`` never sets its ``is_error``), sent as is to the
+  OpenAI-shaped ones. ``ErrorFlags`` says the failure in the content on every route and leaves the flag
+  out.
 * a ``video_url`` part: dropped without a word by every converting route (Gemini and Vertex AI included;
   litellm reads video only from a ``file`` part there), sent as is to the OpenAI-shaped ones, which
   reject it. ``VideoParts`` turns it into a ``file`` part for Gemini; every other profile's table takes
@@ -36,12 +38,15 @@ from messages.profiles._rule import EMPTY, NONE, PARTS, Context, Message, Note, 
 
 __all__ = [
     "CLAUDE_CACHE_LIMIT",
+    "ERROR_PREFIX",
     "CacheBreakpoints",
     "CacheMarks",
     "ErrorFlags",
     "PartKeys",
     "VideoParts",
     "cache_marks",
+    "said_failed",
+    "says_failure",
 ]
 
 CLAUDE_CACHE_LIMIT = 4
@@ -230,19 +235,51 @@ class CacheBreakpoints(Rule):
         )
 
 
-_SAY_IT = (
-    "say in the content that the call failed, and leave is_error out (model_copy(update={'is_error': None}))"
-)
+ERROR_PREFIX = "Error: "
+"""How a failed tool result's content starts once ``ErrorFlags`` says the failure in it: the wording AutoGen's
+agents and Agent Framework's function invocation write there (``"Error: Function failed."``)."""
+
+
+def says_failure(content: Any) -> bool:
+    """Whether a tool result's content already says it failed: its text (the first text part's) starts
+    with ``Error``, whatever the case, as AutoGen's and Agent Framework's failed results do.
+
+    Raises nothing.
+    """
+    if isinstance(content, list):
+        first = next((p for p in content if isinstance(p, dict)), None)
+        content = first.get("text") if first is not None and first.get("type") == "text" else None
+    return isinstance(content, str) and content.lstrip()[:5].lower() == "error"
+
+
+def said_failed(content: Any) -> Any:
+    """A failed tool result's content, saying it failed (``ERROR_PREFIX`` before its text, or a text part
+    ``"Error:"`` before parts that do not start with text), unless it already says it.
+
+    Raises nothing.
+    """
+    if says_failure(content):
+        return content
+    if isinstance(content, list):
+        parts = list(content)
+        first = parts[0] if parts else None
+        if isinstance(first, dict) and first.get("type") == "text" and isinstance(first.get("text"), str):
+            parts[0] = {**first, "text": ERROR_PREFIX + first["text"]}
+            return parts
+        return [{"type": "text", "text": ERROR_PREFIX.rstrip()}, *parts]
+    text = content if isinstance(content, str) else ""
+    return ERROR_PREFIX + text if text.strip() else ERROR_PREFIX.rstrip()
 
 
 @dataclass(frozen=True, kw_only=True)
 class ErrorFlags(Rule):
-    """A tool result's ``is_error`` (quirk 71). No route litellm builds carries it: it sends the key as is to
-    the OpenAI-shaped ones, which reject an unknown key, and drops it on its way to the others (Anthropic,
-    Bedrock, Gemini: the model then reads the failure as a success unless the content says it failed). A
-    flag that says nothing (``False``) is left out on a strict route; a result flagged as failed is reported,
-    not fixable: leaving the flag out would lose what it says, and only the caller can say it in the
-    content."""
+    """A tool result's ``is_error`` said in its content, on every route (quirk 71). No route litellm builds
+    carries the flag: its converting routes (Anthropic's ``tool_result.is_error`` included, Bedrock,
+    Gemini, ...) drop it, and the model then reads a failed result as a success; the OpenAI-shaped ones send
+    the key as is, and strict servers reject it. So a result flagged as failed gets the failure in its
+    content, in AutoGen's and Agent Framework's words (``"Error: ..."``, ``said_failed``), unless the content
+    already says it, and the flag is left out, as AutoGen's and Agent Framework's own model clients send a
+    failed result; a flag that says it did not fail is left out too. ``check`` reports the change."""
 
     id = "tool-error-flag"
     stage = 29
@@ -263,21 +300,21 @@ class ErrorFlags(Rule):
     def detect(self, m: Message, run: Any) -> bool:
         return "is_error" in m and m.get("role") == "tool" and not self.rendered
 
-    def fix(self, m: Message, finding: Any, run: Any) -> Message | None:
-        if not self.strict or m.get("is_error") is True:
-            return None
-        return {k: v for k, v in m.items() if k != "is_error"}
+    def fix(self, m: Message, finding: Any, run: Any) -> Message:
+        new = {k: v for k, v in m.items() if k != "is_error"}
+        if m.get("is_error") is True:
+            new["content"] = said_failed(m.get("content"))
+        return new
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
         if m.get("is_error") is True:
-            if self.strict:
-                what = f"{cx.provider} rejects is_error on a tool result"
-            else:
-                what = (
-                    f"litellm drops is_error on its way to {cx.provider}: the model reads this failed result "
-                    "as a success unless the content says it failed"
-                )
-            yield Note(f"{what}; {_SAY_IT}", fixable=False)
+            said = "said already" if says_failure(m.get("content")) else "said in the content ('Error: ...')"
+            what = (
+                f"{cx.provider} rejects is_error on a tool result"
+                if self.strict
+                else f"litellm drops a tool result's is_error on its way to {cx.provider}"
+            )
+            yield Note(f"{what}: the failure is {said}, the flag left out")
         elif self.strict:
             yield Note(f"{cx.provider} rejects is_error on a tool result (it says nothing here: left out)")
 

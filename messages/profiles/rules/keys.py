@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from messages.models import REASONING_DETAILS
 from messages.profiles._rule import (
     Context,
     Message,
@@ -24,6 +25,7 @@ __all__ = [
     "ForeignPayloads",
     "KnownKeys",
     "Names",
+    "ReasoningDetails",
     "Refusal",
 ]
 
@@ -294,6 +296,56 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
 _HANDLED = frozenset({"name", "refusal", "cache_control", "is_error"})  # reported by their own rules
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReasoningDetails(Rule):
+    """A reply's reasoning details sent back where OpenRouter reads them (quirk 56): litellm keeps the
+    ``reasoning_details`` OpenRouter returns (an Anthropic model's signed thinking, a Gemini model's
+    thought signatures, encrypted reasoning) in ``provider_specific_fields``, and OpenRouter takes them
+    back only as the assistant message's own ``reasoning_details`` (Gemini and Claude tool loops fail
+    without them). Moved there when the turn's ``provider`` is this profile's or unknown (Agent Framework's
+    OpenAI chat client records them without one); litellm's OpenRouter route passes the key on."""
+
+    id = "reasoning-details"
+    stage = 28  # before the foreign-reasoning rule drops provider_specific_fields
+
+    row: int | None = 56
+    provider: str = field(default="", repr=False)
+    """The profile's provider (set when compiled)."""
+
+    def bind(self, cx: Context) -> Rule:
+        return replace(self, provider=cx.provider)
+
+    def sends_keys(self, role: str) -> frozenset[str]:
+        return frozenset({REASONING_DETAILS}) if role == "assistant" else frozenset()
+
+    def screens(self, shape: Shape) -> bool:
+        return shape.role == "assistant" and shape.odd
+
+    def detect(self, m: Message, run: Any) -> bool:
+        fields = m.get("provider_specific_fields")
+        return (
+            isinstance(fields, dict)
+            and isinstance(fields.get(REASONING_DETAILS), list)
+            and REASONING_DETAILS not in m
+            and m.get("provider") in (None, self.provider)
+        )
+
+    def fix(self, m: Message, finding: Any, run: Any) -> Message:
+        fields = m["provider_specific_fields"]
+        new = {k: v for k, v in m.items() if k != "provider_specific_fields"}
+        rest = {k: v for k, v in fields.items() if k != REASONING_DETAILS}
+        if rest:
+            new["provider_specific_fields"] = rest
+        new[REASONING_DETAILS] = fields[REASONING_DETAILS]
+        return new
+
+    def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
+        yield Note(
+            f"{cx.provider} reads a reply's reasoning details back from the turn's own reasoning_details, "
+            "not from provider_specific_fields, and Gemini and Claude tool loops fail without them: moved"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
