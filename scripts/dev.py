@@ -150,58 +150,85 @@ def _selects(args: list[str], tests: Path) -> bool:
     return any(path == tests or path in tests.parents or tests in path.parents for path in paths)
 
 
+def _postgres_exports(out: str) -> dict[str, str]:
+    """The values of the ``export`` lines ``scripts/postgres.sh start`` printed."""
+    return {
+        name: shlex.split(value)[0]
+        for name, value in (
+            line.removeprefix("export ").split("=", 1)
+            for line in out.splitlines()
+            if line.startswith("export ")
+        )
+    }
+
+
 @contextmanager
-def postgres_server(env: dict[str, str], args: list[str]) -> Iterator[None]:
-    """A throwaway PostgreSQL server for the duration, its DSN in ``env``; or, when none is started, the
-    reason in ``env`` (and one line on stderr). ``env[STATUS_VARIABLE]`` says which."""
-    if env.get(DSN_VARIABLE):
-        env[STATUS_VARIABLE] = "configured"
-        _say(f"PostgreSQL: the server at {DSN_VARIABLE} (set by you)")
-        yield
-        return
-    if not _selects(args, STORE_TESTS):
-        env[STATUS_VARIABLE] = "not started"
-        yield
-        return
+def postgres_server(args: list[str]) -> Iterator[Callable[[dict[str, str]], None]]:
+    """A throwaway PostgreSQL server for the duration, started in the background at once (on a fresh
+    machine scripts/postgres.sh installs the server first, beside the virtual environment's set-up and
+    chromium's install); the function given waits for it and puts its DSN in ``env``, or, when none is
+    started, the reason (and one line on stderr). ``env[STATUS_VARIABLE]`` says which. The server is
+    stopped when the block ends, whether it was waited for or not."""
     bash = shutil.which("bash")
-    if bash is None or os.name == "nt":
-        why = "no bash here to run scripts/postgres.sh"
-    else:
-        started = subprocess.run(
+    wanted = not os.environ.get(DSN_VARIABLE) and _selects(args, STORE_TESTS)
+    process: subprocess.Popen[str] | None = None
+    if wanted and bash is not None and os.name != "nt":
+        process = subprocess.Popen(
             [bash, str(ROOT / "scripts" / "postgres.sh"), "start"],
             cwd=ROOT,
-            env=env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=False,
         )
-        if started.returncode == 0:
-            exports = dict(
-                line.removeprefix("export ").split("=", 1)
-                for line in started.stdout.splitlines()
-                if line.startswith("export ")
-            )
-            directory = shlex.split(exports["MESSAGES_POSTGRES_DIR"])[0]
-            env[DSN_VARIABLE] = shlex.split(exports[DSN_VARIABLE])[0]
-            env[STATUS_VARIABLE] = "started"
-            said = [line for line in started.stderr.splitlines() if line.strip()]
-            _say(f"PostgreSQL: a throwaway server for the store tests ({said[-1] if said else directory})")
-            try:
-                yield
-            finally:
+    answer: list[tuple[str, str]] = []  # (stdout, stderr), once the script has ended
+
+    def finished() -> tuple[str, str] | None:
+        if process is None:
+            return None
+        if not answer:
+            answer.append(process.communicate())
+        return answer[0]
+
+    def wait(env: dict[str, str]) -> None:
+        if env.get(DSN_VARIABLE):
+            env[STATUS_VARIABLE] = "configured"
+            _say(f"PostgreSQL: the server at {DSN_VARIABLE} (set by you)")
+            return
+        if not wanted:
+            env[STATUS_VARIABLE] = "not started"
+            return
+        ended = finished()
+        if ended is None:
+            why = "no bash here to run scripts/postgres.sh"
+        else:
+            out, err = ended
+            lines = [line.strip() for line in err.splitlines() if line.strip()]
+            if process is not None and process.returncode == 0:
+                exports = _postgres_exports(out)
+                env[DSN_VARIABLE] = exports[DSN_VARIABLE]
+                env[STATUS_VARIABLE] = "started"
+                where = lines[-1] if lines else exports["MESSAGES_POSTGRES_DIR"]
+                _say(f"PostgreSQL: a throwaway server for the store tests ({where})")
+                return
+            status = process.returncode if process is not None else "?"
+            why = " ".join(lines[-3:]) or f"scripts/postgres.sh start failed (exit status {status})"
+        env[STATUS_VARIABLE] = "unavailable"
+        env[UNAVAILABLE_VARIABLE] = why
+        _say(f"PostgreSQL: no server, so the PostgreSQL store tests skip: {why}")
+
+    try:
+        yield wait
+    finally:
+        ended = finished()
+        if ended is not None and process is not None and process.returncode == 0:
+            directory = _postgres_exports(ended[0]).get("MESSAGES_POSTGRES_DIR")
+            if directory and bash is not None:
                 subprocess.run(
                     [bash, str(ROOT / "scripts" / "postgres.sh"), "stop", directory],
                     cwd=ROOT,
                     capture_output=True,
                     check=False,
                 )
-            return
-        lines = [line.strip() for line in started.stderr.splitlines() if line.strip()]
-        why = " ".join(lines[-3:]) or f"scripts/postgres.sh start failed (exit status {started.returncode})"
-    env[STATUS_VARIABLE] = "unavailable"
-    env[UNAVAILABLE_VARIABLE] = why
-    _say(f"PostgreSQL: no server, so the PostgreSQL store tests skip: {why}")
-    yield
 
 
 def _parallel(args: list[str]) -> list[str]:
@@ -307,10 +334,10 @@ def test(args: list[str]) -> int:
     started = time.monotonic()
     quick = "--quick" in args
     args = [a for a in args if a != "--quick"]
-    with chromium_install(args) as chromium:
+    with chromium_install(args) as chromium, postgres_server(args) as postgres:
         ensure_venv(EXTRAS["test"])
         installed = time.monotonic()
-        return _test(args, quick, started, installed, chromium)
+        return _test(args, quick, started, installed, chromium, postgres)
 
 
 def _test(
@@ -319,6 +346,7 @@ def _test(
     started: float,
     installed: float,
     chromium: Callable[[dict[str, str]], None],
+    postgres: Callable[[dict[str, str]], None],
 ) -> int:
     env = _env()
     if quick:
@@ -349,9 +377,9 @@ def _test(
         given = next((a.split("=", 1)[1] for a in args if a.startswith("--junitxml=")), None)
         report = Path(given) if given else Path(scratch) / "junit.xml"
         extra = [] if given else [f"--junitxml={report}"]
-        with postgres_server(env, args):
-            _say("pytest")
-            code = _run(PYTHON, "-m", "pytest", *_parallel(args), *extra, *args, env=env)
+        postgres(env)
+        _say("pytest")
+        code = _run(PYTHON, "-m", "pytest", *_parallel(args), *extra, *args, env=env)
         if code != 0:
             _say(f"pytest failed (exit status {code})")
         mypy_code = mypy.wait()
