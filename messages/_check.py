@@ -43,7 +43,7 @@ from messages.errors import (
     OrphanToolResultError,
     UnansweredToolCallError,
 )
-from messages.models import Message, ToolMessage
+from messages.models import REASONING_DETAILS, Message, ToolMessage
 from messages.protocol import protocol_errors, repair_conversation
 
 if TYPE_CHECKING:
@@ -836,31 +836,32 @@ class Report:
         return self.problems + [p for r in self.profiles for p in r.problems]
 
 
-# The one key a profile writes that the message classes have no field for (Mistral's prefill mark): it is
-# read apart, so that a payload this command fixed for Mistral checks clean when read back.
-_WIRE_ONLY = ("assistant", "prefix")
+# The keys a profile writes that the message classes have no field for: Mistral's prefill mark, and the
+# reasoning details the OpenRouter profile moves out of ``provider_specific_fields`` (quirk 56). They are
+# read apart and put back on the dump, so that a payload this command fixed for Mistral or OpenRouter checks
+# clean when read back.
+_WIRE_ONLY = ("assistant", ("prefix", REASONING_DETAILS))
 
 
-def _split_wire_only(raw: list[Any]) -> tuple[list[Any], dict[int, Any]]:
-    role, key = _WIRE_ONLY
-    marks: dict[int, Any] = {}
+def _split_wire_only(raw: list[Any]) -> tuple[list[Any], dict[int, dict[str, Any]]]:
+    role, keys = _WIRE_ONLY
+    marks: dict[int, dict[str, Any]] = {}
     plain: list[Any] = []
     for index, m in enumerate(raw):
-        if isinstance(m, dict) and m.get("role") == role and key in m:
-            marks[index] = m[key]
-            m = {k: v for k, v in m.items() if k != key}
+        if isinstance(m, dict) and m.get("role") == role and any(key in m for key in keys):
+            marks[index] = {key: m[key] for key in keys if key in m}
+            m = {k: v for k, v in m.items() if k not in keys}
         plain.append(m)
     return plain, marks
 
 
-def _with_marks(dumped: list[dict[str, Any]], marks: Mapping[int, Any]) -> list[dict[str, Any]]:
-    key = _WIRE_ONLY[1]
-    return [{**m, key: marks[i]} if i in marks else m for i, m in enumerate(dumped)]
+def _with_marks(dumped: list[dict[str, Any]], marks: Mapping[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**m, **marks[i]} if i in marks else m for i, m in enumerate(dumped)]
 
 
 def _repaired_marks(
-    messages: Sequence[Message], repaired: Sequence[Message], marks: Mapping[int, Any]
-) -> dict[int, Any]:
+    messages: Sequence[Message], repaired: Sequence[Message], marks: Mapping[int, dict[str, Any]]
+) -> dict[int, dict[str, Any]]:
     """``marks`` at the positions the same assistant messages have in ``repaired``.
 
     ``repair_conversation`` keeps every message that is not a tool result, in order, so the n-th of them
@@ -877,7 +878,7 @@ def _repaired_marks(
 @dataclass
 class _Loaded:
     messages: list[Message]
-    marks: dict[int, Any]
+    marks: dict[int, dict[str, Any]]
     plain: list[dict[str, Any]]
     repaired: list[dict[str, Any]] | None
     """The dump of the repaired conversation, or ``None`` when nothing would remain to send (an empty

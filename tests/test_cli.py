@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from messages import load_messages, protocol_errors, repair_conversation
 from messages import strategies as ms
-from messages._check import Entry, InputError, Target, check_entry, compare, fix_entry, read_entries
+from messages._check import Changes, Entry, InputError, Target, check_entry, compare, fix_entry, read_entries
 from messages.cli import main, render_json, render_text
 from messages.profiles import get_profile, registered_profiles
 from messages.protocol import MISSING_RESULT
@@ -730,6 +730,33 @@ def test_a_batch_api_line_keeps_its_envelope():
     fixed = fix_entry(entry, Target(get_profile(MISTRAL), MISTRAL))
     assert fixed is not None
     assert fixed.payload == {**line, "body": {"model": MISTRAL, "messages": [user("hi")]}}
+
+
+def test_an_openrouter_payload_fixed_with_its_reasoning_details_reads_back_clean():
+    # Quirk 56: the OpenRouter profile moves a reply's reasoning details out of provider_specific_fields
+    # into the assistant turn's own `reasoning_details`, a key the message classes have no field for; the
+    # check reads it apart (as Mistral's `prefix`), so the payload it wrote checks clean, and a route that
+    # takes no such key still hears of it.
+    details = [{"type": "reasoning.encrypted", "data": "opaque", "id": "r1", "format": "anthropic-claude-v1"}]
+    turn = assistant(None, call("c1", "get_time"))
+    messages = [
+        user("what time is it?"),
+        {**turn, "provider_specific_fields": {"reasoning_details": details}},
+        tool("c1", "noon"),
+    ]
+    model = "openrouter/anthropic/claude-sonnet-4"
+    target = Target(get_profile(model), model)
+    fixed = fix_entry(Entry("f", None, messages), target)
+    assert fixed is not None
+    written = fixed.payload
+    assert written[1]["reasoning_details"] == details
+    assert "provider_specific_fields" not in written[1]
+    again = check_entry(Entry("fixed", None, written), [target])
+    assert again.all_problems() == []
+    (report,) = again.profiles
+    assert report.changes == Changes()  # nothing left for the profile to change
+    elsewhere = check_entry(Entry("fixed", None, written), [Target(get_profile(OPENAI), OPENAI)])
+    assert [(p.index, p.rule) for p in elsewhere.all_problems()] == [(1, "unknown-key")]
 
 
 # --- in-process: shape problems -------------------------------------------------------------------------
