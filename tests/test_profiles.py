@@ -19,6 +19,7 @@ import messages.profiles
 from messages import (
     AIMessage,
     ImagePart,
+    InvalidArgumentError,
     Profile,
     SystemMessage,
     TextPart,
@@ -1018,6 +1019,23 @@ def test_a_profile_is_derived_by_replacing_adding_and_removing_rules():
         r.id for r in base.rules if r.id != "prefix"
     ]
     assert base.rule("prefix") is not None  # the profile it came from is unchanged
+
+
+def test_a_profile_refuses_what_is_not_a_rule_naming_the_argument_and_the_position():
+    base = get_profile("mistral")
+    with pytest.raises(InvalidArgumentError, match="rule 1 is a int") as refused:
+        base.with_rules(NoPrefill(row=15), 5)  # type: ignore[arg-type]
+    assert (refused.value.argument, refused.value.index) == ("rules", 1)
+    with pytest.raises(InvalidArgumentError, match=r"without=\['prefix'\]") as refused:
+        base.with_family("small", without="prefix")
+    assert refused.value.argument == "without"
+    with pytest.raises(InvalidArgumentError, match="not a PartTable") as refused:
+        base.with_rules(parts={"user": "text"})  # type: ignore[arg-type]
+    assert refused.value.argument == "parts"
+    with pytest.raises(InvalidArgumentError, match="needs a provider name") as refused:
+        Profile("", ())
+    assert refused.value.argument == "provider"
+    assert base.with_rules().rules == base.rules  # nothing given: the same rules
 
 
 # --- dump_messages and the package -------------------------------------------------------------------

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
-from messages.errors import UnfixableError
+from messages.errors import InvalidArgumentError, UnfixableError
 from messages.profiles._ids import IdRule
 from messages.profiles._parts import ANY_PARTS, PartTable
 from messages.profiles._plan import Plan
@@ -99,6 +99,17 @@ UNIVERSAL_RULES: tuple[Rule, ...] = (
 """The rules every profile has, added when it is compiled unless it gives its own of the same id."""
 
 
+def _refuse_non_rules(rules: Iterable[object], first: int = 0) -> None:
+    for index, rule in enumerate(rules, start=first):
+        if not isinstance(rule, Rule):
+            raise InvalidArgumentError(
+                f"a profile's rules are Rule objects (messages.profiles.rules); rule {index} is a "
+                f"{type(rule).__name__}: {rule!r:.80}",
+                argument="rules",
+                index=index,
+            )
+
+
 @dataclass(frozen=True)
 class Profile:
     """What one provider, or one model family of it, needs done to an OpenAI-shape message list.
@@ -128,20 +139,28 @@ class Profile:
     """What litellm already does for this provider, and what is left to it (for docs and snapshots)."""
 
     def __post_init__(self) -> None:
-        if not self.provider:
-            raise ValueError("a profile needs a provider name")
+        if not self.provider or not isinstance(self.provider, str):
+            raise InvalidArgumentError(
+                f"a profile needs a provider name (a non-empty str); got {self.provider!r}",
+                argument="provider",
+            )
         rules = tuple(self.rules)
         object.__setattr__(self, "rules", rules)
         seen: set[str] = set()
-        for rule in rules:
-            if not isinstance(rule, Rule):
-                raise TypeError(f"a profile's rules are Rule objects; got a {type(rule).__name__}: {rule!r}")
+        for index, rule in enumerate(rules):
+            _refuse_non_rules((rule,), index)
             if rule.id in seen:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"profile {self.name!r} has two {rule.id!r} rules; a profile holds one rule per id "
-                    "(use with_rules to replace one)"
+                    "(use with_rules to replace one)",
+                    argument="rules",
+                    index=index,
                 )
             seen.add(rule.id)
+        if not isinstance(self.parts, PartTable):
+            raise InvalidArgumentError(
+                f"parts is a {type(self.parts).__name__}, not a PartTable", argument="parts"
+            )
 
     @property
     def name(self) -> str:
@@ -161,8 +180,16 @@ class Profile:
         """This profile with ``rules`` (each replaces the rule of its id, or is added), without the rules
         whose ids ``without`` names, and with the table ``parts`` when given.
 
-        Raises nothing.
+        Raises:
+            InvalidArgumentError: an item of ``rules`` is not a ``Rule``, ``without`` is a single string
+                (give a list of ids), or ``parts`` is not a ``PartTable`` (``argument`` names which).
         """
+        _refuse_non_rules(rules)
+        if isinstance(without, str):
+            raise InvalidArgumentError(
+                f"without is the string {without!r}; give the rule ids in a list: without=[{without!r}]",
+                argument="without",
+            )
         gone = set(without)
         given = {r.id: r for r in rules}
         kept = [given.pop(r.id, r) for r in self.rules if r.id not in gone]
@@ -174,7 +201,8 @@ class Profile:
         """This profile for the models of ``family`` (a model-family rule), with ``rules``, ``without``
         and ``parts`` as in ``with_rules``.
 
-        Raises nothing.
+        Raises:
+            InvalidArgumentError: as ``with_rules``.
         """
         return replace(self.with_rules(*rules, without=without, parts=parts), family=family)
 
