@@ -30,7 +30,8 @@ reported, for the one call on the whole list and for each sampled call (a baseli
 untrimmed is a finding, not a crash).
 
 ``--quick`` (the smoke run of the test suite) measures 100 and 1,000 messages, once each, with one
-sampled litellm call per size and every litellm call stopped at 1 s: a few seconds besides the imports.
+sampled litellm call per size and every litellm call stopped at 1 s: a few seconds besides the imports;
+its first counts are one round of three cases (``QUICK_FIRST_COUNTS``).
 
 The first count. A bot's first turn pays for the window's first count in a fresh process: for
 ``TokenLimitedContext(model=...)``, importing the package, loading the tokenizer and counting three
@@ -286,7 +287,7 @@ def main(quick: bool = False) -> None:
         )
     if capped:
         print(f"  {capped} litellm calls were stopped at the {cap:.0f} s cap")
-    show_first_counts(1 if quick else 3, warm_up=not quick)
+    show_first_counts(1 if quick else 3, warm_up=not quick, names=QUICK_FIRST_COUNTS if quick else None)
 
 
 FIRST_COUNT = """import time
@@ -330,18 +331,27 @@ FIRST_COUNTS = {
     ),
 }
 LITELLM_FIRST = "litellm.token_counter, anthropic/claude-sonnet-4-5"
+QUICK_FIRST_COUNTS = (
+    "import messages alone",
+    "ours, anthropic/claude-sonnet-4-5 (tiktoken, cl100k_base)",
+    LITELLM_FIRST,
+)
+"""The smoke run's first counts: one of each kind (a fresh interpreter that imports litellm costs seconds)."""
 
 
-def first_count_times(runs: int, *, warm_up: bool = True) -> dict[str, float]:
+def first_count_times(
+    runs: int, *, warm_up: bool = True, names: tuple[str, ...] | None = None
+) -> dict[str, float]:
     """The best wall time, in a fresh interpreter each, from the first import to the first count (after a
     first, unmeasured round that writes the byte-code caches, unless ``warm_up`` is false: the smoke run's
-    single round, which the suite's set-up has compiled already)."""
+    single round, which the suite's set-up has compiled already), for every case or those ``names``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    best = dict.fromkeys(FIRST_COUNTS, float("inf"))
+    cases = {name: FIRST_COUNTS[name] for name in (FIRST_COUNTS if names is None else names)}
+    best = dict.fromkeys(cases, float("inf"))
     unmeasured = 1 if warm_up else 0
     for attempt in range(unmeasured + runs):
-        for name, body in FIRST_COUNTS.items():
+        for name, body in cases.items():
             out = subprocess.run(
                 [sys.executable, "-c", FIRST_COUNT.format(body=body)],
                 capture_output=True,
@@ -354,9 +364,9 @@ def first_count_times(runs: int, *, warm_up: bool = True) -> dict[str, float]:
     return best
 
 
-def show_first_counts(runs: int, *, warm_up: bool = True) -> None:
+def show_first_counts(runs: int, *, warm_up: bool = True, names: tuple[str, ...] | None = None) -> None:
     table = Table("the first count in a fresh process: import, tokenizer, three messages (wall time)")
-    for name, seconds in first_count_times(runs, warm_up=warm_up).items():
+    for name, seconds in first_count_times(runs, warm_up=warm_up, names=names).items():
         table.add(name, seconds)
     table.show(LITELLM_FIRST)
 

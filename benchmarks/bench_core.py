@@ -343,7 +343,7 @@ def main(quick: bool = False) -> list[Figure]:
         figures += found
         table.show("json.loads(json text) alone", notes=[judged(f) for f in found] + [_load_split(r)])
 
-    runs = 5 if quick else 20
+    runs = 2 if quick else 20
     imports = Table(
         f"import cost (fresh interpreter, byte-code cached, best of {runs}, interleaved)", clock=WALL
     )

@@ -169,11 +169,22 @@ def _cited(profile: object) -> Iterable[tuple[str, int]]:
             yield rule.id, rule.row
         for row in sorted(rule.cited_rows()):
             yield rule.id, row
-        for name in dir(type(rule)):
-            if name.endswith("_row") and name != "row":
-                value = getattr(rule, name)
-                if isinstance(value, int):
-                    yield (rule.reports[0] if rule.reports else rule.id), value
+        for name in _row_names(type(rule)):
+            value = getattr(rule, name)
+            if isinstance(value, int):
+                yield (rule.reports[0] if rule.reports else rule.id), value
+
+
+def _row_names(kind: type) -> tuple[str, ...]:
+    """The attributes of a rule class, besides ``row``, that name a row it cites (``duplicate_row``...);
+    found once per class (``dir`` is the slow part of ``implementations``)."""
+    names = _ROW_NAMES.get(kind)
+    if names is None:
+        names = _ROW_NAMES[kind] = tuple(n for n in dir(kind) if n.endswith("_row") and n != "row")
+    return names
+
+
+_ROW_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def canonical_name(name: str) -> str:

@@ -17,10 +17,17 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: each worker builds and installs its own
+    fcntl = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -38,7 +45,10 @@ class Installed:
     """An empty working directory outside the source tree."""
 
     def env(self) -> dict[str, str]:
-        drop = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
+        # PYTHONDONTWRITEBYTECODE (set on the CI machines) dropped too: a user's environment writes the
+        # byte code of what it imports, as pip compiles it at install, so only the first process here that
+        # imports litellm compiles it (13 s), not every one.
+        drop = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")
         env = {k: v for k, v in os.environ.items() if k not in drop and not k.endswith("_API_KEY")}
         env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"
         env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -97,24 +107,53 @@ def fresh_environment(base: Path, *requirements: str | Path) -> Path:
     return python
 
 
-@pytest.fixture(scope="module")
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (created) for the block: one process at a time, across the workers."""
+    with path.open("a") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    base = tmp_path_factory.mktemp("wheel")
+    """The sdist and the wheel, built once per run, and the wheel installed once per run: under
+    pytest-xdist the workers share them (the first to come builds, under a lock, in the run's common
+    temporary folder), so the wheel is built once and litellm's modules are compiled once, by the first
+    process that imports them there. Each worker gets its own empty working directory."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    root = tmp_path_factory.getbasetemp()
+    if worker is not None and fcntl is not None:
+        root = root.parent  # the run's folder, shared by its workers
+    base = root / "wheel"
     assert ROOT not in base.parents
-    dist = base / "dist"
-    _step([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, ROOT], base)
-    (wheel,) = dist.glob("*.whl")
-    (sdist,) = dist.glob("*.tar.gz")
-    with tarfile.open(sdist) as archive:
-        archive.extractall(base / "sdist", filter="data")
-    (unpacked,) = (base / "sdist").iterdir()
-    # The [hypothesis] extra: messages.strategies is a public module, and needs it; so does
-    # messages.integrations.autogen, [autogen], and messages.integrations.agent_framework, [agent-framework].
-    python = fresh_environment(base, f"{wheel}[hypothesis,autogen,agent-framework]")
-    bin_dir = python.parent
-    work = base / "work"
+    with _locked(root / "wheel.lock"):
+        ready = base / "ready.json"
+        if not ready.exists():
+            base.mkdir(exist_ok=True)
+            dist = base / "dist"
+            _step([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, ROOT], base)
+            (wheel,) = dist.glob("*.whl")
+            (sdist,) = dist.glob("*.tar.gz")
+            with tarfile.open(sdist) as archive:
+                archive.extractall(base / "sdist", filter="data")
+            (unpacked,) = (base / "sdist").iterdir()
+            # The [hypothesis] extra: messages.strategies is a public module, and needs it; so does
+            # messages.integrations.autogen, [autogen], and messages.integrations.agent_framework,
+            # [agent-framework].
+            python = fresh_environment(base, f"{wheel}[hypothesis,autogen,agent-framework]")
+            paths = {"wheel": wheel, "sdist": sdist, "unpacked": unpacked, "python": python}
+            ready.write_text(json.dumps({k: str(v) for k, v in paths.items()}))
+        paths = {k: Path(v) for k, v in json.loads(ready.read_text()).items()}
+    work = base / f"work-{worker or 'main'}"
     work.mkdir()
-    return Installed(wheel, sdist, unpacked, python, bin_dir, work)
+    python = paths["python"]
+    return Installed(paths["wheel"], paths["sdist"], paths["unpacked"], python, python.parent, work)
 
 
 def test_the_wheel_and_the_sdist_hold_the_package(installed):
