@@ -1005,7 +1005,7 @@ def test_profiles_need_a_provider_rules_and_known_roles():
         Profile("x", (KnownKeys(extra={"robot": frozenset({"x"})}),))
     with pytest.raises(ValueError, match="two 'prefill' rules"):
         Profile("x", (NoPrefill(), NoPrefill(text="Go on.")))
-    with pytest.raises(TypeError, match="Rule objects .* rule 0 is a dict"):
+    with pytest.raises(TypeError, match=r"Rule objects .* rule 0 is a dict"):
         Profile("x", ({"id": "prefill"},))  # type: ignore[arg-type]
 
 
