@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 from messages import (
     AIMessage,
@@ -57,6 +58,24 @@ def exchange(n: int) -> list[Message]:
         AIMessage(content=f"Rain in city {n}, clear in its twin: take an umbrella for the first."),
         UserMessage(content="Thanks!"),
     ]
+
+
+def append_exchanges(store: Any, thread_id: str, size: int, *, whole: bool = False) -> int:
+    """Fill an empty thread of ``store`` (a sync store) with ``SYSTEM`` and then exchanges, appended 6,000
+    messages at a time, up to ``size`` messages (the last exchange cut short), or, with ``whole``, up to
+    the first whole exchange that reaches ``size``; returns the thread's length."""
+    store.append(thread_id, SYSTEM)
+    length, n = 1, 0
+    while length < size:
+        chunk: list[Message] = []
+        while len(chunk) < min(6_000, size - length):
+            n += 1
+            chunk += exchange(n)
+        if not whole:
+            del chunk[size - length :]
+        store.append(thread_id, chunk)
+        length += len(chunk)
+    return length
 
 
 def _cut(conversation: list[Message], size: int) -> list[Message]:

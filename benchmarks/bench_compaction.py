@@ -28,7 +28,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from benchmarks._conversation import SYSTEM, exchange
+from benchmarks._conversation import append_exchanges
 from benchmarks._timing import WALL, Figure, best_of, fmt_time, judged
 from benchmarks.bench_stores import DSN_VARIABLE, postgres_store, sqlite_store
 from messages import (
@@ -93,15 +93,7 @@ def build(store: ThreadStore, size: int) -> str:
     """A thread of ``size`` messages (the benchmark's exchanges) with a checkpoint ``TAIL`` messages
     before its end (at the start of an exchange)."""
     thread_id = store.create_thread()
-    store.append(thread_id, SYSTEM)
-    length, n = 1, 0
-    while length < size:
-        chunk: list[Message] = []
-        while len(chunk) < min(6_000, size - length):
-            n += 1
-            chunk += exchange(n)
-        store.append(thread_id, chunk)
-        length += len(chunk)
+    length = append_exchanges(store, thread_id, size, whole=True)
     upto = 1 + 6 * ((length - 1 - TAIL) // 6)
     store.add_checkpoint(
         thread_id, summary_message("The conversation so far, summarized."), upto=upto, base=None

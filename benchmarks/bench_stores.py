@@ -44,7 +44,7 @@ from types import SimpleNamespace
 from typing import Any, Literal
 
 import messages
-from benchmarks._conversation import SYSTEM, build_conversation, exchange
+from benchmarks._conversation import append_exchanges, build_conversation
 from benchmarks._timing import CPU, WALL, Figure, Table, best_of, fmt_time, judged, paired_collector_on
 from messages import (
     AIMessage,
@@ -295,16 +295,7 @@ def built_thread(size: int) -> tuple[Path, str]:
     started = time.perf_counter()
     with SQLiteThreadStore(path, synchronous="NORMAL") as store:
         thread_id = store.create_thread()
-        store.append(thread_id, SYSTEM)
-        length, n = 1, 0
-        while length < size:
-            chunk: list[Message] = []
-            while len(chunk) < min(6_000, size - length):
-                n += 1
-                chunk += exchange(n)
-            del chunk[size - length :]
-            store.append(thread_id, chunk)
-            length += len(chunk)
+        append_exchanges(store, thread_id, size)
     print(f"  (built a {size:,}-message thread in {time.perf_counter() - started:.1f} s)", file=sys.stderr)
     _BUILT[size] = (path, thread_id)
     return path, thread_id
