@@ -162,6 +162,48 @@ def _postgres_exports(out: str) -> dict[str, str]:
     }
 
 
+class _Script:
+    """A script of scripts/ run with bash in the background (when ``wanted`` and bash is here), its answer
+    read once: its output and the non-blank lines of its stderr."""
+
+    def __init__(self, name: str, *argv: str, wanted: bool) -> None:
+        self.name = name
+        self.bash = shutil.which("bash")
+        self.process: subprocess.Popen[str] | None = None
+        if wanted and self.bash is not None and os.name != "nt":
+            self.process = subprocess.Popen(
+                [self.bash, str(ROOT / "scripts" / name), *argv],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        self._answer: tuple[str, list[str]] | None = None
+
+    def answer(self) -> tuple[str, list[str]] | None:
+        """Once the script has ended: ``(stdout, stderr's non-blank lines)`` if it succeeded, else ``None``
+        (``why`` says why)."""
+        if self.process is None:
+            return None
+        if self._answer is None:
+            out, err = self.process.communicate()
+            self._answer = (out, [line.strip() for line in err.splitlines() if line.strip()])
+        return self._answer if self.process.returncode == 0 else None
+
+    def why(self) -> str:
+        """Why ``answer`` is ``None``: no bash, or the end of what the script said when it failed."""
+        if self.process is None or self._answer is None:
+            return f"no bash here to run scripts/{self.name}"
+        status = self.process.returncode
+        return " ".join(self._answer[1][-3:]) or f"scripts/{self.name} failed (exit status {status})"
+
+    def kill(self) -> None:
+        """Stop the script if it is still running."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
 @contextmanager
 def postgres_server(args: list[str]) -> Iterator[Callable[[dict[str, str]], None]]:
     """A throwaway PostgreSQL server for the duration, started in the background at once (on a fresh
@@ -169,25 +211,8 @@ def postgres_server(args: list[str]) -> Iterator[Callable[[dict[str, str]], None
     chromium's install); the function given waits for it and puts its DSN in ``env``, or, when none is
     started, the reason (and one line on stderr). ``env[STATUS_VARIABLE]`` says which. The server is
     stopped when the block ends, whether it was waited for or not."""
-    bash = shutil.which("bash")
-    wanted = not os.environ.get(DSN_VARIABLE) and _selects(args, STORE_TESTS)
-    process: subprocess.Popen[str] | None = None
-    if wanted and bash is not None and os.name != "nt":
-        process = subprocess.Popen(
-            [bash, str(ROOT / "scripts" / "postgres.sh"), "start"],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-    answer: list[tuple[str, str]] = []  # (stdout, stderr), once the script has ended
-
-    def finished() -> tuple[str, str] | None:
-        if process is None:
-            return None
-        if not answer:
-            answer.append(process.communicate())
-        return answer[0]
+    wanted = not os.environ.get(DSN_VARIABLE) and _selects_store_tests(args)
+    script = _Script("postgres.sh", "start", wanted=wanted)
 
     def wait(env: dict[str, str]) -> None:
         if env.get(DSN_VARIABLE):
@@ -197,21 +222,16 @@ def postgres_server(args: list[str]) -> Iterator[Callable[[dict[str, str]], None
         if not wanted:
             env[STATUS_VARIABLE] = "not started"
             return
-        ended = finished()
-        if ended is None:
-            why = "no bash here to run scripts/postgres.sh"
-        else:
-            out, err = ended
-            lines = [line.strip() for line in err.splitlines() if line.strip()]
-            if process is not None and process.returncode == 0:
-                exports = _postgres_exports(out)
-                env[DSN_VARIABLE] = exports[DSN_VARIABLE]
-                env[STATUS_VARIABLE] = "started"
-                where = lines[-1] if lines else exports["MESSAGES_POSTGRES_DIR"]
-                _say(f"PostgreSQL: a throwaway server for the store tests ({where})")
-                return
-            status = process.returncode if process is not None else "?"
-            why = " ".join(lines[-3:]) or f"scripts/postgres.sh start failed (exit status {status})"
+        answer = script.answer()
+        if answer is not None:
+            out, lines = answer
+            exports = _postgres_exports(out)
+            env[DSN_VARIABLE] = exports[DSN_VARIABLE]
+            env[STATUS_VARIABLE] = "started"
+            where = lines[-1] if lines else exports["MESSAGES_POSTGRES_DIR"]
+            _say(f"PostgreSQL: a throwaway server for the store tests ({where})")
+            return
+        why = script.why()
         env[STATUS_VARIABLE] = "unavailable"
         env[UNAVAILABLE_VARIABLE] = why
         _say(f"PostgreSQL: no server, so the PostgreSQL store tests skip: {why}")
@@ -219,16 +239,15 @@ def postgres_server(args: list[str]) -> Iterator[Callable[[dict[str, str]], None
     try:
         yield wait
     finally:
-        ended = finished()
-        if ended is not None and process is not None and process.returncode == 0:
-            directory = _postgres_exports(ended[0]).get("MESSAGES_POSTGRES_DIR")
-            if directory and bash is not None:
-                subprocess.run(
-                    [bash, str(ROOT / "scripts" / "postgres.sh"), "stop", directory],
-                    cwd=ROOT,
-                    capture_output=True,
-                    check=False,
-                )
+        answer = script.answer()
+        directory = _postgres_exports(answer[0]).get("MESSAGES_POSTGRES_DIR") if answer else None
+        if directory and script.bash is not None:
+            subprocess.run(
+                [script.bash, str(ROOT / "scripts" / "postgres.sh"), "stop", directory],
+                cwd=ROOT,
+                capture_output=True,
+                check=False,
+            )
 
 
 def _parallel(args: list[str]) -> list[str]:
@@ -288,40 +307,27 @@ def docs(args: list[str]) -> int:
 def chromium_install(args: list[str]) -> Iterator[Callable[[dict[str, str]], None]]:
     """Start scripts/chromium.sh in the background (when the browser tests are selected); the function
     given waits for it and puts its answer in ``env``: chromium's path, or the reason there is none."""
-    process: subprocess.Popen[str] | None = None
-    bash = shutil.which("bash")
-    if _selects(args, BROWSER_TESTS) and bash is not None and os.name != "nt":
-        process = subprocess.Popen(
-            [bash, str(ROOT / "scripts" / "chromium.sh")],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+    wanted = _selects(args, BROWSER_TESTS)
+    script = _Script("chromium.sh", wanted=wanted)
 
     def wait(env: dict[str, str]) -> None:
-        if not _selects(args, BROWSER_TESTS):
+        if not wanted:
             return
-        if process is None:
-            why = "no bash here to run scripts/chromium.sh"
-        else:
-            out, err = process.communicate()
-            lines = [line.strip() for line in err.splitlines() if line.strip()]
-            if process.returncode == 0 and out.strip():
-                env[CHROMIUM_VARIABLE] = out.strip()
-                installed = [line for line in lines if "installed" in line]
-                _say(f"chromium: {out.strip()}{f' ({installed[-1]})' if installed else ''}")
-                return
-            why = " ".join(lines[-3:]) or f"scripts/chromium.sh failed (exit status {process.returncode})"
+        answer = script.answer()
+        if answer is not None and answer[0].strip():
+            out, lines = answer
+            env[CHROMIUM_VARIABLE] = out.strip()
+            installed = [line for line in lines if "installed" in line]
+            _say(f"chromium: {out.strip()}{f' ({installed[-1]})' if installed else ''}")
+            return
+        why = script.why()
         env[CHROMIUM_UNAVAILABLE_VARIABLE] = why
         _say(f"chromium: none, so the browser tests of the site skip: {why}")
 
     try:
         yield wait
     finally:
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
+        script.kill()
 
 
 def _minutes(seconds: float) -> str:
