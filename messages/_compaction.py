@@ -250,7 +250,7 @@ def plan_compaction(settings: Settings, thread_id: str, *, force: bool) -> Gener
         message = settings.make_summary(text)
         summary_tokens = settings.count(message)
         replaced = previous_tokens + span
-        returned = settings.count(settings.make_summary(text).model_copy(update={"content": text}))
+        returned = settings.count(message.model_copy(update={"content": text}))
         if returned > replaced:  # what the summarizer returned, without the marker this package adds
             raise SummarizerError(
                 f"thread {thread_id!r}: the summary of positions {piece_start} to {end - 1} counts "

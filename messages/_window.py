@@ -29,6 +29,8 @@ from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from messages.errors import InvalidArgumentError
+
 if TYPE_CHECKING:
     from messages.models import Message
 
@@ -267,14 +269,23 @@ def head_and_tail_window(
 def positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     """``value`` if it is an int of at least ``minimum``; else ``InvalidArgumentError`` (a ``TypeError`` and a
     ``ValueError``) naming it."""
-    from messages.errors import InvalidArgumentError
-
     if not isinstance(value, int) or isinstance(value, bool):
         raise InvalidArgumentError(
             f"{name} must be an int; got {type(value).__name__} {value!r}", argument=name
         )
     if value < minimum:
         raise InvalidArgumentError(f"{name} must be at least {minimum}; got {value}", argument=name)
+    return value
+
+
+def check_flag(value: object, name: str, method: str) -> bool:
+    """``value`` when it is a bool; ``InvalidArgumentError`` naming ``name`` otherwise (a string such as
+    ``"no"`` is true to Python, and would do the opposite of what it says)."""
+    if not isinstance(value, bool):
+        raise InvalidArgumentError(
+            f"{method}(): {name} is True or False, not a {type(value).__name__} ({value!r:.60})",
+            argument=name,
+        )
     return value
 
 

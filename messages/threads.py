@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_che
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
-from messages._window import ReadPlan, read_async, read_sync
+from messages._window import ReadPlan, check_flag, read_async, read_sync
 from messages.convert.responses import from_responses_output, response_id, to_responses_items
 from messages.errors import (
     DuplicateToolCallIdError,
@@ -162,12 +162,7 @@ def _read_plan(window: ContextWindow, store: object) -> ReadPlan | None:
 def _envelope(ids: Any, metadata: Any, skip_existing: object, method: str) -> dict[str, Any]:
     """The envelope arguments of an append, passed on only when given (a store of the ``MessageStore``
     protocol alone takes none)."""
-    if not isinstance(skip_existing, bool):  # "no" is true to Python: it would skip what it says not to
-        raise InvalidArgumentError(
-            f"LocalThread.{method}(): skip_existing is True or False, not a {type(skip_existing).__name__} "
-            f"({skip_existing!r:.60})",
-            argument="skip_existing",
-        )
+    check_flag(skip_existing, "skip_existing", f"LocalThread.{method}")
     given = {"ids": ids, "metadata": metadata, "skip_existing": skip_existing or None}
     return {name: value for name, value in given.items() if value is not None}
 

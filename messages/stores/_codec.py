@@ -31,6 +31,7 @@ from pydantic import ConfigDict, JsonValue, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from messages._io import MESSAGE_LIST, collector_paused
+from messages._window import check_flag
 from messages._wire import json_strings
 from messages.errors import (
     CorruptDataError,
@@ -207,17 +208,6 @@ def check_positions(start: object, stop: object, method: str = "messages") -> tu
                 argument=name,
             ) from None
     return checked[0] or 0, checked[1]
-
-
-def check_flag(value: object, name: str, method: str) -> bool:
-    """``value`` when it is a bool; ``InvalidArgumentError`` naming ``name`` otherwise (a string such as
-    ``"no"`` is true to Python, and would do the opposite of what it says)."""
-    if not isinstance(value, bool):
-        raise InvalidArgumentError(
-            f"{method}(): {name} is True or False, not a {type(value).__name__} ({value!r:.60})",
-            argument=name,
-        )
-    return value
 
 
 def check_number(value: object, name: str, store: str, *, minimum: float, whole: bool = False) -> float:

@@ -28,11 +28,17 @@ from typing import Any, Literal, Self
 from autogen_core import Component
 from autogen_core.model_context import ChatCompletionContext, ChatCompletionContextState
 from autogen_core.models import AssistantMessage, FunctionExecutionResultMessage, LLMMessage
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from messages.compaction import CompactingContext, Compaction, Compactor, LiteLLMSummarizer, Summarizer
 from messages.convert.autogen import from_autogen, read_alone, to_autogen
-from messages.errors import ContextStateError, InvalidArgumentError, ThreadExistsError
+from messages.errors import (
+    InvalidArgumentError,
+    InvalidThreadIdError,
+    ThreadExistsError,
+    ThreadNotFoundError,
+)
+from messages.integrations.autogen._contexts import state_messages
 from messages.models import Message
 from messages.stores import (
     AsyncPostgresThreadStore,
@@ -146,6 +152,14 @@ class CompactingChatCompletionContext(
             return await bound(*args, **kwargs)
         return await asyncio.to_thread(bound, *args, **kwargs)
 
+    async def _holds(self, thread_id: str) -> bool:
+        """Whether the store holds a thread of that id (one read of its record, not of every id)."""
+        try:
+            await self._call("thread_info", thread_id)
+        except (ThreadNotFoundError, InvalidThreadIdError):
+            return False
+        return True
+
     async def _ensure_thread(self) -> None:
         if self._ready:
             return
@@ -236,17 +250,12 @@ class CompactingChatCompletionContext(
             ContextStateError: ``state`` is not AutoGen's model-context state (``{"messages": [...]}``); the
                 context is left as it was.
 
-        And what the store's ``threads`` raises (``ThreadStore.threads``).
+        And what the store's ``thread_info`` raises (``ThreadStore.thread_info``), but for an id it does
+        not hold.
         """
-        try:
-            messages = ChatCompletionContextState.model_validate(state).messages
-        except ValidationError as exc:
-            raise ContextStateError(
-                f"cannot load this state into a {type(self).__name__}: it is not AutoGen's model-context "
-                f'state ({{"messages": [...]}}): {exc}'
-            ) from None
+        messages = state_messages(state, type(self).__name__)
         thread_id = state.get("thread_id") if isinstance(state, Mapping) else None
-        if isinstance(thread_id, str) and thread_id in await self._call("threads"):
+        if isinstance(thread_id, str) and await self._holds(thread_id):
             self._thread, self._pending, self._ready = LocalThread(id=thread_id), [], True
             return
         self._thread = LocalThread()

@@ -90,6 +90,18 @@ def _check(message: Any, where: str) -> LLMMessage:
     return message
 
 
+def state_messages(state: Mapping[str, Any], owner: str) -> list[LLMMessage]:
+    """The messages of AutoGen's model-context state (``{"messages": [...]}``); ``ContextStateError``
+    naming ``owner`` (the context loading it) when ``state`` does not read as one."""
+    try:
+        return ChatCompletionContextState.model_validate(state).messages
+    except ValidationError as exc:
+        raise ContextStateError(
+            f"cannot load this state into a {owner}: it is not AutoGen's model-context "
+            f'state ({{"messages": [...]}}): {exc}'
+        ) from None
+
+
 class _Window(ChatCompletionContext):
     """The history and its units; a subclass chooses the window."""
 
@@ -133,13 +145,7 @@ class _Window(ChatCompletionContext):
         """Replace the history with the one ``state`` holds: what ``save_state`` of this window or of any
         AutoGen model context wrote (an AssistantAgent's ``llm_context``). Raises ``ContextStateError``, and
         leaves the window unchanged, for a state that does not read as one."""
-        try:
-            messages = ChatCompletionContextState.model_validate(state).messages
-        except ValidationError as exc:
-            raise ContextStateError(
-                f"cannot load this state into a {type(self).__name__}: it is not AutoGen's model-context "
-                f'state ({{"messages": [...]}}): {exc}'
-            ) from None
+        messages = state_messages(state, type(self).__name__)
         self._messages = []
         self._units.clear()
         self._reset()
