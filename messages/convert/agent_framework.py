@@ -707,6 +707,8 @@ class _Slot:
     position: int
     content: dict[str, Any]
     rebuilt: dict[str, Any]
+    extras: dict[str, Any] = field(default_factory=dict)
+    """What the envelope keeps beside the typed form (``_Reader.fields_back``)."""
 
 
 class _Reader:
@@ -720,15 +722,17 @@ class _Reader:
     def error(self, part: int | str | None, what: str) -> ConversionError:
         return _error(self.index, part, what)
 
-    def gives_back(self, original: dict[str, Any], rebuilt: dict[str, Any]) -> bool:
-        """Whether the typed form (``rebuilt``) with the envelope's fields gives back ``original``."""
+    def fields_back(self, original: dict[str, Any], rebuilt: dict[str, Any]) -> dict[str, Any] | None:
+        """The envelope's fields (``_extras``) with which the typed form (``rebuilt``) gives back
+        ``original``; ``None`` when it does not."""
         extras = _extras(original, rebuilt)
         if not extras:
-            return True
+            return extras
         try:
-            return bool(self.af.Content.from_dict({**rebuilt, **extras}).to_dict() == original)
+            back = self.af.Content.from_dict({**rebuilt, **extras}).to_dict() == original
         except (ValueError, TypeError):
-            return False
+            return None
+        return extras if back else None
 
     def read(self) -> list[tuple[Message, AgentFrameworkEnvelope]]:
         """The message's messages with their envelopes; none when nothing of it is typed (the caller keeps
@@ -766,13 +770,12 @@ class _Reader:
                 kept[position] = content
                 continue
             try:
-                rebuilt = _part(part, self.index, position)
+                extras = self.fields_back(content, _part(part, self.index, position))
             except ConversionError:
-                rebuilt = None
-            if rebuilt is None or not self.gives_back(content, rebuilt):
+                extras = None
+            if extras is None:
                 kept[position] = content
                 continue
-            extras = _extras(content, rebuilt)
             if extras:
                 fields[len(parts)] = extras
             parts.append(part)
@@ -862,14 +865,17 @@ class _Reader:
                 if call is not None:
                     slot = _Slot(position, content, _call(call))
                     calls.append((slot, call))
-            if slot is None or not self.gives_back(content, slot.rebuilt):
-                if slot is not None:  # typed, but its fields would not come back: keep it whole
-                    reasoning = None if reasoning is slot else reasoning
-                    details = None if details is not None and details[0] is slot else details
-                    refusal = None if refusal is slot else refusal
-                    texts = [t for t in texts if t is not slot]
-                    calls = [c for c in calls if c[0] is not slot]
-                kept[position] = content
+            extras = None if slot is None else self.fields_back(content, slot.rebuilt)
+            if slot is not None and extras is not None:
+                slot.extras = extras
+                continue
+            if slot is not None:  # typed, but its fields would not come back: keep it whole
+                reasoning = None if reasoning is slot else reasoning
+                details = None if details is not None and details[0] is slot else details
+                refusal = None if refusal is slot else refusal
+                texts = [t for t in texts if t is not slot]
+                calls = [c for c in calls if c[0] is not slot]
+            kept[position] = content
         if contents and len(kept) == len(contents):
             raise _UntypedError
         canonical = [
@@ -895,11 +901,7 @@ class _Reader:
             )
         except ValidationError:
             raise _UntypedError from None
-        fields = {
-            slot_index: extras
-            for slot_index, slot in enumerate(canonical)
-            if (extras := _extras(slot.content, slot.rebuilt))
-        }
+        fields = {slot_index: slot.extras for slot_index, slot in enumerate(canonical) if slot.extras}
         positions = [slot.position for slot in canonical]
         order = None
         if positions != sorted(positions):
@@ -935,8 +937,9 @@ class _Reader:
                 rebuilt = _result(message, self.index)
             except ConversionError:
                 continue
-            if self.gives_back(content, rebuilt):
-                typed.append((position, message, _extras(content, rebuilt)))
+            extras = self.fields_back(content, rebuilt)
+            if extras is not None:
+                typed.append((position, message, extras))
         if not typed:
             raise _UntypedError
         out: list[tuple[Message, AgentFrameworkEnvelope]] = []

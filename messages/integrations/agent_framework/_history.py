@@ -230,7 +230,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
                 await super().after_run(agent=agent, session=session, context=context, state=state)
                 kept["service_session_id"] = _json_id(service)
         await self._save_session(session, kept)
-        if service is None and self.compactor is not None and session is not None:
+        if service is None and self.compactor is not None:
             await self._compact(_thread_id(session.session_id))
 
     async def _save_session(self, session: AgentSession, kept: dict[str, Any]) -> None:
@@ -277,7 +277,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         kept: list[tuple[Message, MessageRecord | None]]
         try:
             if self.window is None:
-                kept = [(record.message, record) for record in await self._records(thread_id)]
+                kept = _whole_messages(await self._records(thread_id))
             else:
                 kept = await self._read_window(thread_id, self.window())
         except ThreadNotFoundError:
