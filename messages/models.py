@@ -62,6 +62,18 @@ REASONING_DETAILS = "reasoning_details"
 own key for them on an assistant turn sent back (the OpenRouter profile moves them there, quirk 56)."""
 
 
+def lift_reasoning_details(message: dict[str, Any]) -> dict[str, Any]:
+    """A dumped assistant message with the reasoning details of its ``provider_specific_fields`` moved to
+    its own ``reasoning_details`` (where OpenRouter and vLLM carry them); the other provider fields stay."""
+    fields = message["provider_specific_fields"]
+    lifted = {k: v for k, v in message.items() if k != "provider_specific_fields"}
+    rest = {k: v for k, v in fields.items() if k != REASONING_DETAILS}
+    if rest:
+        lifted["provider_specific_fields"] = rest
+    lifted[REASONING_DETAILS] = fields[REASONING_DETAILS]
+    return lifted
+
+
 @with_config(ConfigDict(extra="forbid"))
 class FunctionCall(TypedDict):
     """The function half of a tool call, as on the wire: ``{"name": ..., "arguments": <JSON string>}``.

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from messages.models import REASONING_DETAILS, AIMessage
+from messages.models import REASONING_DETAILS, AIMessage, lift_reasoning_details
 from messages.parts import TextPart
 from messages.testing._route import Reply, Responder
 
@@ -62,12 +62,8 @@ def openai_completion(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]:
     message = reply.model_dump()
     message.pop("name", None)
     message.pop("provider", None)
-    details = _details(reply)
-    if details is not None:
-        rest = {k: v for k, v in message.pop("provider_specific_fields").items() if k != REASONING_DETAILS}
-        if rest:
-            message["provider_specific_fields"] = rest
-        message[REASONING_DETAILS] = details
+    if _details(reply) is not None:
+        message = lift_reasoning_details(message)
     if isinstance(reply.content, list):  # OpenAI replies carry text as one string
         message["content"] = reply_text(reply)
     return {

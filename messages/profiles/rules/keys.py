@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from messages.models import REASONING_DETAILS
+from messages.models import REASONING_DETAILS, lift_reasoning_details
 from messages.profiles._rule import (
     Context,
     Message,
@@ -333,13 +333,7 @@ class ReasoningDetails(Rule):
         )
 
     def fix(self, m: Message, finding: Any, run: Any) -> Message:
-        fields = m["provider_specific_fields"]
-        new = {k: v for k, v in m.items() if k != "provider_specific_fields"}
-        rest = {k: v for k, v in fields.items() if k != REASONING_DETAILS}
-        if rest:
-            new["provider_specific_fields"] = rest
-        new[REASONING_DETAILS] = fields[REASONING_DETAILS]
-        return new
+        return lift_reasoning_details(m)
 
     def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
         yield Note(
