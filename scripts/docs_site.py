@@ -23,12 +23,12 @@ import logging
 import re
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "messages"
-QUIRKS_PAGE = PurePosixPath("quirks").with_suffix(".md").as_posix()
+QUIRKS_PAGE = "quirks.md"
 """The quirk catalog's page, made at build time (``quirks/`` on the site)."""
 REPOSITORY = "https://github.com/llm-messages/llm-messages"
 """Where the repository's files are read on the web (pyproject's Changelog URL is in it)."""
@@ -62,9 +62,10 @@ _GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def public_modules() -> list[str]:
+@cache
+def public_modules() -> tuple[str, ...]:
     """Every module of the package whose dotted name has no part starting with ``_`` (as
-    tests/test_wheel.py counts them), sorted."""
+    tests/test_wheel.py counts them), sorted; found once per build."""
     modules = []
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -72,7 +73,7 @@ def public_modules() -> list[str]:
             parts.pop()
         if not any(part.startswith("_") for part in parts):
             modules.append(".".join(parts))
-    return sorted(modules)
+    return tuple(sorted(modules))
 
 
 @cache
@@ -145,18 +146,15 @@ def reference_page(module: str) -> str:
     if children:
         lines.append("Modules:")
         lines.append("")
-        lines += [f"* [`{child}`]({page_path(child, relative_to=module)})" for child in children]
+        lines += [f"* [`{child}`]({child}.md)" for child in children]
         lines.append("")
     return "\n".join(lines)
 
 
-def page_path(module: str, relative_to: str | None = None) -> str:
-    """The source path of ``module``'s API page (``reference/<module>`` and the Markdown suffix), or its
-    path from the page of ``relative_to``."""
-    path = f"reference/{module}" + ".md"
-    if relative_to is None:
-        return path
-    return PurePosixPath(path).relative_to("reference").as_posix()
+def page_path(module: str) -> str:
+    """The source path of ``module``'s API page (``reference/<module>.md``; the pages of its submodules
+    sit beside it)."""
+    return f"reference/{module}.md"
 
 
 def reference_nav() -> list[Any]:
