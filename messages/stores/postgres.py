@@ -216,6 +216,16 @@ def _check_dsn(dsn: object, store: str) -> None:
         )
 
 
+def _idle(conn: Any) -> bool:
+    """Whether a connection is open and outside any transaction."""
+    return not conn.closed and conn.info.transaction_status == conn.info.transaction_status.IDLE
+
+
+def _in_transaction(conn: Any) -> bool:
+    """Whether a connection is open and inside a transaction (one left open, or failed)."""
+    return not conn.closed and conn.info.transaction_status != conn.info.transaction_status.IDLE
+
+
 def _stale(conn: Any) -> bool:
     """Whether a connection kept for the next call can no longer serve it: closed, left inside a
     transaction, or with something to read on its socket. Nothing comes to an idle connection of ours (no
@@ -223,7 +233,7 @@ def _stale(conn: Any) -> bool:
     sends when it shuts down or ends the session (a restart, ``pg_terminate_backend``, an idle timeout),
     or the end of the stream. Checked before a call's first statement is sent (a zero-timeout poll, about a
     microsecond), so such a connection is replaced instead of failing the call."""
-    if conn.closed or conn.info.transaction_status != conn.info.transaction_status.IDLE:
+    if not _idle(conn):
         return True
     try:
         fd = conn.pgconn.socket
@@ -386,7 +396,7 @@ class PostgresThreadStore(SQLThreadStore):
 
 def _roll_back(conn: Any) -> None:
     """End a transaction the migration runner left open (a failed step)."""
-    if not conn.closed and conn.info.transaction_status != conn.info.transaction_status.IDLE:
+    if _in_transaction(conn):
         conn.execute("ROLLBACK")
 
 
@@ -458,8 +468,7 @@ class _Pool:
         if here is None or self._pid != os.getpid():  # forked meanwhile: not ours
             return
         here.slots.release()
-        usable = not conn.closed and conn.info.transaction_status == conn.info.transaction_status.IDLE
-        if usable and not self.closed:
+        if _idle(conn) and not self.closed:
             here.connections.append(conn)
         else:
             await conn.close()
@@ -557,7 +566,7 @@ class AsyncPostgresThreadStore(LoopStore):
                 return list(await cursor.fetchall()) if cursor.description else []
 
             async def roll_back() -> None:
-                if not conn.closed and conn.info.transaction_status != conn.info.transaction_status.IDLE:
+                if _in_transaction(conn):
                     await conn.execute("ROLLBACK")
 
             await run_async(

@@ -132,8 +132,10 @@ class SQLiteThreadStore(SQLThreadStore):
                 argument="synchronous",
             )
         check_number(timeout, "timeout", "SQLiteThreadStore", minimum=0)
-        fspath = getattr(path, "__fspath__", None)
-        text: object = fspath() if fspath is not None else path
+        try:
+            text: object = os.fspath(path)
+        except TypeError:
+            text = path
         if not isinstance(text, str):
             raise InvalidArgumentError(
                 "SQLiteThreadStore(): path is a file path, a str or a pathlib.Path, not a "
