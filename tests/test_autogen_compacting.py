@@ -184,3 +184,32 @@ def test_results_added_after_their_call_turn_keep_their_names():
         assert message == FunctionExecutionResultMessage(content=[result])
 
     asyncio.run(main())
+
+
+def test_a_cancelled_add_message_on_a_sync_store_ends_before_the_cancellation_goes_on(tmp_path):
+    # A sync store's calls run in a worker thread; cancelled while one is under way (here, the append
+    # waiting for the SQLite write lock another connection holds), the call runs to its end first, as an
+    # async store's would: with asyncio.to_thread it went on, and wrote, after the CancelledError.
+    from autogen_core.models import UserMessage as AutoGenUser
+
+    from tests.stores._backends import write_lock_held
+
+    path = tmp_path / "chat.sqlite"
+    store = SQLiteThreadStore(path)
+    context = CompactingChatCompletionContext(store, summarizer=summarize, limit=10)
+
+    async def run() -> None:
+        await context.add_message(AutoGenUser(content="first", source="user"))  # the thread exists
+        with write_lock_held({"backend": "sqlite", "path": str(path)}, context.thread_id) as release:
+            adding = asyncio.create_task(context.add_message(AutoGenUser(content="hi", source="user")))
+            await asyncio.sleep(0.2)  # the append waits for the lock
+            adding.cancel()
+            await asyncio.sleep(0.3)
+            assert not adding.done()
+            release()
+            with pytest.raises(asyncio.CancelledError):
+                await adding
+        assert [m.content for m in store.messages(context.thread_id)] == ["first", "hi"]
+
+    asyncio.run(run())
+    store.close()

@@ -951,6 +951,16 @@ async def in_worker(function: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwa
     return await _settled_job(job)
 
 
+async def call_store(store: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """``store.<method>(*args, **kwargs)`` from async code: awaited on an ``AsyncThreadStore``, else run
+    by ``in_worker`` (settled when the awaiting task is cancelled). What the integrations call a store
+    through."""
+    bound = getattr(store, method)
+    if isinstance(store, AsyncThreadStore):
+        return await bound(*args, **kwargs)
+    return await in_worker(bound, *args, **kwargs)
+
+
 class _Progress:
     """How far a call of a ``LoopStore`` has gone: whether its write has started (a statement may be out
     to the database)."""

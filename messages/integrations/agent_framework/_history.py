@@ -64,7 +64,7 @@ from messages.errors import (
 from messages.integrations.agent_framework._replay import Entry, already_stored
 from messages.models import Message, ToolMessage
 from messages.stores import AsyncThreadStore, Checkpoint, MessageRecord, ThreadInfo, ThreadStore
-from messages.stores.base import in_worker
+from messages.stores.base import call_store, in_worker
 from messages.threads import LocalThread, RemoteThread
 
 __all__ = ["ThreadStoreHistoryProvider"]
@@ -360,10 +360,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         return await in_worker(self.store.roles, thread_id, start, stop)
 
     async def _store_call(self, method: str, *args: Any) -> Any:
-        bound = getattr(self.store, method)
-        if isinstance(self.store, AsyncThreadStore):
-            return await bound(*args)
-        return await in_worker(bound, *args)
+        return await call_store(self.store, method, *args)
 
     async def _thread_info(self, thread_id: str) -> ThreadInfo:
         if isinstance(self.store, AsyncThreadStore):

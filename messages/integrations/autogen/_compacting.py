@@ -21,7 +21,6 @@ litellm model string.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any, Literal, Self
 
@@ -49,6 +48,7 @@ from messages.stores import (
     ThreadStore,
 )
 from messages.stores._codec import check_thread_id
+from messages.stores.base import call_store, in_worker
 from messages.threads import LocalThread, new_thread_id
 
 __all__ = ["CompactingChatCompletionContext", "CompactingChatCompletionContextConfig"]
@@ -144,13 +144,10 @@ class CompactingChatCompletionContext(
         """The id of the thread the history is kept in."""
         return self._thread.id
 
-    # -- the store's calls: awaited, or in a worker thread ------------------------------------------------
+    # -- the store's calls: awaited, or in a worker thread and settled when cancelled (call_store) -------
 
     async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        bound = getattr(self.store, method)
-        if isinstance(self.store, AsyncThreadStore):
-            return await bound(*args, **kwargs)
-        return await asyncio.to_thread(bound, *args, **kwargs)
+        return await call_store(self.store, method, *args, **kwargs)
 
     async def _holds(self, thread_id: str) -> bool:
         """Whether the store holds a thread of that id (one read of its record, not of every id)."""
@@ -177,7 +174,7 @@ class CompactingChatCompletionContext(
         if isinstance(self.store, AsyncThreadStore):
             got = await self._thread.aread(self.store, window)
         else:
-            got = await asyncio.to_thread(self._thread.read, self.store, window)
+            got = await in_worker(self._thread.read, self.store, window)
         return window, got
 
     # -- AutoGen's model context ------------------------------------------------------------------------
@@ -218,9 +215,7 @@ class CompactingChatCompletionContext(
             if isinstance(self.store, AsyncThreadStore):
                 self.last_compaction = await self.compactor.acompact(self.store, self._thread)
             else:
-                self.last_compaction = await asyncio.to_thread(
-                    self.compactor.compact, self.store, self._thread
-                )
+                self.last_compaction = await in_worker(self.compactor.compact, self.store, self._thread)
             if self.last_compaction.written or self.last_compaction.conflict:
                 window, got = await self._read()
         return list(to_autogen(got))
