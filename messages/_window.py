@@ -45,6 +45,7 @@ __all__ = [
     "answer_async",
     "answer_sync",
     "checked_count",
+    "counter_argument",
     "drive_sync",
     "head_and_tail_window",
     "head_end",
@@ -289,12 +290,23 @@ def check_flag(value: object, name: str, method: str) -> bool:
     return value
 
 
-def checked_count(count: Any, what: str) -> int:
-    """A token count, checked: an int of at least 0, else ``TypeError`` or ``ValueError`` naming ``what``."""
+def counter_argument(token_counter: object, message_token_counter: object) -> str:
+    """The name of the window's argument that counts: ``message_token_counter`` when given, else
+    ``token_counter`` (what ``checked_count`` names as the ``argument`` of a count it refuses)."""
+    return "message_token_counter" if message_token_counter is not None else "token_counter"
+
+
+def checked_count(count: Any, what: str, argument: str = "token_counter") -> int:
+    """A token count, checked: an int of at least 0, else ``InvalidArgumentError`` (a ``TypeError`` and a
+    ``ValueError``) naming ``what`` and, as its ``argument``, the counter that gave it."""
     if not isinstance(count, int) or isinstance(count, bool):
-        raise TypeError(f"{what} is a {type(count).__name__} ({count!r}), not an int")
+        raise InvalidArgumentError(
+            f"{what} is a {type(count).__name__} ({count!r:.60}), not an int", argument=argument
+        )
     if count < 0:
-        raise ValueError(f"{what} is {count}, below 0; a token counter must not count negative tokens")
+        raise InvalidArgumentError(
+            f"{what} is {count}, below 0; a token counter must not count negative tokens", argument=argument
+        )
     return count
 
 

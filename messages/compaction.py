@@ -76,7 +76,16 @@ from messages._compaction import (
     SummaryResult,
     plan_compaction,
 )
-from messages._window import Part, ReadPlan, Suffix, TokenWindow, answer_async, answer_sync, checked_count
+from messages._window import (
+    Part,
+    ReadPlan,
+    Suffix,
+    TokenWindow,
+    answer_async,
+    answer_sync,
+    checked_count,
+    counter_argument,
+)
 from messages._window import positive_int as _positive_int
 from messages.caching import estimate_tokens
 from messages.context import (
@@ -464,13 +473,17 @@ class CompactingContext(ChatCompletionContext):
 
         Raises:
             MessageTypeError: ``message`` is not a ``Message``.
-            TypeError: the token counter returned something that is not an int.
-            ValueError: the token counter returned a negative count.
+            InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
+                ``TypeError`` and a ``ValueError``).
         """
         _check_message(message, "the message to count")
         if not self._counted:
             return estimate_tokens(message)
-        return checked_count(self._ensure_counter()(message), "the token count of a message")
+        return checked_count(
+            self._ensure_counter()(message),
+            "the token count of a message",
+            counter_argument(self._list_counter, self._message_counter),
+        )
 
     def _count_fixed(self, message: Message) -> int:
         """``count_tokens`` for a message every turn reads again (the lead, a summary): counted once."""
@@ -496,7 +509,9 @@ class CompactingContext(ChatCompletionContext):
 
     def _count_at(self, index: int) -> int:
         return checked_count(
-            self._ensure_counter()(self._history[index]), f"the token count of message {index}"
+            self._ensure_counter()(self._history[index]),
+            f"the token count of message {index}",
+            counter_argument(self._list_counter, self._message_counter),
         )
 
     def _summary_weight(self) -> int:
@@ -547,8 +562,8 @@ class CompactingContext(ChatCompletionContext):
         exchanges after it that fit.
 
         Raises:
-            TypeError: the token counter returned something that is not an int.
-            ValueError: the token counter returned a negative count.
+            InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
+                ``TypeError`` and a ``ValueError``).
         """
         units = self._units
         lead = self._history[: units.lead]
@@ -561,8 +576,8 @@ class CompactingContext(ChatCompletionContext):
         """The window's size: tokens (overhead, lead, summary and tail) or messages after the lead.
 
         Raises:
-            TypeError: the token counter returned something that is not an int.
-            ValueError: the token counter returned a negative count.
+            InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
+                ``TypeError`` and a ``ValueError``).
         """
         window = self.get_messages()
         if not self._counted:
@@ -574,8 +589,8 @@ class CompactingContext(ChatCompletionContext):
         ``trigger``: what ``Compactor.compact`` checks in the store.
 
         Raises:
-            TypeError: the token counter returned something that is not an int.
-            ValueError: the token counter returned a negative count.
+            InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
+                ``TypeError`` and a ``ValueError``).
         """
         units = self._units
         floor = self._checkpoint.upto if self._checkpoint is not None else units.lead
@@ -801,8 +816,8 @@ class Compactor:
                 longer than ``timeout`` (``"timeout"``), returned no text (``"empty"``) or a summary longer
                 than what it replaces (``"too_long"``), or returned something that is not a summary.
             SummaryInputTooLargeError: one whole exchange is over ``max_summary_input_tokens``.
-            TypeError: the token counter returned something that is not an int.
-            ValueError: the token counter returned a negative count.
+            InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
+                ``TypeError`` and a ``ValueError``).
 
         And what the store's reads and ``add_checkpoint`` raise (``ThreadStore.messages``,
         ``ThreadStore.add_checkpoint``: ``CorruptDataError``, ``StoreClosedError``, ``BackendError``...).

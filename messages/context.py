@@ -63,6 +63,7 @@ from messages._window import (
     TokenWindow,
     Units,
     checked_count,
+    counter_argument,
     head_and_tail_window,
     positive_int,
     suffix_window,
@@ -551,9 +552,10 @@ class TokenLimitedContext(ChatCompletionContext):
         if type(self).get_messages is not TokenLimitedContext.get_messages:
             return None  # a subclass that chooses otherwise: it gets the whole thread
         counter = self._ensure_counter()
+        argument = counter_argument(self._list_counter, self._message_counter)
 
         def count(message: Message) -> int:
-            return checked_count(counter(message), "the token count of a stored message")
+            return checked_count(counter(message), "the token count of a stored message", argument)
 
         def tail(lead: Sequence[Message]) -> float:
             return self.token_limit - self._overhead - sum(count(message) for message in lead)
@@ -580,14 +582,16 @@ class TokenLimitedContext(ChatCompletionContext):
         what = f"the token count of message {index}"
         if self._list_counter is not None:
             what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
-        return checked_count(counter(self._history[index]), what)
+        return checked_count(
+            counter(self._history[index]), what, counter_argument(self._list_counter, self._message_counter)
+        )
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit.
 
         Raises:
-            TypeError: the token counter returned something that is not an int.
-            ValueError: the token counter returned a negative count.
+            InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
+                ``TypeError`` and a ``ValueError``).
         """
         self._tokens.sync(self._units, self.token_limit)
         return suffix_window(self._history, self._units, self._tokens.suffix.first)
@@ -596,8 +600,8 @@ class TokenLimitedContext(ChatCompletionContext):
         """The size of the current window in tokens, counted as the class docstring says (0 when empty).
 
         Raises:
-            TypeError: the token counter returned something that is not an int.
-            ValueError: the token counter returned a negative count.
+            InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
+                ``TypeError`` and a ``ValueError``).
         """
         return self._tokens.size(self._units, self.token_limit)
 

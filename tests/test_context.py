@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from messages import (
     AIMessage,
     ContextStateError,
+    InvalidArgumentError,
     Message,
     MessagesError,
     MessageTypeError,
@@ -667,8 +668,11 @@ def test_bad_messages_and_counts_are_named():
     with pytest.raises(MessageTypeError, match="initial message 1 is a str"):
         UnboundedContext([SYSTEM, "hi"])  # type: ignore[list-item]
     negative = TokenLimitedContext(10, [UserMessage(content="a")], message_token_counter=lambda m: -1)
-    with pytest.raises(ValueError, match="the token count of message 0 is -1, below 0"):
+    with pytest.raises(ValueError, match="the token count of message 0 is -1, below 0") as raised:
         negative.get_messages()
+    # A MessagesError that names the counter given, as every window and store error does.
+    assert isinstance(raised.value, InvalidArgumentError)
+    assert raised.value.argument == "message_token_counter"
     # A list counter that does not add up per message gives a negative count: said, with the index.
     shrinking = TokenLimitedContext(
         10, [SYSTEM, UserMessage(content="a")], token_counter=lambda ms: 5 - len(ms)
@@ -676,8 +680,10 @@ def test_bad_messages_and_counts_are_named():
     with pytest.raises(ValueError, match=r"the token count of message 0 \(token_counter\(\[message 0\]\) - "):
         shrinking.get_messages()
     fractional = TokenLimitedContext(10, [UserMessage(content="a")], token_counter=lambda ms: 0.5)  # type: ignore[arg-type, return-value]
-    with pytest.raises(TypeError, match=r"token_counter\(\[\]\) is a float"):
+    with pytest.raises(TypeError, match=r"token_counter\(\[\]\) is a float") as raised:
         fractional.get_messages()
+    assert isinstance(raised.value, InvalidArgumentError)
+    assert raised.value.argument == "token_counter"
 
 
 def test_the_module_exports_its_names_and_imports_no_litellm():

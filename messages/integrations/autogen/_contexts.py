@@ -437,7 +437,9 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
             if self._litellm is not None:
                 overhead = self._litellm.overhead + self._litellm.tools(self._tool_schema)
             else:
-                overhead = checked_count(self._list_count()([]), "model_client.count_tokens([])")
+                overhead = checked_count(
+                    self._list_count()([]), "model_client.count_tokens([])", "model_client"
+                )
             self._overhead = overhead
         return self._overhead
 
@@ -450,6 +452,7 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
             self._list_count()([message]) - self._ensure_overhead(),
             f"the token count of message {index} (model_client.count_tokens([message {index}]) - "
             "model_client.count_tokens([]): it must add up per message)",
+            "model_client",
         )
 
     def _ensure_limit(self) -> int:
