@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal, Protocol, Self, TypeVar, runtime_checkable
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
 from messages._window import ReadPlan, check_flag, read_async, read_sync
 from messages.convert.responses import from_responses_output, response_id, to_responses_items
@@ -408,8 +408,8 @@ class LocalThread(BaseModel):
         """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
 
         Raises:
-            pydantic.ValidationError: ``state`` holds a value JSON cannot represent (NaN, infinity): the path
-                named.
+            InvalidArgumentError: ``state`` is not JSON or holds a value JSON cannot represent (NaN,
+                infinity), the path named; or ``provider`` is not a non-empty string.
         """
         return _with_context(self, provider, state)
 
@@ -504,8 +504,8 @@ class RemoteThread(BaseModel):
         """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
 
         Raises:
-            pydantic.ValidationError: ``state`` holds a value JSON cannot represent (NaN, infinity): the path
-                named.
+            InvalidArgumentError: ``state`` is not JSON or holds a value JSON cannot represent (NaN,
+                infinity), the path named; or ``provider`` is not a non-empty string.
         """
         return _with_context(self, provider, state)
 
@@ -595,10 +595,23 @@ _T = TypeVar("_T", LocalThread, RemoteThread)
 
 
 def _with_context(thread: _T, provider: str, state: JsonValue) -> _T:
+    method = f"{type(thread).__name__}.with_context()"
+    if not isinstance(provider, str) or not provider:
+        raise InvalidArgumentError(
+            f"{method}: provider is a non-empty string (the context provider's name), not {provider!r:.60}",
+            argument="provider",
+        )
     context = dict(thread.context_state)
     context[provider] = state
     # Validated again (not model_copy): the new state must be JSON-able like the rest.
-    return type(thread).model_validate({**thread.__dict__, "context_state": context})
+    try:
+        return type(thread).model_validate({**thread.__dict__, "context_state": context})
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(step) for step in first["loc"])
+        raise InvalidArgumentError(
+            f"{method}: state cannot be kept with the thread: {where}: {first['msg']}", argument="state"
+        ) from error
 
 
 Thread = Annotated[LocalThread | RemoteThread, Field(discriminator="kind")]

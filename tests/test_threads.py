@@ -17,6 +17,7 @@ from messages import (
     DuplicateToolCallIdError,
     EmptyConversationError,
     InMemoryThreadStore,
+    InvalidArgumentError,
     LocalThread,
     Message,
     MessageTypeError,
@@ -117,8 +118,20 @@ def test_context_state_must_be_json():
     # JSON has no infinity: it would come back as null, so it is refused where it goes in.
     with pytest.raises(ValidationError, match=r"context_state\['stats'\]\['scores'\]\[1\] holds inf"):
         LocalThread(context_state={"stats": {"scores": [1.5, float("inf")]}})
-    with pytest.raises(ValidationError, match="context_state"):
+    # with_context is a call: its bad arguments get the stores' and threads' InvalidArgumentError, which
+    # names the argument and the path of the value (and is still a ValueError).
+    with pytest.raises(
+        InvalidArgumentError, match=r"with_context\(\): state .* context_state\.tags"
+    ) as raised:
         LocalThread().with_context("tags", {1, 2})
+    assert raised.value.argument == "state"
+    with pytest.raises(InvalidArgumentError, match=r"context_state\['stats'\]\[0\] holds nan") as raised:
+        RemoteThread().with_context("stats", [float("nan")])
+    assert raised.value.argument == "state"
+    for provider in ("", 3, None):
+        with pytest.raises(InvalidArgumentError, match="provider is a non-empty string") as raised:
+            LocalThread().with_context(provider, 1)  # type: ignore[arg-type]
+        assert raised.value.argument == "provider"
 
 
 CALL = ToolCall(id="call_1", name="get_weather", arguments='{"city": "Paris"}')
