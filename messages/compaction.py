@@ -861,16 +861,7 @@ class Compactor:
                 if isinstance(request, Summarize):
                     answer = await self._asummarize(request.request)
                 elif isinstance(request, AddCheckpoint):
-                    try:
-                        answer = await store.add_checkpoint(
-                            thread_id,
-                            request.summary,
-                            upto=request.upto,
-                            base=request.base,
-                            provenance=request.provenance,
-                        )
-                    except CheckpointConflictError as exc:
-                        answer = exc
+                    answer = await _add_async(store, thread_id, request)
                 else:
                     answer = await answer_async(store, thread_id, request)
         except StopIteration as done:
@@ -933,8 +924,22 @@ class Compactor:
 
 
 def _add_sync(store: Any, thread_id: str, request: AddCheckpoint) -> Checkpoint | CheckpointConflictError:
+    """The checkpoint ``request`` asks for, written; a conflict is returned, not raised (the plan reads the
+    winner from it)."""
     try:
         return store.add_checkpoint(  # type: ignore[no-any-return]
+            thread_id, request.summary, upto=request.upto, base=request.base, provenance=request.provenance
+        )
+    except CheckpointConflictError as exc:
+        return exc
+
+
+async def _add_async(
+    store: Any, thread_id: str, request: AddCheckpoint
+) -> Checkpoint | CheckpointConflictError:
+    """``_add_sync`` with an async store."""
+    try:
+        return await store.add_checkpoint(  # type: ignore[no-any-return]
             thread_id, request.summary, upto=request.upto, base=request.base, provenance=request.provenance
         )
     except CheckpointConflictError as exc:
