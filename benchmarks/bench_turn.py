@@ -81,6 +81,9 @@ WINDOWS = ("buffered", "head-and-tail", "token-limited", "compacting")
 CONVERSATIONS = ("chat", "tool-heavy")
 ROUNDS = 40
 QUICK_ROUNDS = 4
+SETTINGS = ("NORMAL", "FULL")
+"""SQLite's ``synchronous`` settings measured (each with its own floor)."""
+QUICK_SETTINGS = ("NORMAL",)
 QUESTION = "And what about the weather in the next town over, should I take an umbrella there too?"
 REPLY = "Light rain there this afternoon, 14 degrees: yes, take the umbrella."
 BUFFER, HEAD, TAIL, TOKENS, COMPACT_LIMIT = 40, 8, 32, 4_000, 8_000
@@ -771,7 +774,7 @@ def main(quick: bool = False) -> list[Figure]:
 
     sizes = QUICK_SIZES if quick else SIZES
     rounds = QUICK_ROUNDS if quick else ROUNDS
-    settings = ("NORMAL",) if quick else ("NORMAL", "FULL")
+    settings = QUICK_SETTINGS if quick else SETTINGS
     dsn = os.environ.get(DSN_VARIABLE)
     with ExitStack() as stack:
         server = stack.enter_context(StandInServer(scripted(AIMessage(content=REPLY))))

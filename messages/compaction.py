@@ -76,6 +76,7 @@ from messages._compaction import (
     SummaryResult,
     plan_compaction,
 )
+from messages._counts import SharedCounts, shared_counts
 from messages._window import (
     Part,
     ReadPlan,
@@ -401,6 +402,9 @@ class CompactingContext(ChatCompletionContext):
         self._counter_name = f"litellm:{model}" if model is not None else counter_name
         # The counter and the list's overhead, made on first use, shared by the windows of one compactor.
         self._made: dict[str, Any] = {}
+        # The last store read of each thread by a window of these settings: what a compactor needs to tell,
+        # without reading again, whether compaction is due (shared by the windows of one compactor).
+        self._reads: dict[str, _Read] = {}
         self._tokens = TokenWindow(self._count_at, self._ensure_overhead)
         self._suffix = Suffix()
         self._checkpoint: Checkpoint | None = None
@@ -463,7 +467,7 @@ class CompactingContext(ChatCompletionContext):
             message_token_counter=self._message_counter,
             counter_name=None if self._model is not None else self._counter_name,
         )
-        fresh._made, fresh._fixed = self._made, self._fixed
+        fresh._made, fresh._fixed, fresh._reads = self._made, self._fixed, self._reads
         return fresh
 
     # -- counting -----------------------------------------------------------------------------------------
@@ -592,16 +596,26 @@ class CompactingContext(ChatCompletionContext):
             InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
                 ``TypeError`` and a ``ValueError``).
         """
+        size = self._whole_size()
+        return size is None or size > self._trigger
+
+    def _whole_size(self) -> int | None:
+        """The size of the lead, the summary and everything after it, as this window holds them; ``None``
+        when the store read slid (it left out messages after the checkpoint: over the limit)."""
         units = self._units
         floor = self._checkpoint.upto if self._checkpoint is not None else units.lead
         if units.gap is not None and units.omitted > floor - units.lead:
-            return True  # the read slid: the tail since the checkpoint is over the limit
+            return None  # the read slid: the tail since the checkpoint is over the limit
         if not self._counted:
-            size = len(self._history) - units.lead + (self._checkpoint is not None)
-        else:
-            size = self._ensure_overhead() + sum(self._tokens.count(i) for i in range(len(self._history)))
-            size += self._summary_weight()
-        return size > self._trigger
+            return len(self._history) - units.lead + (self._checkpoint is not None)
+        size = self._ensure_overhead() + sum(self._tokens.count(i) for i in range(len(self._history)))
+        return size + self._summary_weight()
+
+    def _shared_counts(self) -> SharedCounts | None:
+        """This process's counts of the window's counter (``messages._counts``): by its name, or by the
+        function given; ``None`` for a window that counts messages."""
+        key = self._counter_name or self._list_counter or self._message_counter
+        return shared_counts(key) if key is not None else None
 
     def _read_plan(self) -> ReadPlan | None:
         if type(self).get_messages is not CompactingContext.get_messages:
@@ -622,6 +636,7 @@ class CompactingContext(ChatCompletionContext):
             checkpoint=True,
             counter=self._counter_name,
             user_start=True,
+            counts=self._shared_counts(),
         )
 
     def _load_part(self, part: Part) -> None:
@@ -629,6 +644,15 @@ class CompactingContext(ChatCompletionContext):
         for index, weight in part.weights.items():
             self._tokens.counts[index] = weight
         self._checkpoint, self._summary_tokens = part.checkpoint, None
+        if self._counted:
+            for index in range(self._units.lead):  # the lead, read again each turn: counted once
+                self._tokens.counts[index] = self._count_fixed(self._history[index])
+        if part.source is not None and part.thread_id is not None:
+            reads = self._reads
+            reads.pop(part.thread_id, None)
+            reads[part.thread_id] = _Read(part.source, part.length, self._whole_size())
+            while len(reads) > _READS:
+                del reads[next(iter(reads))]
 
     # -- state --------------------------------------------------------------------------------------------
 
@@ -686,6 +710,21 @@ class CompactingContext(ChatCompletionContext):
                 raise ContextStateError(f"the state's 'checkpoint' does not read: {exc}") from None
         super().load_state({k: v for k, v in state.items() if k != "checkpoint"})
         self._checkpoint, self._summary_tokens = checkpoint, None
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A compacting window's store read of a thread, as a compactor needs it to tell whether compaction is
+    due without reading again: the store's memo of what is appended after the read, the thread's length
+    then, and the window's whole size (``None``: the read slid, compaction is due)."""
+
+    source: Any
+    length: int
+    size: int | None
+
+
+_READS = 1_024
+"""How many threads' last reads a compactor keeps."""
 
 
 class Compactor:
@@ -827,6 +866,9 @@ class Compactor:
         )
         force = check_flag(force, "force", "Compactor.compact")
         thread_id = getattr(thread, "id", thread)
+        if not force and self._not_due(store, thread_id):
+            return Compaction(False, (), None)
+        self._template._reads.pop(thread_id, None)  # read again below; what it writes changes the window
         steps = plan_compaction(self._settings(), thread_id, force=force)
         answer: Any = None
         try:
@@ -853,6 +895,9 @@ class Compactor:
         )
         force = check_flag(force, "force", "Compactor.acompact")
         thread_id = getattr(thread, "id", thread)
+        if not force and self._not_due(store, thread_id):
+            return Compaction(False, (), None)
+        self._template._reads.pop(thread_id, None)  # read again below; what it writes changes the window
         steps = plan_compaction(self._settings(), thread_id, force=force)
         answer: Any = None
         try:
@@ -866,6 +911,34 @@ class Compactor:
                     answer = await answer_async(store, thread_id, request)
         except StopIteration as done:
             return _compaction(done.value)
+
+    def _not_due(self, store: Any, thread_id: object) -> bool:
+        """Whether compaction of ``thread_id`` is not due, told without a read: from the last store read of
+        the thread by a window of this compactor and what this process appended to it since (the store's
+        memo), when both can say; ``False`` (read the thread, and decide there) when they cannot."""
+        if not isinstance(thread_id, str):
+            return False
+        read = self._template._reads.get(thread_id)
+        memo = getattr(store, "_memo", None)
+        if read is None or memo is None or read.source is not memo or read.size is None:
+            return False
+        appended = memo.since(thread_id, read.length)
+        if appended is None:
+            return False
+        window = self._template
+        size = read.size
+        counts = window._shared_counts()
+        for message, text in appended:
+            if window.measure == "messages":
+                size += 1
+            elif counts is not None and (found := counts.get(text)) is not None:
+                size += found
+            else:
+                count = window.count_tokens(message)
+                if counts is not None:
+                    counts.put(text, count)
+                size += count
+        return size <= window.trigger
 
     def _summarize(self, request: SummaryRequest) -> SummaryResult:
         """Call the summarizer (in a worker thread when there is a timeout); its failures as

@@ -54,6 +54,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from messages._counts import SharedCounts, shared_counts
 from messages._io import dump_messages, load_messages
 from messages._tokens import OVERHEAD, direct_counter
 from messages._window import (
@@ -553,14 +554,23 @@ class TokenLimitedContext(ChatCompletionContext):
             return None  # a subclass that chooses otherwise: it gets the whole thread
         counter = self._ensure_counter()
         argument = counter_argument(self._list_counter, self._message_counter)
+        counts = self._shared_counts()
 
         def count(message: Message) -> int:
             return checked_count(counter(message), "the token count of a stored message", argument)
 
         def tail(lead: Sequence[Message]) -> float:
-            return self.token_limit - self._overhead - sum(count(message) for message in lead)
+            return self.token_limit - self._overhead - sum(_counted(counts, count, m) for m in lead)
 
-        return ReadPlan(tail=tail, weigh=count)
+        # The counts of litellm's counter are saved in the store under its name (a function has none).
+        name = f"litellm:{self._model}" if self._model is not None else None
+        return ReadPlan(tail=tail, weigh=count, counter=name, counts=counts)
+
+    def _shared_counts(self) -> SharedCounts:
+        """This process's counts of the window's counter (``messages._counts``): by the model's name, or by
+        the function given."""
+        key = self._model or self._list_counter or self._message_counter
+        return shared_counts(f"litellm:{key}" if isinstance(key, str) else key)
 
     def _reset(self) -> None:
         self._tokens.reset(len(self._history))
@@ -577,14 +587,22 @@ class TokenLimitedContext(ChatCompletionContext):
         return self._overhead
 
     def _count(self, index: int) -> int:
-        """The token count of the history's message at ``index`` (``TokenWindow`` caches it)."""
+        """The token count of the history's message at ``index`` (``TokenWindow`` caches it); litellm's
+        counts of a model are shared with every window of that model in this process
+        (``messages._counts``), a function's are made by each window."""
         counter = self._ensure_counter()
         what = f"the token count of message {index}"
         if self._list_counter is not None:
             what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
-        return checked_count(
-            counter(self._history[index]), what, counter_argument(self._list_counter, self._message_counter)
-        )
+        argument = counter_argument(self._list_counter, self._message_counter)
+
+        def count(message: Message) -> int:
+            return checked_count(counter(message), what, argument)
+
+        message = self._history[index]
+        if self._model is None:
+            return count(message)
+        return _counted(self._shared_counts(), count, message)
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit.
@@ -604,6 +622,16 @@ class TokenLimitedContext(ChatCompletionContext):
                 ``TypeError`` and a ``ValueError``).
         """
         return self._tokens.size(self._units, self.token_limit)
+
+
+def _counted(counts: SharedCounts, count: MessageTokenCounter, message: Message) -> int:
+    """``count(message)``, made once in this process: kept in ``counts`` by the message's JSON."""
+    text = message.model_dump_json()
+    found = counts.get(text)
+    if found is None:
+        found = count(message)
+        counts.put(text, found)
+    return found
 
 
 def _counter_of(

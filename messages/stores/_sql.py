@@ -10,18 +10,20 @@ which ``query`` turns into the driver's.
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 from abc import abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, suppress
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal, TypeVar
 
 from messages._io import collector_paused
+from messages._window import Snapshot, Window, WindowRow
 from messages.errors import CheckpointNotFoundError, CorruptDataError, ThreadKindError, ThreadNotFoundError
 from messages.models import Message
-from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end
+from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end, decode_checkpoint
 from messages.stores._codec import (
     StoredThread,
     bounds,
@@ -55,6 +57,10 @@ __all__ = [
     "SQLThreadStore",
     "check_roles",
     "postgres",
+    "window_parameters",
+    "window_snapshot",
+    "window_statement",
+    "window_tail",
 ]
 
 LOCAL_LENGTH = "SELECT length, kind FROM thread_store_threads WHERE id = ?"
@@ -91,6 +97,117 @@ INSERT_COUNT = (
     "INSERT INTO thread_store_token_counts (thread_id, counter, position, tokens) VALUES (?, ?, ?, ?) "
     "ON CONFLICT DO NOTHING"
 )
+
+
+# A window read (``messages._window.Window``) in one statement, so one snapshot: a row for the thread
+# (position -2: its kind and length), one for its newest checkpoint when asked (-1), and one per message of
+# the first `lead` and the last `tail` positions, each with its role, its count saved under the counter when
+# asked, its stored text and its id. The two ranges are two index range scans (an OR of the two scans the
+# thread). Columns: position, kind | checkpoint id | role, length | upto | tokens, summary | text, base |
+# message id, provenance, created_at.
+_WINDOW_ROWS = (
+    "SELECT m.position, m.role, {tokens}, {message}, m.message_id, NULL, NULL "
+    "FROM thread_store_messages m{join} WHERE m.thread_id = {id} AND m.position {range}"
+)
+_WINDOW_COUNT_JOIN = (
+    " LEFT JOIN thread_store_token_counts c ON c.thread_id = {id} AND c.counter = {counter} "
+    "AND c.position = m.position"
+)
+_WINDOW_CHECKPOINT = (
+    "SELECT -1, checkpoint_id, upto, summary, base, provenance, created_at FROM thread_store_checkpoints "
+    "WHERE thread_id = {id} ORDER BY upto DESC LIMIT 1"
+)
+
+
+@functools.cache
+def window_statement(dialect: Literal["sqlite", "postgres"], *, checkpoint: bool, counted: bool) -> str:
+    """The statement of a window read in ``dialect``; its parameters are ``window_parameters``'s."""
+    if dialect == "sqlite":
+        names = {"id": "?1", "counter": "?2", "lead": "?3", "tail": "?4"}
+        message, greatest = "CAST(m.message AS BLOB)", "max"  # bytes: see sqlite._READ_SPAN
+        head = "SELECT -2, kind, length, NULL, NULL, NULL, NULL FROM thread_store_threads WHERE id = ?1"
+        length = "(SELECT length FROM thread_store_threads WHERE id = ?1)"
+
+        def member(sql: str) -> str:
+            return f"SELECT * FROM ({sql})"
+
+    else:
+        names = {"id": "%(id)s", "counter": "%(counter)s", "lead": "%(lead)s", "tail": "%(tail)s"}
+        message, greatest = "m.message", "greatest"
+        head = (
+            "WITH t AS (SELECT length, kind FROM thread_store_threads WHERE id = %(id)s) "
+            "SELECT -2::bigint, kind, length, NULL::text, NULL::text, NULL::text, NULL::timestamptz FROM t"
+        )
+        length = "(SELECT length FROM t)"
+
+        def member(sql: str) -> str:
+            return f"({sql})"
+
+    rows = functools.partial(
+        _WINDOW_ROWS.format,
+        tokens="c.tokens" if counted else "NULL",
+        message=message,
+        join=_WINDOW_COUNT_JOIN.format(**names) if counted else "",
+        id=names["id"],
+    )
+    parts = [head]
+    if checkpoint:
+        parts.append(member(_WINDOW_CHECKPOINT.format(**names)))
+    parts.append(member(rows(range=f"< {names['lead']}")))
+    parts.append(member(rows(range=f">= {greatest}({names['lead']}, {length} - {names['tail']})")))
+    return " UNION ALL ".join(parts)
+
+
+def window_parameters(
+    dialect: Literal["sqlite", "postgres"], thread_id: str, request: Window, tail: int
+) -> tuple[object, ...] | dict[str, object]:
+    """The parameters of ``window_statement`` for ``request``, ``tail`` rows from the end."""
+    if dialect == "sqlite":
+        return (thread_id, request.counter, request.lead, tail)
+    return {"id": thread_id, "counter": request.counter, "lead": request.lead, "tail": tail}
+
+
+def window_tail(request: Window) -> int:
+    """How many rows from the end a window read fetches: what it asks for, or four times that when it weighs
+    messages (a token budget reaches past the first page; a row's text is not decoded unless it is kept or
+    counted, so a few more rows cost little, and another statement more)."""
+    return request.tail * 4 if request.weighted else request.tail
+
+
+def window_snapshot(
+    thread_id: str,
+    request: Window,
+    tail: int,
+    fetched: Iterable[Sequence[Any]],
+    timestamp: Callable[[Any], datetime],
+) -> Snapshot:
+    """The ``Snapshot`` of the rows ``window_statement`` fetched (``tail`` from the end): the thread's length
+    and newest checkpoint, and its rows, checked (every position of both ranges there, each with a role)."""
+    length: int | None = None
+    kind = None
+    checkpoint = None
+    rows: dict[int, WindowRow] = {}
+    for position, text, number, stored, other, provenance, at in fetched:
+        if position >= 0:
+            rows[position] = WindowRow(text, number, stored, other)
+        elif position == -2:
+            kind, length = text, int(number)
+        else:
+            stored_checkpoint = StoredCheckpoint(text, other, int(number), stored, provenance, timestamp(at))
+            checkpoint = decode_checkpoint(thread_id, stored_checkpoint)
+    if length is None:
+        raise ThreadNotFoundError(thread_id)
+    if kind != "local":
+        raise not_local(thread_id, "read")
+    ranges = ((0, min(request.lead, length)), (max(request.lead, length - tail), length))
+    if len(rows) != sum(max(0, hi - lo) for lo, hi in ranges):
+        for lo, hi in ranges:
+            if any(p not in rows for p in range(lo, hi)):
+                raise missing_position(thread_id, lo, hi, rows)
+    damaged = sorted(p for p, row in rows.items() if not isinstance(row.role, str))
+    if damaged:  # a row whose dump did not read when the store was upgraded has no role: named
+        check_roles(thread_id, damaged[0], [rows[damaged[0]].role])
+    return Snapshot(length, checkpoint, rows)
 
 
 def postgres(sql: str) -> str:
@@ -200,6 +317,21 @@ class SQLThreadStore(ThreadStore):
                     return None
                 decoded += part
         return decoded
+
+    _dialect: ClassVar[Literal["sqlite", "postgres"]] = "sqlite"
+
+    def _window_snapshot(self, thread_id: str, request: Window) -> Snapshot:
+        tail = window_tail(request)
+        statement = window_statement(
+            self._dialect, checkpoint=request.checkpoint, counted=bool(request.counter)
+        )
+        parameters = window_parameters(self._dialect, thread_id, request, tail)
+        fetched = self._connection().execute(statement, parameters).fetchall()
+        snapshot = window_snapshot(thread_id, request, tail, fetched, self._timestamp)
+        if request.checkpoint:  # a compacting read: what this process appends next is logged
+            self._memo.watch(thread_id, snapshot.length)
+            snapshot.source = self._memo
+        return snapshot
 
     def _read_range(self, sql: str, thread_id: str, start: int, stop: int | None) -> tuple[int, list[Any]]:
         """The rows ``sql`` selects from ``[start:stop]`` of the thread, from one snapshot; a missing

@@ -84,6 +84,13 @@ _HELD = (
     "SELECT message_id, position FROM thread_store_messages "
     "WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))"
 )
+# The token counts a window read made (``_memo``), saved by the thread's next append in its transaction: only
+# where the message counted still holds its position (its id, where the read knew it).
+_SAVE_COUNT = (
+    "INSERT INTO thread_store_token_counts (thread_id, counter, position, tokens) SELECT ?1, ?2, ?3, ?4 "
+    "WHERE EXISTS (SELECT 1 FROM thread_store_messages WHERE thread_id = ?1 AND position = ?3 "
+    "AND (?5 IS NULL OR message_id = ?5)) ON CONFLICT DO NOTHING"
+)
 _SAVE = (
     "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
     f"VALUES (?, ?, ?, 0, ?, ?, {_NEXT_ORDINAL}) "
@@ -269,6 +276,7 @@ class SQLiteThreadStore(SQLThreadStore):
         if not rows:
             return self._local_length(conn, thread_id, "append"), 0
         now = utc_now().isoformat()
+        counts = self._memo.take_counts(thread_id)
         try:
             with _transaction(conn, "IMMEDIATE"):
                 if skip_existing:  # under the write lock: no other process adds one of these meanwhile
@@ -277,6 +285,7 @@ class SQLiteThreadStore(SQLThreadStore):
                     }
                     rows = [row for row in rows if row.id not in held]
                     if not rows:
+                        self._memo.give_back(thread_id, counts)  # nothing is written: kept for the next
                         return self._local_length(conn, thread_id, "append"), 0
                 row = conn.execute(_BUMP, (len(rows), now, thread_id)).fetchone()
                 if row is None:
@@ -291,7 +300,12 @@ class SQLiteThreadStore(SQLThreadStore):
                         for offset, r in enumerate(rows)
                     ],
                 )
-        except sqlite3.IntegrityError:
+                if counts:
+                    conn.executemany(_SAVE_COUNT, [(thread_id, *count) for count in counts])
+        except BaseException as exc:
+            self._memo.give_back(thread_id, counts)
+            if not isinstance(exc, sqlite3.IntegrityError):
+                raise
             # An id the thread holds (the unique index refused it; nothing was written): say which.
             ids = json.dumps([r.id for r in rows])
             held_at = conn.execute(_HELD + " ORDER BY position LIMIT 1", (thread_id, ids)).fetchone()
