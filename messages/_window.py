@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from messages.errors import InvalidArgumentError
 
@@ -65,6 +65,7 @@ __all__ = [
     "read_async",
     "read_sync",
     "suffix_window",
+    "window_row",
 ]
 
 T = TypeVar("T")
@@ -133,6 +134,23 @@ class Units:
         else:
             self.starts.append(index)
 
+    def add_roles(self, roles: Iterable[str]) -> None:
+        """``add`` for items of these roles, one after the other (a system message's role is ``system`` or
+        ``developer``, a tool result's ``tool``): a store read's part, loaded at once."""
+        index, starts = self.size, self.starts
+        for role in roles:
+            if starts:
+                if role != "tool":
+                    starts.append(index)
+            elif role in SYSTEM_ROLES and self.lead == index and self.gap is None:
+                self.lead += 1
+            elif role == "tool" and self.skip_orphans:
+                self.skipped += 1
+            else:
+                starts.append(index)
+            index += 1
+        self.size = index
+
     def clear(self) -> None:
         self.lead = 0
         self.skipped = 0
@@ -177,6 +195,11 @@ class Suffix:
         self.first = 0
         self.total = 0
         self._synced = None
+
+    def place(self, units: Units, total: int) -> None:
+        """Set the window to the units after the items a store read left out, weighing ``total``: where the
+        read placed it (``Part.placed``), so that it is not walked again."""
+        self.first, self.total, self._synced = units.floor(), total, units.size
 
     def _weight(self, start: int, end: int) -> int:
         weigh = self._weigh
@@ -455,6 +478,9 @@ class Part:
     """The store's turn memo (``messages.stores._turns.TurnMemo``) when it keeps what is appended to the
     thread after this read (a compacting read of one of the package's stores): what lets a compactor tell
     whether compaction is due without reading again."""
+    placed: bool = False
+    """Whether the read placed the window's cut (``plan_read``): every unit of ``tail`` fits the window's
+    budget, which the window need not walk again (``Suffix.place``)."""
 
 
 class Length:
@@ -517,17 +543,25 @@ class Window:
     weighted: bool = False
 
 
-class WindowRow(NamedTuple):
-    """One position of a ``Snapshot``."""
+WindowRow = tuple[Any, ...]
+"""One position of a ``Snapshot``: a tuple (a stored row as the database gives it, not copied into an object
+of its own), read by these indexes: ``ROLE``, the message's role; ``TOKENS``, the count saved under the
+request's counter (or ``None``); ``TEXT``, the stored message (its JSON) when the store gives it;
+``MESSAGE_ID``; ``MESSAGE``, the message itself when the store gives it instead of its text (else
+``None``)."""
+ROLE, TOKENS, TEXT, MESSAGE_ID, MESSAGE = 1, 2, 3, 4, 5
 
-    role: str
-    tokens: int | None
-    """The count saved under the request's counter."""
-    text: str | bytes | None
-    """The stored message (its JSON), when the store gives it."""
-    message_id: str | None
-    message: Message | None = None
-    """The message, when the store gives it instead of its text."""
+
+def window_row(
+    position: int,
+    role: str,
+    tokens: int | None,
+    text: str | bytes | None,
+    message_id: str | None,
+    message: Message | None = None,
+) -> WindowRow:
+    """A ``WindowRow``."""
+    return (position, role, tokens, text, message_id, message)
 
 
 @dataclass
@@ -574,7 +608,7 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
         snapshot: Snapshot = yield Window(lead_page, tail_page, plan.counter, plan.checkpoint, weighted)
         rows, length = snapshot.rows, snapshot.length
         lead = 0
-        while lead < length and lead in rows and rows[lead].role in SYSTEM_ROLES:
+        while lead < length and lead in rows and rows[lead][ROLE] in SYSTEM_ROLES:
             lead += 1
         if lead < length and lead not in rows:  # every row of the page is a system message: read on
             lead_page *= 4
@@ -599,7 +633,7 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
             if any(p not in rows for p in range(lead, top)):
                 lead_page = max(lead_page * 4, top)
                 continue
-            starts = (p for p in range(lead + 1, top) if starts_unit(rows[p].role, p, lead))
+            starts = (p for p in range(lead + 1, top) if starts_unit(rows[p][ROLE], p, lead))
             floor = head_end(starts, lead, plan.head)
         [head_messages] = yield Keep(((0, lead),))
         walk = TailWalk(plan.tail([*head_messages, *([checkpoint.summary] if checkpoint else [])]))
@@ -612,12 +646,12 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
                 break
             weight = 1
             if weighted:
-                saved = row.tokens if row.tokens is not None else found.get(position)
+                saved = row[TOKENS] if row[TOKENS] is not None else found.get(position)
                 if saved is None:
                     saved = found[position] = yield from _count_row(plan, row, position)
                 weight = weights[position] = saved
             unit += weight
-            if starts_unit(row.role, position, lead):
+            if starts_unit(row[ROLE], position, lead):
                 if not walk.offer(position, unit):
                     break
                 unit = 0
@@ -628,9 +662,9 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
         start = walk.start if walk.start is not None else length
         if plan.user_start and start > floor:
             # The budget cut the tail: start it on its first user turn, where it has one.
-            start = next((p for p in range(start, length) if rows[p].role == "user"), start)
+            start = next((p for p in range(start, length) if rows[p][ROLE] == "user"), start)
         if plan.counter and found:
-            ids = {p: i for p in found if (i := rows[p].message_id if p in rows else None) is not None}
+            ids = {p: i for p in found if (i := rows[p][MESSAGE_ID] if p in rows else None) is not None}
             yield SaveCounts(plan.counter, dict(found), ids or None)
         ranges = ((lead, floor), (start, length)) if plan.head is not None else ((start, length),)
         kept: list[list[Message]] = yield Keep(ranges)
@@ -653,7 +687,9 @@ def _part(
     weights: dict[int, int] | None = None,
     checkpoint: Any = None,
 ) -> Part:
-    return Part(head, omitted, tail, weights or {}, checkpoint, snapshot.length, source=snapshot.source)
+    return Part(
+        head, omitted, tail, weights or {}, checkpoint, snapshot.length, source=snapshot.source, placed=True
+    )
 
 
 def _count_row(plan: ReadPlan, row: WindowRow, position: int) -> Generator[Request, Any, int]:
@@ -661,8 +697,8 @@ def _count_row(plan: ReadPlan, row: WindowRow, position: int) -> Generator[Reque
     message counted (and kept for the next read)."""
     assert plan.weigh is not None
     cache = plan.counts
-    text = row.text
-    message = row.message
+    text = row[TEXT]
+    message = row[MESSAGE]
     if cache is not None:
         if text is None and message is not None:
             text = message.model_dump_json()  # the text the store keeps
@@ -781,7 +817,7 @@ class _Public:
                     got = yield Call("roles", (self.thread_id, first, end))
                     self.roles.update(zip(range(first, end), got, strict=True))
         rows = {
-            p: WindowRow(role, self.tokens.get(p), None, None, self.messages.get(p))
+            p: window_row(p, role, self.tokens.get(p), None, None, self.messages.get(p))
             for p, role in self.roles.items()
         }
         return Snapshot(length, self.checkpoint, rows)

@@ -647,6 +647,11 @@ class CompactingContext(ChatCompletionContext):
         if self._counted:
             for index in range(self._units.lead):  # the lead, read again each turn: counted once
                 self._tokens.counts[index] = self._count_fixed(self._history[index])
+        if part.placed:
+            if self._counted:
+                self._tokens.suffix.place(self._units, sum(part.weights.values()))
+            else:
+                self._suffix.place(self._units, len(part.tail))
         if part.source is not None and part.thread_id is not None:
             reads = self._reads
             reads.pop(part.thread_id, None)

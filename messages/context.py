@@ -48,6 +48,7 @@ are cached per message. Contexts are not thread-safe.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -168,13 +169,14 @@ class ChatCompletionContext(ABC):
 
     def _load_part(self, part: Part) -> None:
         """Replace the history with the part of a thread a store read gave: ``part.head``, then
-        ``part.omitted`` messages left out, then ``part.tail``."""
+        ``part.omitted`` messages left out, then ``part.tail`` (at once: what ``_append`` does for each
+        message, and ``_reset`` for the new history)."""
         self.clear()
-        for message in part.head:
-            self._append(message)
+        self._history = [*part.head, *part.tail]
+        self._units.add_roles([message.role for message in part.head])
         self._units.mark_gap(part.omitted)
-        for message in part.tail:
-            self._append(message)
+        self._units.add_roles([message.role for message in part.tail])
+        self._reset()
 
     # -- state --------------------------------------------------------------------------------------------
 
@@ -309,6 +311,11 @@ class BufferedContext(ChatCompletionContext):
 
     def _reset(self) -> None:
         self._suffix.reset()
+
+    def _load_part(self, part: Part) -> None:
+        super()._load_part(part)
+        if part.placed:
+            self._suffix.place(self._units, len(part.tail))
 
     def _read_plan(self) -> ReadPlan | None:
         if type(self).get_messages is not BufferedContext.get_messages:
@@ -548,6 +555,8 @@ class TokenLimitedContext(ChatCompletionContext):
         super()._load_part(part)
         for index, weight in part.weights.items():
             self._tokens.counts[index] = weight
+        if part.placed:
+            self._tokens.suffix.place(self._units, sum(part.weights.values()))
 
     def _read_plan(self) -> ReadPlan | None:
         if type(self).get_messages is not TokenLimitedContext.get_messages:
@@ -649,6 +658,7 @@ def _counter_of(
     return _litellm_counter(model)
 
 
+@functools.lru_cache(maxsize=64)  # made once per model: a bot makes a window each turn
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
     """litellm's ``token_counter`` for ``model``: the list overhead, and a per-message count without it.
     Counted with tiktoken directly, without importing litellm, where that gives litellm's count

@@ -33,7 +33,7 @@ from pydantic import ConfigDict, JsonValue, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from messages._io import MESSAGE_LIST, collector_paused
-from messages._window import check_flag
+from messages._window import TEXT, check_flag
 from messages._wire import json_strings
 from messages.errors import (
     CorruptDataError,
@@ -528,7 +528,7 @@ def keep_rows(
     """The messages of each of ``ranges`` (``[lo, hi)``), decoded from the stored texts of a window read's
     rows (``messages._window.WindowRow``, by position): one parse per range, and ``CorruptDataError``
     naming the first damaged position."""
-    return [decode_messages(thread_id, lo, [rows[p].text for p in range(lo, hi)]) for lo, hi in ranges]
+    return [decode_messages(thread_id, lo, [rows[p][TEXT] for p in range(lo, hi)]) for lo, hi in ranges]
 
 
 def decode_joined(joined: str | bytes, expected: int) -> list[Message] | None:

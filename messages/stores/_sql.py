@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal, TypeVar
 
 from messages._io import collector_paused
-from messages._window import Snapshot, Window, WindowRow
+from messages._window import ROLE, Snapshot, Window, WindowRow
 from messages.errors import CheckpointNotFoundError, CorruptDataError, ThreadKindError, ThreadNotFoundError
 from messages.models import Message
 from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end, decode_checkpoint
@@ -178,7 +178,7 @@ def window_snapshot(
     thread_id: str,
     request: Window,
     tail: int,
-    fetched: Iterable[Sequence[Any]],
+    fetched: Iterable[tuple[Any, ...]],
     timestamp: Callable[[Any], datetime],
 ) -> Snapshot:
     """The ``Snapshot`` of the rows ``window_statement`` fetched (``tail`` from the end): the thread's length
@@ -187,10 +187,13 @@ def window_snapshot(
     kind = None
     checkpoint = None
     rows: dict[int, WindowRow] = {}
-    for position, text, number, stored, other, provenance, at in fetched:
+    for row in fetched:
+        position = row[0]
         if position >= 0:
-            rows[position] = WindowRow(text, number, stored, other)
-        elif position == -2:
+            rows[position] = row  # the row as it is: (position, role, tokens, text, message id, None, None)
+            continue
+        _, text, number, stored, other, provenance, at = row
+        if position == -2:
             kind, length = text, int(number)
         else:
             stored_checkpoint = StoredCheckpoint(text, other, int(number), stored, provenance, timestamp(at))
@@ -204,9 +207,9 @@ def window_snapshot(
         for lo, hi in ranges:
             if any(p not in rows for p in range(lo, hi)):
                 raise missing_position(thread_id, lo, hi, rows)
-    damaged = sorted(p for p, row in rows.items() if not isinstance(row.role, str))
+    damaged = sorted(p for p, row in rows.items() if not isinstance(row[ROLE], str))
     if damaged:  # a row whose dump did not read when the store was upgraded has no role: named
-        check_roles(thread_id, damaged[0], [rows[damaged[0]].role])
+        check_roles(thread_id, damaged[0], [rows[damaged[0]][ROLE]])
     return Snapshot(length, checkpoint, rows)
 
 

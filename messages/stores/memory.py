@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from messages._window import SaveCounts, Snapshot, Window, WindowRow
+from messages._window import SaveCounts, Snapshot, Window, WindowRow, window_row
 from messages.errors import CheckpointNotFoundError, ThreadExistsError, ThreadNotFoundError
 from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end, decode_checkpoint
 from messages.stores._codec import Row, StoredThread, bounds, kind_change, message_exists, not_local, utc_now
@@ -149,10 +149,10 @@ class InMemoryThreadStore(ThreadStore):
             saved = record.counts.get(request.counter, {}) if request.counter else {}
             first = max(request.lead, length - tail)
             positions = [*range(min(request.lead, length)), *range(first, length)]
-            rows = {}
+            rows: dict[int, WindowRow] = {}
             for position in positions:
                 row = record.rows[position][0]
-                rows[position] = WindowRow(row.role, saved.get(position), row.text, row.id)
+                rows[position] = window_row(position, row.role, saved.get(position), row.text, row.id)
             newest = record.checkpoints[-1] if request.checkpoint and record.checkpoints else None
             if request.checkpoint:
                 self._memo.watch(thread_id, length)
