@@ -77,7 +77,9 @@ from messages.context import BufferedContext, HeadAndTailContext, TokenLimitedCo
 MODEL = "openai/gpt-4o-mini"
 SIZES = (100, 10_000, 100_000)
 QUICK_SIZES = (100,)
-WINDOWS = ("buffered", "head-and-tail", "token-limited", "compacting")
+ONE_WRITE = "buffered, 1 write"
+WINDOWS = ("buffered", "head-and-tail", "token-limited", "compacting", ONE_WRITE)
+"""The window kinds; the last is the buffered turn that writes once (the user's message with the reply)."""
 CONVERSATIONS = ("chat", "tool-heavy")
 ROUNDS = 40
 QUICK_ROUNDS = 4
@@ -159,6 +161,16 @@ class Ours:
 
     def turn(self) -> list[dict[str, Any]]:
         thread, store = self.thread, self.store
+        if self.window == ONE_WRITE:
+            # The user's message is written with the reply, after the model's call: read, add it to the
+            # window, send; append both.
+            question = UserMessage(content=QUESTION)
+            window = BufferedContext(BUFFER)
+            thread.read(store, window)
+            window.add_message(question)
+            payload = dump_messages(window.get_messages(), model=MODEL)
+            thread.append(store, [question, AIMessage.from_litellm(self.response)])
+            return payload
         thread.append(store, UserMessage(content=QUESTION))
         request = thread.read(store, self.make_window())
         payload = dump_messages(request, model=MODEL)
@@ -200,8 +212,11 @@ class Floor:
 
     def turn(self) -> list[dict[str, Any]]:
         user = {"role": "user", "content": QUESTION}
-        length = self.append(user)
-        history = self.read(length)
+        if self.window != ONE_WRITE:
+            self.append([user])
+        history = self.read()
+        if self.window == ONE_WRITE:
+            history.append(user)
         message = self.response.choices[0].message
         reply: dict[str, Any] = {"role": "assistant", "content": message.content}
         if message.tool_calls:
@@ -213,19 +228,23 @@ class Floor:
                 }
                 for c in message.tool_calls
             ]
-        self.append(reply)
+        self.append([user, reply] if self.window == ONE_WRITE else [reply])
         return history
 
     def tokens(self, message: dict[str, Any]) -> int:
         return message_tokens(self.encode, message) if self.counted else 0
 
-    def read(self, length: int) -> list[dict[str, Any]]:
-        if self.window == "buffered":
-            return [json.loads(text) for text in self.rows_around(0, length - BUFFER)]
+    def read(self) -> list[dict[str, Any]]:
+        if self.window in ("buffered", ONE_WRITE):
+            return [json.loads(text) for _, text in self.rows_around(0, BUFFER)]
         if self.window == "head-and-tail":
-            rows = [json.loads(text) for text in self.rows_around(HEAD, length - TAIL)]
-            note = {"role": "user", "content": f"[{length - HEAD - TAIL - 1} earlier messages left out.]"}
-            return [*rows[: HEAD + 1], note, *rows[HEAD + 1 :]] if length > HEAD + TAIL + 1 else rows
+            rows = self.rows_around(HEAD, TAIL)
+            history = [json.loads(text) for _, text in rows]
+            left_out = rows[HEAD + 1][0] - HEAD - 1 if len(rows) > HEAD + 1 else 0
+            if not left_out:
+                return history
+            note = {"role": "user", "content": f"[{left_out} earlier messages left out.]"}
+            return [*history[: HEAD + 1], note, *history[HEAD + 1 :]]
         upto, summary = (0, None) if self.window == "token-limited" else self.summary()
         budget = (TOKENS if self.window == "token-limited" else COMPACT_LIMIT) - 3
         system, tail = self.newest_within(upto, budget)
@@ -242,11 +261,12 @@ class Floor:
         return kept + [json.loads(text) for text in reversed(texts)]
 
     # the SQL
-    def append(self, message: dict[str, Any]) -> int:
+    def append(self, messages: list[dict[str, Any]]) -> None:
+        """Append ``messages`` at the end, in one transaction."""
         raise NotImplementedError
 
-    def rows_around(self, head: int, tail_from: int) -> list[str]:
-        """The texts of positions ``<= head`` and ``>= tail_from``, in order."""
+    def rows_around(self, head: int, tail: int) -> list[tuple[int, str]]:
+        """The positions and texts of the positions up to ``head`` and of the last ``tail``, in order."""
         raise NotImplementedError
 
     def summary(self) -> tuple[int, str | None]:
@@ -272,30 +292,29 @@ class SQLiteFloor(Floor):
         super().__init__(window, response, encode)
         self.conn = conn
 
-    def append(self, message: dict[str, Any]) -> int:
+    def append(self, messages: list[dict[str, Any]]) -> None:
         conn = self.conn
-        text = json.dumps(message)
-        tokens = self.tokens(message)
+        rows = [(json.dumps(m), m["role"], self.tokens(m)) for m in messages]
         conn.execute("BEGIN IMMEDIATE")
         (length,) = conn.execute(
-            "UPDATE threads SET length = length + 1 WHERE id = ? RETURNING length", (self.thread_id,)
+            "UPDATE threads SET length = length + ? WHERE id = ? RETURNING length",
+            (len(rows), self.thread_id),
         ).fetchone()
-        conn.execute(
+        first = length - len(rows)
+        conn.executemany(
             "INSERT INTO messages VALUES (?, ?, ?, ?, ?)",
-            (self.thread_id, length - 1, text, message["role"], tokens),
+            [(self.thread_id, first + n, *row) for n, row in enumerate(rows)],
         )
         conn.execute("COMMIT")
-        return int(length)
 
-    def rows_around(self, head: int, tail_from: int) -> list[str]:
+    def rows_around(self, head: int, tail: int) -> list[tuple[int, str]]:
         # Two index ranges (an OR of the two would scan the thread).
-        rows = self.conn.execute(
-            "SELECT message FROM (SELECT message, position FROM messages WHERE thread_id = ?1 AND "
-            "position <= ?2 UNION ALL SELECT message, position FROM messages WHERE thread_id = ?1 AND "
-            "position >= max(?3, ?2 + 1)) ORDER BY position",
-            (self.thread_id, head, tail_from),
-        )
-        return [text for (text,) in rows]
+        return self.conn.execute(  # type: ignore[no-any-return]
+            "SELECT position, message FROM (SELECT message, position FROM messages WHERE thread_id = ?1 "
+            "AND position <= ?2 UNION ALL SELECT message, position FROM messages WHERE thread_id = ?1 AND "
+            "position >= max((SELECT length FROM threads WHERE id = ?1) - ?3, ?2 + 1)) ORDER BY position",
+            (self.thread_id, head, tail),
+        ).fetchall()
 
     def summary(self) -> tuple[int, str | None]:
         row = self.conn.execute(
@@ -339,22 +358,30 @@ class PostgresFloor(Floor):
         super().__init__(window, response, encode)
         self.conn = conn
 
-    def append(self, message: dict[str, Any]) -> int:
-        row = self.conn.execute(
-            "WITH t AS (UPDATE threads SET length = length + 1 WHERE id = %s RETURNING length) "
-            "INSERT INTO messages SELECT %s, t.length - 1, %s, %s, %s FROM t RETURNING position",
-            (self.thread_id, self.thread_id, json.dumps(message), message["role"], self.tokens(message)),
-        ).fetchone()
-        return int(row[0]) + 1
-
-    def rows_around(self, head: int, tail_from: int) -> list[str]:
-        rows = self.conn.execute(
-            "(SELECT message FROM messages WHERE thread_id = %s AND position <= %s ORDER BY position) "
-            "UNION ALL (SELECT message FROM messages WHERE thread_id = %s "
-            "AND position >= greatest(%s, %s + 1) ORDER BY position)",
-            (self.thread_id, head, self.thread_id, tail_from, head),
+    def append(self, messages: list[dict[str, Any]]) -> None:
+        # One statement: the length bumped and the rows inserted.
+        self.conn.execute(
+            "WITH t AS (UPDATE threads SET length = length + %(n)s WHERE id = %(id)s RETURNING length) "
+            "INSERT INTO messages SELECT %(id)s, t.length - %(n)s + m.n - 1, m.message, m.role, m.tokens "
+            "FROM t, unnest(%(texts)s::text[], %(roles)s::text[], %(tokens)s::int[]) WITH ORDINALITY "
+            "AS m (message, role, tokens, n)",
+            {
+                "id": self.thread_id,
+                "n": len(messages),
+                "texts": [json.dumps(m) for m in messages],
+                "roles": [m["role"] for m in messages],
+                "tokens": [self.tokens(m) for m in messages],
+            },
         )
-        return [text for (text,) in rows]
+
+    def rows_around(self, head: int, tail: int) -> list[tuple[int, str]]:
+        return self.conn.execute(  # type: ignore[no-any-return]
+            "(SELECT position, message FROM messages WHERE thread_id = %(id)s AND position <= %(head)s "
+            "ORDER BY position) UNION ALL (SELECT position, message FROM messages WHERE thread_id = %(id)s "
+            "AND position >= greatest((SELECT length FROM threads WHERE id = %(id)s) - %(tail)s, "
+            "%(head)s + 1) ORDER BY position)",
+            {"id": self.thread_id, "head": head, "tail": tail},
+        ).fetchall()
 
     def summary(self) -> tuple[int, str | None]:
         row = self.conn.execute(
@@ -397,95 +424,149 @@ class Config:
 
     @property
     def label(self) -> str:
-        return f"{self.size:>7,}  {self.conversation:<10}  {self.window:<13}"
+        return f"{self.size:>7,}  {self.conversation:<10}  {self.window:<17}"
 
 
-class SQLiteBackend:
-    """SQLite: the package's store on one file (a store per ``synchronous`` setting), the floor's schema
-    on another; threads copied from one source thread per size and conversation."""
+class Backend:
+    """One database: the package's store and the floor's connection for each durability setting, the
+    threads copied from one source thread per size and conversation (by SQL, outside the timing), and set
+    back to their length after each round. Subclasses hold the SQL of each database."""
+
+    name = ""
+    setting_name = ""
+    settings: dict[str, tuple[ThreadStore, Any]]
+    """By setting: the package's store, and the floor's connection at the same setting."""
+    raw: Any
+    """A connection to the package's tables, to copy and cut threads."""
+
+    def label(self, setting: str) -> str:
+        return f"{self.name} {self.setting_name}={setting}"
+
+    def source(self, conversation: str, size: int) -> str:
+        store = next(iter(self.settings.values()))[0]
+        thread_id = store.create_thread()
+        for batch in chunks(conversation, size):
+            store.append(thread_id, batch)
+        return thread_id
+
+    def copy_thread(self, source: str, length: int) -> str:
+        """A new thread of the package's store holding ``source``'s first ``length`` messages."""
+        copy = uuid.uuid4().hex
+        self.run(self.raw, self.COPY, [(copy, copy, length, source), (copy, source, length)])
+        return copy
+
+    def truncate(self, thread_id: str, length: int) -> None:
+        self.run(self.raw, self.TRUNCATE, [(thread_id, length)] * 2 + [(length, thread_id)])
+
+    def fill_floor(self, conn: Any, floor: Floor, rows: list[tuple[str, str, int]], upto: int | None) -> None:
+        summary = summary_message("The conversation so far, summarized.").model_dump_json()
+        self.run(
+            conn,
+            self.FILL,
+            [(floor.thread_id, len(rows))]
+            + [[(floor.thread_id, p, text, role, tokens) for p, (text, role, tokens) in enumerate(rows)]]
+            + ([(floor.thread_id, upto, summary)] if upto is not None else []),
+        )
+
+    def truncate_floor(self, conn: Any, floor: Floor, length: int) -> None:
+        self.run(conn, self.FLOOR_TRUNCATE, [(floor.thread_id, length), (length, floor.thread_id)])
+
+    COPY: tuple[str, ...] = ()
+    TRUNCATE: tuple[str, ...] = ()
+    FILL: tuple[str, ...] = ()
+    FLOOR_TRUNCATE: tuple[str, ...] = ()
+
+    def run(self, conn: Any, statements: tuple[str, ...], parameters: list[Any]) -> None:
+        """``statements`` in one transaction, each with its parameters (a list of them: executemany)."""
+        raise NotImplementedError
+
+    def floor(self, conn: Any, window: str, response: Any, encode: Callable[[str], list[int]]) -> Floor:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class SQLiteBackend(Backend):
+    """SQLite: the package's store on one file (a store per ``synchronous`` setting), the floor's tables
+    on another (a connection per setting)."""
+
+    name, setting_name = "SQLite", "synchronous"
+    COPY = (
+        "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
+        "SELECT ?, replace(state, id, ?), kind, ?, created_at, updated_at, "
+        "(SELECT max(ordinal) + 1 FROM thread_store_threads) FROM thread_store_threads WHERE id = ?",
+        "INSERT INTO thread_store_messages (thread_id, position, message, created_at, message_id, "
+        "metadata, role) SELECT ?, position, message, created_at, message_id, metadata, role FROM "
+        "thread_store_messages WHERE thread_id = ? AND position < ?",
+    )
+    TRUNCATE = (
+        "DELETE FROM thread_store_messages WHERE thread_id = ? AND position >= ?",
+        "DELETE FROM thread_store_token_counts WHERE thread_id = ? AND position >= ?",
+        "UPDATE thread_store_threads SET length = ? WHERE id = ?",
+    )
+    FILL = (
+        "INSERT INTO threads VALUES (?, ?)",
+        "INSERT INTO messages VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO summaries VALUES (?, ?, ?)",
+    )
+    FLOOR_TRUNCATE = (
+        "DELETE FROM messages WHERE thread_id = ? AND position >= ?",
+        "UPDATE threads SET length = ? WHERE id = ?",
+    )
 
     def __init__(self, directory: Path, settings: tuple[str, ...]) -> None:
         import sqlite3
 
-        self.path = directory / "turn.sqlite"
-        self.stores = {s: SQLiteThreadStore(self.path, synchronous=s) for s in settings}  # type: ignore[arg-type]
-        self.raw = sqlite3.connect(self.path, isolation_level=None)
-        self.floor_conns = {}
+        path = directory / "turn.sqlite"
+        self.settings = {}
         for setting in settings:
             conn = sqlite3.connect(directory / "floor.sqlite", isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA synchronous = {setting}")
             for statement in SQLITE_FLOOR_SCHEMA:
                 conn.execute(statement)
-            self.floor_conns[setting] = conn
+            self.settings[setting] = (SQLiteThreadStore(path, synchronous=setting), conn)  # type: ignore[arg-type]
+        self.raw = sqlite3.connect(path, isolation_level=None)
+
+    def run(self, conn: Any, statements: tuple[str, ...], parameters: list[Any]) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        for statement, values in zip(statements, parameters, strict=False):
+            if isinstance(values, list):
+                conn.executemany(statement, values)
+            else:
+                conn.execute(statement, values)
+        conn.execute("COMMIT")
+
+    def floor(self, conn: Any, window: str, response: Any, encode: Callable[[str], list[int]]) -> Floor:
+        return SQLiteFloor(conn, window, response, encode)
 
     def close(self) -> None:
-        for store in self.stores.values():
+        for store, conn in self.settings.values():
             store.close()
-        self.raw.close()
-        for conn in self.floor_conns.values():
             conn.close()
+        self.raw.close()
 
-    def copy_thread(self, source: str, length: int) -> str:
-        """A new thread of the package's store holding ``source``'s first ``length`` messages."""
-        copy = uuid.uuid4().hex
-        raw = self.raw
-        raw.execute("BEGIN IMMEDIATE")
-        raw.execute(
-            "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
-            "SELECT ?, replace(state, id, ?), kind, ?, created_at, updated_at, "
-            "(SELECT max(ordinal) + 1 FROM thread_store_threads) FROM thread_store_threads WHERE id = ?",
-            (copy, copy, length, source),
+
+class PostgresBackend(Backend):
+    """PostgreSQL: the package's store in a schema of its own, the floor's tables in another (a store and
+    a connection per ``synchronous_commit`` setting, given in the connection's options); both schemas
+    dropped at the end."""
+
+    name, setting_name = "PostgreSQL", "synchronous_commit"
+    COPY = tuple(
+        statement.replace("?", "%s")
+        for statement in (
+            "INSERT INTO thread_store_threads (id, state, kind, length) "
+            "SELECT ?, replace(state, id, ?), kind, ? FROM thread_store_threads WHERE id = ?",
+            SQLiteBackend.COPY[1],
         )
-        raw.execute(
-            "INSERT INTO thread_store_messages (thread_id, position, message, created_at, message_id, "
-            "metadata, role) SELECT ?, position, message, created_at, message_id, metadata, role FROM "
-            "thread_store_messages WHERE thread_id = ? AND position < ?",
-            (copy, source, length),
-        )
-        raw.execute("COMMIT")
-        return copy
+    )
+    TRUNCATE = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.TRUNCATE)
+    FILL = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.FILL)
+    FLOOR_TRUNCATE = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.FLOOR_TRUNCATE)
 
-    def truncate(self, thread_id: str, length: int) -> None:
-        raw = self.raw
-        raw.execute("BEGIN IMMEDIATE")
-        raw.execute(
-            "DELETE FROM thread_store_messages WHERE thread_id = ? AND position >= ?", (thread_id, length)
-        )
-        raw.execute(
-            "DELETE FROM thread_store_token_counts WHERE thread_id = ? AND position >= ?", (thread_id, length)
-        )
-        raw.execute("UPDATE thread_store_threads SET length = ? WHERE id = ?", (length, thread_id))
-        raw.execute("COMMIT")
-
-    def fill_floor(
-        self, setting: str, floor: Floor, rows: list[tuple[str, str, int]], upto: int | None
-    ) -> None:
-        conn = self.floor_conns[setting]
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("INSERT INTO threads VALUES (?, ?)", (floor.thread_id, len(rows)))
-        conn.executemany(
-            "INSERT INTO messages VALUES (?, ?, ?, ?, ?)",
-            [(floor.thread_id, p, text, role, tokens) for p, (text, role, tokens) in enumerate(rows)],
-        )
-        if upto is not None:
-            summary = summary_message("The conversation so far, summarized.").model_dump_json()
-            conn.execute("INSERT INTO summaries VALUES (?, ?, ?)", (floor.thread_id, upto, summary))
-        conn.execute("COMMIT")
-
-    def truncate_floor(self, setting: str, floor: Floor, length: int) -> None:
-        conn = self.floor_conns[setting]
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("DELETE FROM messages WHERE thread_id = ? AND position >= ?", (floor.thread_id, length))
-        conn.execute("UPDATE threads SET length = ? WHERE id = ?", (length, floor.thread_id))
-        conn.execute("COMMIT")
-
-
-class PostgresBackend:
-    """PostgreSQL: the package's store in a schema of its own, the floor's tables in another; both dropped
-    at the end."""
-
-    def __init__(self, dsn: str) -> None:
+    def __init__(self, dsn: str, settings: tuple[str, ...]) -> None:
         import psycopg
         from psycopg.conninfo import make_conninfo
 
@@ -495,71 +576,43 @@ class PostgresBackend:
         with psycopg.connect(dsn, autocommit=True) as conn:
             for schema in self.schemas:
                 conn.execute(f'CREATE SCHEMA "{schema}"')
-        self.store = PostgresThreadStore(make_conninfo(dsn, options=f"-c search_path={self.schemas[0]}"))
-        self.raw = psycopg.connect(
-            make_conninfo(dsn, options=f"-c search_path={self.schemas[0]}"), autocommit=True
-        )
-        self.floor_conn = psycopg.connect(
-            make_conninfo(dsn, options=f"-c search_path={self.schemas[1]}"), autocommit=True
-        )
+
+        def options(schema: str, setting: str) -> str:
+            return make_conninfo(dsn, options=f"-c search_path={schema} -c synchronous_commit={setting}")
+
+        self.settings = {
+            setting: (
+                PostgresThreadStore(options(self.schemas[0], setting)),
+                psycopg.connect(options(self.schemas[1], setting), autocommit=True),
+            )
+            for setting in settings
+        }
+        self.raw = psycopg.connect(options(self.schemas[0], "on"), autocommit=True)
         for statement in POSTGRES_FLOOR_SCHEMA:
-            self.floor_conn.execute(statement)
+            next(iter(self.settings.values()))[1].execute(statement)
+
+    def run(self, conn: Any, statements: tuple[str, ...], parameters: list[Any]) -> None:
+        with conn.transaction():
+            for statement, values in zip(statements, parameters, strict=False):
+                if isinstance(values, list):
+                    with conn.cursor() as cursor:
+                        cursor.executemany(statement, values)
+                else:
+                    conn.execute(statement, values)
+
+    def floor(self, conn: Any, window: str, response: Any, encode: Callable[[str], list[int]]) -> Floor:
+        return PostgresFloor(conn, window, response, encode)
 
     def close(self) -> None:
         import psycopg
 
-        self.store.close()
+        for store, conn in self.settings.values():
+            store.close()
+            conn.close()
         self.raw.close()
-        self.floor_conn.close()
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             for schema in self.schemas:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-    def copy_thread(self, source: str, length: int) -> str:
-        copy = uuid.uuid4().hex
-        with self.raw.transaction():
-            self.raw.execute(
-                "INSERT INTO thread_store_threads (id, state, kind, length) "
-                "SELECT %s, replace(state, id, %s), kind, %s FROM thread_store_threads WHERE id = %s",
-                (copy, copy, length, source),
-            )
-            self.raw.execute(
-                "INSERT INTO thread_store_messages (thread_id, position, message, created_at, message_id, "
-                "metadata, role) SELECT %s, position, message, created_at, message_id, metadata, role FROM "
-                "thread_store_messages WHERE thread_id = %s AND position < %s",
-                (copy, source, length),
-            )
-        return copy
-
-    def truncate(self, thread_id: str, length: int) -> None:
-        with self.raw.transaction():
-            self.raw.execute(
-                "DELETE FROM thread_store_messages WHERE thread_id = %s AND position >= %s",
-                (thread_id, length),
-            )
-            self.raw.execute(
-                "DELETE FROM thread_store_token_counts WHERE thread_id = %s AND position >= %s",
-                (thread_id, length),
-            )
-            self.raw.execute("UPDATE thread_store_threads SET length = %s WHERE id = %s", (length, thread_id))
-
-    def fill_floor(self, floor: Floor, rows: list[tuple[str, str, int]], upto: int | None) -> None:
-        conn = self.floor_conn
-        with conn.transaction():
-            conn.execute("INSERT INTO threads VALUES (%s, %s)", (floor.thread_id, len(rows)))
-            with conn.cursor().copy("COPY messages FROM STDIN") as copy:
-                for p, (text, role, tokens) in enumerate(rows):
-                    copy.write_row((floor.thread_id, p, text, role, tokens))
-            if upto is not None:
-                summary = summary_message("The conversation so far, summarized.").model_dump_json()
-                conn.execute("INSERT INTO summaries VALUES (%s, %s, %s)", (floor.thread_id, upto, summary))
-
-    def truncate_floor(self, floor: Floor, length: int) -> None:
-        with self.floor_conn.transaction():
-            self.floor_conn.execute(
-                "DELETE FROM messages WHERE thread_id = %s AND position >= %s", (floor.thread_id, length)
-            )
-            self.floor_conn.execute("UPDATE threads SET length = %s WHERE id = %s", (length, floor.thread_id))
 
 
 def checkpoint_at(length: int, roles: list[str]) -> int:
@@ -571,9 +624,7 @@ def checkpoint_at(length: int, roles: list[str]) -> int:
     raise AssertionError("no user turn near the end")
 
 
-def build_configs(
-    sizes: tuple[int, ...], sqlite: SQLiteBackend, postgres: PostgresBackend | None, response: Any
-) -> list[Config]:
+def build_configs(sizes: tuple[int, ...], backends: list[Backend], response: Any) -> list[Config]:
     from messages._tokens import _encoding
 
     encoding = _encoding("o200k_base")
@@ -583,58 +634,27 @@ def build_configs(
     for size in sizes:
         for conversation in CONVERSATIONS:
             started = time.perf_counter()
-            source_store = next(iter(sqlite.stores.values()))
-            source = source_store.create_thread()
-            for batch in chunks(conversation, size):
-                source_store.append(source, batch)
-            length = source_store.thread_info(source).length
-            texts = [m.model_dump_json() for m in source_store.messages(source)]
-            roles = source_store.roles(source)
-            dicts = [json.loads(t) for t in texts]
-            rows = [(t, r, message_tokens(encode, d)) for t, r, d in zip(texts, roles, dicts, strict=True)]
+            sources = {backend.name: backend.source(conversation, size) for backend in backends}
+            store = next(iter(backends[0].settings.values()))[0]
+            source = sources[backends[0].name]
+            length = store.thread_info(source).length
+            texts = [m.model_dump_json() for m in store.messages(source)]
+            roles = store.roles(source)
+            rows = [(t, r, message_tokens(encode, json.loads(t))) for t, r in zip(texts, roles, strict=True)]
             upto = checkpoint_at(length, roles)
-            pg_source = None
-            if postgres is not None:
-                pg_source = postgres.store.create_thread()
-                for batch in chunks(conversation, size):
-                    postgres.store.append(pg_source, batch)
             for window in WINDOWS:
-                for setting, store in sqlite.stores.items():
-                    thread_id = sqlite.copy_thread(source, length)
-                    floor: Floor = SQLiteFloor(sqlite.floor_conns[setting], window, response, encode)
-                    sqlite.fill_floor(setting, floor, rows, upto if window == "compacting" else None)
-                    configs.append(
-                        make_config(
-                            f"SQLite {setting}",
-                            store,
-                            thread_id,
-                            floor,
-                            size,
-                            conversation,
-                            window,
-                            response,
-                            upto,
-                            reset_sqlite(sqlite, setting, thread_id, floor, length),
-                        )
-                    )
-                if postgres is not None and pg_source is not None:
-                    thread_id = postgres.copy_thread(pg_source, length)
-                    floor = PostgresFloor(postgres.floor_conn, window, response, encode)
-                    postgres.fill_floor(floor, rows, upto if window == "compacting" else None)
-                    configs.append(
-                        make_config(
-                            "PostgreSQL",
-                            postgres.store,
-                            thread_id,
-                            floor,
-                            size,
-                            conversation,
-                            window,
-                            response,
-                            upto,
-                            reset_postgres(postgres, thread_id, floor, length),
-                        )
-                    )
+                for backend in backends:
+                    for setting, (store, conn) in backend.settings.items():
+                        thread_id = backend.copy_thread(sources[backend.name], length)
+                        floor = backend.floor(conn, window, response, encode)
+                        backend.fill_floor(conn, floor, rows, upto if window == "compacting" else None)
+                        reset = resetting(backend, conn, thread_id, floor, length)
+                        configs.append(
+                            make_config(
+                                backend.label(setting), store, thread_id, floor, size, conversation, window,
+                                response, upto, reset,
+                            )
+                        )  # fmt: skip
             print(
                 f"  built {size:,} messages, {conversation}: {time.perf_counter() - started:.1f} s",
                 flush=True,
@@ -664,20 +684,10 @@ def make_config(
     return Config(backend, size, conversation, window, ours, floor, reset)
 
 
-def reset_sqlite(
-    backend: SQLiteBackend, setting: str, thread_id: str, floor: Floor, length: int
-) -> Callable[[], None]:
+def resetting(backend: Backend, conn: Any, thread_id: str, floor: Floor, length: int) -> Callable[[], None]:
     def reset() -> None:
         backend.truncate(thread_id, length)
-        backend.truncate_floor(setting, floor, length)
-
-    return reset
-
-
-def reset_postgres(backend: PostgresBackend, thread_id: str, floor: Floor, length: int) -> Callable[[], None]:
-    def reset() -> None:
-        backend.truncate(thread_id, length)
-        backend.truncate_floor(floor, length)
+        backend.truncate_floor(conn, floor, length)
 
     return reset
 
@@ -728,7 +738,7 @@ def report(configs: list[Config], litellm: float) -> list[Figure]:
         rows = [config for config in configs if config.backend == backend]
         print(f"\n== {backend}: the package's turn beside the floor (same setting) and litellm's call")
         print(
-            f"  {'size':>7}  {'conversation':<10}  {'window':<13}  {'ours':>11}  {'floor':>11}  "
+            f"  {'size':>7}  {'conversation':<10}  {'window':<17}  {'ours':>11}  {'floor':>11}  "
             f"{'vs floor':>8}  {'% of litellm':>12}"
         )
         for config in rows:
@@ -750,7 +760,7 @@ def report(configs: list[Config], litellm: float) -> list[Figure]:
         )
         slowest = max(rows, key=lambda c: statistics.median(c.times))
         share = 100 * statistics.median(slowest.times) / litellm
-        target = LITELLM_TARGET if backend == f"SQLite {DEFAULT_SETTING}" else None
+        target = LITELLM_TARGET if backend == f"SQLite synchronous={DEFAULT_SETTING}" else None
         figures.append(
             Figure(
                 f"{backend}: slowest turn, % of litellm "
@@ -760,11 +770,62 @@ def report(configs: list[Config], litellm: float) -> list[Figure]:
                 unit="%",
             )
         )
+    print("\n== the turn that writes once (the user's message with the reply) vs twice, buffered window")
+    for backend in backends:
+        for config in configs:
+            if config.backend != backend or config.window != ONE_WRITE:
+                continue
+            twice = next(
+                c
+                for c in configs
+                if (c.backend, c.size, c.conversation, c.window)
+                == (backend, config.size, config.conversation, "buffered")
+            )
+            ours, floor = statistics.median(config.times), statistics.median(config.floor_times)
+            ours2, floor2 = statistics.median(twice.times), statistics.median(twice.floor_times)
+            print(
+                f"  {backend:<36} {config.size:>7,} {config.conversation:<10}  ours {fmt_time(ours)} "
+                f"({ours / ours2:.2f}x of twice), floor {fmt_time(floor)} ({floor / floor2:.2f}x of twice)"
+            )
+    return figures
+
+
+def ids_figure(backends: list[Backend], size: int, rounds: int) -> list[Figure]:
+    """An append of one message to a thread of ``size`` messages, the id minted (time-ordered) or a random
+    uuid4 given, interleaved: what time-ordered ids spare the thread's unique index of ids."""
+    figures = []
+    message = UserMessage(content=QUESTION)
+    for backend in backends:
+        for setting, (store, _) in list(backend.settings.items())[:1]:
+            source = backend.source("chat", size)
+            length = store.thread_info(source).length
+            minted, random = backend.copy_thread(source, length), backend.copy_thread(source, length)
+            times: dict[str, list[float]] = {"minted": [], "uuid4": []}
+            gc.disable()
+            try:
+                for round_ in range(rounds):
+                    pair = [("minted", minted, None), ("uuid4", random, uuid.uuid4().hex)]
+                    for name, thread_id, given in pair if round_ % 2 else pair[::-1]:
+                        ids = None if given is None else [given]
+                        start = time.perf_counter()
+                        store.append(thread_id, message, ids=ids)
+                        times[name].append(time.perf_counter() - start)
+            finally:
+                gc.enable()
+            ratio = statistics.median(times["uuid4"]) / statistics.median(times["minted"])
+            print(
+                f"  {backend.label(setting)}: append one message at {size:,}: minted id "
+                f"{fmt_time(statistics.median(times['minted']))}, uuid4 given "
+                f"{fmt_time(statistics.median(times['uuid4']))} ({ratio:.2f}x)"
+            )
+            figures.append(Figure(f"{backend.name}: append with a uuid4 id vs a minted one, {size:,}", ratio))
     return figures
 
 
 DEFAULT_SETTING = inspect.signature(SQLiteThreadStore).parameters["synchronous"].default
 """SQLiteThreadStore's default ``synchronous``: the 10% target is judged there."""
+POSTGRES_SETTINGS = ("on", "off")
+QUICK_POSTGRES_SETTINGS = ("on",)
 
 
 def main(quick: bool = False) -> list[Figure]:
@@ -774,23 +835,21 @@ def main(quick: bool = False) -> list[Figure]:
 
     sizes = QUICK_SIZES if quick else SIZES
     rounds = QUICK_ROUNDS if quick else ROUNDS
-    settings = QUICK_SETTINGS if quick else SETTINGS
     dsn = os.environ.get(DSN_VARIABLE)
     with ExitStack() as stack:
         server = stack.enter_context(StandInServer(scripted(AIMessage(content=REPLY))))
         kwargs = server.completion_kwargs(MODEL)
         response = litellm.completion(model=MODEL, messages=[{"role": "user", "content": QUESTION}], **kwargs)
         directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-turn-")))
-        sqlite = SQLiteBackend(directory, settings)
-        stack.callback(sqlite.close)
-        postgres = None
+        backends: list[Backend] = [SQLiteBackend(directory, QUICK_SETTINGS if quick else SETTINGS)]
+        stack.callback(backends[0].close)
         if dsn:
-            postgres = PostgresBackend(dsn)
-            stack.callback(postgres.close)
+            backends.append(PostgresBackend(dsn, QUICK_POSTGRES_SETTINGS if quick else POSTGRES_SETTINGS))
+            stack.callback(backends[-1].close)
         print(
             f"\n== a bot's whole turn: building the threads ({', '.join(f'{s:,}' for s in sizes)} messages)"
         )
-        configs = build_configs(sizes, sqlite, postgres, response)
+        configs = build_configs(sizes, backends, response)
         sample = next(c for c in configs if c.window == "buffered")
         payload = sample.ours.turn()
         sample.reset()
@@ -807,6 +866,9 @@ def main(quick: bool = False) -> list[Figure]:
             f"{fmt_time(litellm_median)} (median of {len(litellm_times)}, wall clock)"
         )
         figures = report(configs, litellm_median)
+        if not quick:
+            print("\n== message ids: time-ordered (minted) or random (uuid4 given)")
+            figures += ids_figure(backends, sizes[-1], 200)
     if not dsn:
         print(f"\n(PostgreSQL skipped: set {DSN_VARIABLE}; `scripts/postgres.sh run CMD` starts a server)")
     print("\n== turn: verdicts")

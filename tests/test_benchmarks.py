@@ -132,10 +132,11 @@ def test_the_quick_turn_benchmark_runs_every_window_beside_the_floor_and_litellm
     # 4 rounds; about 10 s besides importing litellm.
     out = quick_run("turn")
     assert "== litellm.completion of a" in out, out
-    table = out.split("== SQLite NORMAL: the package's turn beside the floor", 1)[1]
+    table = out.split("== SQLite synchronous=NORMAL: the package's turn beside the floor", 1)[1]
     for conversation in ("chat", "tool-heavy"):
-        for window in ("buffered", "head-and-tail", "token-limited", "compacting"):
-            assert f"{conversation:<10}  {window:<13}" in table, out
+        for window in ("buffered", "head-and-tail", "token-limited", "compacting", "buffered, 1 write"):
+            assert f"{conversation:<10}  {window:<17}" in table, out
+    assert "== the turn that writes once" in out, out
     summary = out.split("== summary", 1)[1]
-    assert "SQLite NORMAL: slowest turn vs the floor" in summary, summary
-    assert "SQLite NORMAL: slowest turn, % of litellm" in summary, summary
+    assert "SQLite synchronous=NORMAL: slowest turn vs the floor" in summary, summary
+    assert "SQLite synchronous=NORMAL: slowest turn, % of litellm" in summary, summary

@@ -6,9 +6,19 @@ sqlite3), the embedded default.
   bumped (``UPDATE ... RETURNING``) and the rows inserted in the same transaction, so positions come out
   contiguous and in order whatever the number of writers; a writer that finds the lock taken waits (the
   busy timeout, ``timeout`` seconds) instead of failing.
-* ``synchronous=FULL`` by default: once ``append`` returns, the messages survive a killed process and a
-  power cut. ``synchronous="NORMAL"`` keeps them across a killed process only, and appends one at a time
-  faster.
+* Durability: ``synchronous="NORMAL"`` by default. Once ``append`` returns, its messages survive the
+  process being killed (a crash, ``SIGKILL``, an out-of-memory kill): the commit is in the WAL file, in the
+  operating system's hands. An operating system crash or a power cut may lose the newest commits, those
+  not yet synced to the disk (SQLite syncs the WAL before each checkpoint, about every 1,000 pages of
+  writes; Linux writes dirty pages back within about 30 s): what survives is every commit up to some
+  point, in order, never a torn message nor part of an append, and the file is never corrupted.
+  ``synchronous="FULL"`` syncs the WAL at every commit (an fsync: 1 to 4 ms each on the disks measured,
+  two per bot turn), so a returned append also survives a power cut on a disk that honours the sync. The
+  default was ``FULL`` until the measure of a bot's whole turn (issue 38, ``python3 scripts/dev.py bench
+  turn``): at ``FULL`` the syncs alone cost more than the rest of the turn together, and even the turn
+  written by hand is a third of ``litellm.completion``'s own time. PostgreSQL's ``synchronous_commit`` is
+  the same choice there (``on``, its default, is ``FULL``; ``off`` is ``NORMAL``, losing at most the last
+  few hundred milliseconds of commits on a server crash): see docs/stores.md, "Durability".
 * One connection per thread and per process, as sqlite3 requires (a connection never crosses a fork).
 * Failures (a full disk, a file size limit, a lock held past the timeout) raise ``NotWrittenError`` or
   ``MaybeWrittenError`` naming the operation and the thread. Each write is one ``BEGIN IMMEDIATE`` ...
@@ -111,6 +121,10 @@ _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
 class SQLiteThreadStore(SQLThreadStore):
     """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it.
 
+    ``synchronous`` says what a returned ``append`` survives: ``"NORMAL"`` (the default), a killed process;
+    ``"FULL"``, an operating system crash and a power cut as well, at the price of a sync of the disk per
+    write (see the module docstring). ``timeout`` is how long a writer waits for another's write lock.
+
     Raises:
         StoreError: this Python's SQLite is older than the store needs.
         InvalidArgumentError: ``synchronous`` is neither ``"FULL"`` nor ``"NORMAL"``, ``timeout`` is not a
@@ -125,7 +139,7 @@ class SQLiteThreadStore(SQLThreadStore):
         path: str | os.PathLike[str],
         *,
         timeout: float = 30.0,
-        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        synchronous: Literal["FULL", "NORMAL"] = "NORMAL",
     ) -> None:
         super().__init__()
         if sqlite3.sqlite_version_info < _MIN_SQLITE:
@@ -359,7 +373,7 @@ class AsyncSQLiteThreadStore(OffloadedStore):
         path: str | os.PathLike[str],
         *,
         timeout: float = 30.0,
-        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        synchronous: Literal["FULL", "NORMAL"] = "NORMAL",
         workers: int = 1,
     ) -> None:
         check_number(workers, "workers", "AsyncSQLiteThreadStore", minimum=1, whole=True)
