@@ -94,6 +94,7 @@ from messages.context import (
     MessageTokenCounter,
     TokenCounter,
     _check_message,
+    _counted,
     _counter_of,
 )
 from messages.errors import (
@@ -409,7 +410,6 @@ class CompactingContext(ChatCompletionContext):
         self._suffix = Suffix()
         self._checkpoint: Checkpoint | None = None
         self._summary_tokens: int | None = None
-        self._fixed: dict[str, int] = {}  # counts of the lead and summaries, read again each turn, by dump
         super().__init__(initial_messages)
 
     def __repr__(self) -> str:
@@ -457,7 +457,7 @@ class CompactingContext(ChatCompletionContext):
 
     def _same_settings(self) -> CompactingContext:
         """A fresh window with these settings, sharing this one's counter (made once: litellm's takes
-        milliseconds to set up) and its counts of the lead and the summaries."""
+        milliseconds to set up) and its record of the last read of each thread."""
         fresh = CompactingContext(
             self._limit,
             trigger=self._trigger,
@@ -467,7 +467,7 @@ class CompactingContext(ChatCompletionContext):
             message_token_counter=self._message_counter,
             counter_name=None if self._model is not None else self._counter_name,
         )
-        fresh._made, fresh._fixed, fresh._reads = self._made, self._fixed, self._reads
+        fresh._made, fresh._reads = self._made, self._reads
         return fresh
 
     # -- counting -----------------------------------------------------------------------------------------
@@ -490,14 +490,12 @@ class CompactingContext(ChatCompletionContext):
         )
 
     def _count_fixed(self, message: Message) -> int:
-        """``count_tokens`` for a message every turn reads again (the lead, a summary): counted once."""
-        key = message.model_dump_json()
-        count = self._fixed.get(key)
-        if count is None:
-            if len(self._fixed) > 256:
-                self._fixed.clear()
-            count = self._fixed[key] = self.count_tokens(message)
-        return count
+        """``count_tokens`` for a message every turn reads again (the lead, a summary): counted once in this
+        process (``messages._counts``)."""
+        counts = self._shared_counts()
+        if counts is None:
+            return self.count_tokens(message)  # an estimate: nothing to spare
+        return _counted(counts, self.count_tokens, message)
 
     def _ensure_counter(self) -> MessageTokenCounter:
         made = self._made

@@ -555,18 +555,31 @@ class TokenLimitedContext(ChatCompletionContext):
         super()._load_part(part)
         for index, weight in part.weights.items():
             self._tokens.counts[index] = weight
+        if self._units.lead:  # read again each turn: counted once in this process, whatever the counter
+            counts, count = (
+                self._shared_counts(),
+                self._checked_counter("the token count of a stored message"),
+            )
+            for index in range(self._units.lead):
+                self._tokens.counts[index] = _counted(counts, count, self._history[index])
         if part.placed:
             self._tokens.suffix.place(self._units, sum(part.weights.values()))
+
+    def _checked_counter(self, what: str) -> MessageTokenCounter:
+        """The window's counter, its counts checked (``checked_count``) and named ``what`` when refused."""
+        counter = self._ensure_counter()
+        argument = counter_argument(self._list_counter, self._message_counter)
+
+        def count(message: Message) -> int:
+            return checked_count(counter(message), what, argument)
+
+        return count
 
     def _read_plan(self) -> ReadPlan | None:
         if type(self).get_messages is not TokenLimitedContext.get_messages:
             return None  # a subclass that chooses otherwise: it gets the whole thread
-        counter = self._ensure_counter()
-        argument = counter_argument(self._list_counter, self._message_counter)
         counts = self._shared_counts()
-
-        def count(message: Message) -> int:
-            return checked_count(counter(message), "the token count of a stored message", argument)
+        count = self._checked_counter("the token count of a stored message")
 
         def tail(lead: Sequence[Message]) -> float:
             return self.token_limit - self._overhead - sum(_counted(counts, count, m) for m in lead)
