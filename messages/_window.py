@@ -603,7 +603,9 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
     lead_page = _LEAD_PAGE + (plan.head + 1 if plan.head is not None else 0)
     tail_page = _PAGE
     weighted = plan.weigh is not None
-    found: dict[int, int] = {}  # counts not saved in the store: made here, or this process's
+    # Counts not saved in the store (made here, or this process's), by position, with the id of the message
+    # counted: a later snapshot's row is weighed by them only if it holds the same message.
+    found: dict[int, tuple[int, object]] = {}
     while True:
         snapshot: Snapshot = yield Window(lead_page, tail_page, plan.counter, plan.checkpoint, weighted)
         rows, length = snapshot.rows, snapshot.length
@@ -646,9 +648,14 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
                 break
             weight = 1
             if weighted:
-                saved = row[TOKENS] if row[TOKENS] is not None else found.get(position)
+                saved = row[TOKENS]
                 if saved is None:
-                    saved = found[position] = yield from _count_row(plan, row, position)
+                    known = found.get(position)
+                    if known is not None and known[1] == row[MESSAGE_ID]:
+                        saved = known[0]
+                    else:
+                        saved = yield from _count_row(plan, row, position)
+                        found[position] = (saved, row[MESSAGE_ID])
                 weight = weights[position] = saved
             unit += weight
             if starts_unit(row[ROLE], position, lead):
@@ -664,8 +671,9 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
             # The budget cut the tail: start it on its first user turn, where it has one.
             start = next((p for p in range(start, length) if rows[p][ROLE] == "user"), start)
         if plan.counter and found:
-            ids = {p: i for p in found if (i := rows[p][MESSAGE_ID] if p in rows else None) is not None}
-            yield SaveCounts(plan.counter, dict(found), ids or None)
+            counts = {p: count for p, (count, _) in found.items()}
+            ids = {p: i for p, (_, i) in found.items() if isinstance(i, str)}
+            yield SaveCounts(plan.counter, counts, ids or None)
         ranges = ((lead, floor), (start, length)) if plan.head is not None else ((start, length),)
         kept: list[list[Message]] = yield Keep(ranges)
         if plan.head is not None:

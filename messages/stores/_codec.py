@@ -498,6 +498,19 @@ def decode_thread(thread_id: str, text: object) -> LocalThread | RemoteThread:
     return thread
 
 
+def _joined(rows: Sequence[object]) -> str | bytes | None:
+    """The stored rows (text, or UTF-8 bytes) as one JSON array, or ``None`` when they are not all of one
+    of those types (damage: the row-by-row read names it)."""
+    if not rows:
+        return None
+    try:
+        if isinstance(rows[0], bytes):
+            return b"[" + b",".join(rows) + b"]"  # type: ignore[arg-type]
+        return "[" + ",".join(rows) + "]"  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
 def decode_messages(thread_id: str, first: int, rows: Sequence[object]) -> list[Message]:
     """The messages stored in ``rows`` (positions ``first``, ``first + 1``, ...).
 
@@ -506,15 +519,8 @@ def decode_messages(thread_id: str, first: int, rows: Sequence[object]) -> list[
     """
     if not rows:
         return []
-    try:
-        # Rows of one type, str or UTF-8 bytes; anything else fails to join: TypeError.
-        if isinstance(rows[0], bytes):
-            joined: str | bytes = b"[" + b",".join(rows) + b"]"  # type: ignore[arg-type]
-        else:
-            joined = "[" + ",".join(rows) + "]"  # type: ignore[arg-type]
-    except TypeError:
-        pass
-    else:
+    joined = _joined(rows)  # rows of one type, str or UTF-8 bytes; anything else does not join
+    if joined is not None:
         with collector_paused():
             decoded = decode_joined(joined, len(rows))
         if decoded is not None:
@@ -526,8 +532,19 @@ def keep_rows(
     thread_id: str, rows: Mapping[int, Any], ranges: Sequence[tuple[int, int]]
 ) -> list[list[Message]]:
     """The messages of each of ``ranges`` (``[lo, hi)``), decoded from the stored texts of a window read's
-    rows (``messages._window.WindowRow``, by position): one parse per range, and ``CorruptDataError``
-    naming the first damaged position."""
+    rows (``messages._window.WindowRow``, by position): one parse for all of them, and, when it fails, one
+    per range, whose ``CorruptDataError`` names the first damaged position."""
+    texts = [rows[p][TEXT] for lo, hi in ranges for p in range(lo, hi)]
+    joined = _joined(texts)
+    if joined is not None:
+        with collector_paused():
+            decoded = decode_joined(joined, len(texts))
+        if decoded is not None:
+            kept, start = [], 0
+            for lo, hi in ranges:
+                kept.append(decoded[start : start + hi - lo])
+                start += hi - lo
+            return kept
     return [decode_messages(thread_id, lo, [rows[p][TEXT] for p in range(lo, hi)]) for lo, hi in ranges]
 
 

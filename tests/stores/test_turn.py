@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from messages import (
     AIMessage,
+    CorruptDataError,
     InMemoryThreadStore,
     LocalThread,
     Message,
@@ -350,3 +351,36 @@ def test_minted_ids_keep_their_format_and_sort_in_the_order_they_were_minted(sto
     assert all(re.fullmatch("[0-9a-f]{32}", i) for i in minted), minted
     assert minted == sorted(minted)  # time-ordered: the thread's index of ids takes each at its end
     assert {uuid.UUID(i).version for i in minted} == {7}
+
+
+def test_a_damaged_or_missing_row_in_the_window_is_named_and_one_outside_it_is_not_read(tmp_path):
+    path = tmp_path / "damaged.db"
+    with SQLiteThreadStore(path) as store:
+        thread = long_thread(store)
+        with sqlite3.connect(path) as raw:
+            raw.execute(
+                'UPDATE thread_store_messages SET message = \'{"role": "user", "content": \' '
+                "WHERE thread_id = ? AND position = ?",
+                (thread.id, len(LONG) - 3),
+            )
+            raw.execute(
+                "UPDATE thread_store_messages SET message = 'not json' WHERE thread_id = ? AND position = ?",
+                (thread.id, len(LONG) - 60),  # in the page the read fetches, not in the window
+            )
+        with pytest.raises(CorruptDataError) as caught:
+            thread.read(store, BufferedContext(10))
+        assert caught.value.position == len(LONG) - 3
+        assert "is not valid JSON" in str(caught.value)
+        with sqlite3.connect(path) as raw:
+            raw.execute(
+                "UPDATE thread_store_messages SET message = ? WHERE thread_id = ? AND position = ?",
+                (LONG[-3].model_dump_json(), thread.id, len(LONG) - 3),
+            )
+        full = BufferedContext(10, LONG)
+        assert thread.read(store, BufferedContext(10)) == full.get_messages()  # the other row: not parsed
+        with sqlite3.connect(path) as raw:
+            raw.execute(
+                "DELETE FROM thread_store_messages WHERE thread_id = ? AND position = ?", (thread.id, 1)
+            )
+        with pytest.raises(CorruptDataError, match="position 1: the message is missing"):
+            thread.read(store, BufferedContext(10))  # the lead's page: every position must be there
