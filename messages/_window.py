@@ -434,7 +434,8 @@ class ReadPlan:
     """What a window needs of a thread, from ``window._read_plan()``."""
 
     tail: Callable[[Sequence[Message]], float]
-    """The tail's budget, given the lead's messages."""
+    """The tail's budget, given the lead's messages and the summary (``checkpoint``); a plan that weighs
+    every message 1 (no ``weigh``) is given the summary alone: its budget counts messages after the lead."""
     weigh: Callable[[Message], int] | None = None
     """A message's weight (tokens); ``None``: every message weighs 1, and roles suffice to place the cut."""
     head: int | None = None
@@ -542,13 +543,20 @@ class Window:
     checkpoint: bool = False
     weighted: bool = False
 
+    @property
+    def fetched(self) -> int:
+        """How many rows from the end the package's stores give: ``tail``, or four times that for a read
+        that weighs messages (a token budget reaches past the first page; a row's text is not decoded
+        unless it is kept or counted, so a few more rows cost little, and another statement more)."""
+        return self.tail * 4 if self.weighted else self.tail
+
 
 WindowRow = tuple[Any, ...]
 """One position of a ``Snapshot``: a tuple (a stored row as the database gives it, not copied into an object
 of its own), read by these indexes: ``ROLE``, the message's role; ``TOKENS``, the count saved under the
 request's counter (or ``None``); ``TEXT``, the stored message (its JSON) when the store gives it;
-``MESSAGE_ID``; ``MESSAGE``, the message itself when the store gives it instead of its text (else
-``None``)."""
+``MESSAGE_ID``, for a ``weighted`` request; ``MESSAGE``, the message itself when the store gives it instead
+of its text (``None``, or no such index)."""
 ROLE, TOKENS, TEXT, MESSAGE_ID, MESSAGE = 1, 2, 3, 4, 5
 
 
@@ -637,8 +645,11 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
                 continue
             starts = (p for p in range(lead + 1, top) if starts_unit(rows[p][ROLE], p, lead))
             floor = head_end(starts, lead, plan.head)
-        [head_messages] = yield Keep(((0, lead),))
-        walk = TailWalk(plan.tail([*head_messages, *([checkpoint.summary] if checkpoint else [])]))
+        summary = [checkpoint.summary] if checkpoint else []
+        head_messages: list[Message] = []
+        if weighted:  # the lead's tokens count: read it first (else with the tail, in one parse)
+            [head_messages] = yield Keep(((0, lead),))
+        walk = TailWalk(plan.tail([*head_messages, *summary]))
         weights: dict[int, int] = {}
         unit, position, short = 0, length - 1, False
         while not walk.done and position >= floor:
@@ -674,10 +685,13 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
             counts = {p: count for p, (count, _) in found.items()}
             ids = {p: i for p, (_, i) in found.items() if isinstance(i, str)}
             yield SaveCounts(plan.counter, counts, ids or None)
-        ranges = ((lead, floor), (start, length)) if plan.head is not None else ((start, length),)
-        kept: list[list[Message]] = yield Keep(ranges)
+        ranges = [] if weighted else [(0, lead)]
         if plan.head is not None:
-            head_messages += kept[0]
+            ranges.append((lead, floor))
+        ranges.append((start, length))
+        kept: list[list[Message]] = yield Keep(tuple(ranges))
+        for part in kept[:-1]:
+            head_messages += part
         tail = kept[-1]
         if start == floor and plan.head is not None:  # the tail reaches the head: nothing is left out
             return _part(snapshot, head_messages + tail, 0, [])
@@ -706,7 +720,7 @@ def _count_row(plan: ReadPlan, row: WindowRow, position: int) -> Generator[Reque
     assert plan.weigh is not None
     cache = plan.counts
     text = row[TEXT]
-    message = row[MESSAGE]
+    message = row[MESSAGE] if len(row) > MESSAGE else None
     if cache is not None:
         if text is None and message is not None:
             text = message.model_dump_json()  # the text the store keeps

@@ -60,7 +60,6 @@ __all__ = [
     "window_parameters",
     "window_snapshot",
     "window_statement",
-    "window_tail",
 ]
 
 LOCAL_LENGTH = "SELECT length, kind FROM thread_store_threads WHERE id = ?"
@@ -101,12 +100,14 @@ INSERT_COUNT = (
 
 # A window read (``messages._window.Window``) in one statement, so one snapshot: a row for the thread
 # (position -2: its kind and length), one for its newest checkpoint when asked (-1), and one per message of
-# the first `lead` and the last `tail` positions, each with its role, its count saved under the counter when
-# asked, its stored text and its id. The two ranges are two index range scans (an OR of the two scans the
-# thread). Columns: position, kind | checkpoint id | role, length | upto | tokens, summary | text, base |
-# message id, provenance, created_at.
+# the first `lead` and the last `tail` positions. The two ranges are two index range scans (an OR of the
+# two scans the thread). A row is as wide as the request needs (each column of each row costs the driver an
+# object): position, role (or kind, or the checkpoint's id), the count saved under the counter (or the
+# length, or the checkpoint's upto), the stored text (or the checkpoint's summary); then, for a read that
+# weighs messages, the message's id (or the checkpoint's base); then, for a read of the checkpoint, its
+# provenance and time.
 _WINDOW_ROWS = (
-    "SELECT m.position, m.role, {tokens}, {message}, m.message_id, NULL, NULL "
+    "SELECT m.position, m.role, {tokens}, {message}{extra} "
     "FROM thread_store_messages m{join} WHERE m.thread_id = {id} AND m.position {range}"
 )
 _WINDOW_COUNT_JOIN = (
@@ -120,12 +121,16 @@ _WINDOW_CHECKPOINT = (
 
 
 @functools.cache
-def window_statement(dialect: Literal["sqlite", "postgres"], *, checkpoint: bool, counted: bool) -> str:
+def window_statement(
+    dialect: Literal["sqlite", "postgres"], *, checkpoint: bool, counted: bool, weighted: bool
+) -> str:
     """The statement of a window read in ``dialect``; its parameters are ``window_parameters``'s."""
+    width = 7 if checkpoint else 5 if weighted else 4
     if dialect == "sqlite":
         names = {"id": "?1", "counter": "?2", "lead": "?3", "tail": "?4"}
         message, greatest = "CAST(m.message AS BLOB)", "max"  # bytes: see sqlite._READ_SPAN
-        head = "SELECT -2, kind, length, NULL, NULL, NULL, NULL FROM thread_store_threads WHERE id = ?1"
+        nulls = ", NULL" * (width - 3)
+        head = f"SELECT -2, kind, length{nulls} FROM thread_store_threads WHERE id = ?1"
         length = "(SELECT length FROM thread_store_threads WHERE id = ?1)"
 
         def member(sql: str) -> str:
@@ -134,9 +139,10 @@ def window_statement(dialect: Literal["sqlite", "postgres"], *, checkpoint: bool
     else:
         names = {"id": "%(id)s", "counter": "%(counter)s", "lead": "%(lead)s", "tail": "%(tail)s"}
         message, greatest = "m.message", "greatest"
+        nulls = "".join((", NULL::text", ", NULL::text", ", NULL::text", ", NULL::timestamptz")[: width - 3])
         head = (
             "WITH t AS (SELECT length, kind FROM thread_store_threads WHERE id = %(id)s) "
-            "SELECT -2::bigint, kind, length, NULL::text, NULL::text, NULL::text, NULL::timestamptz FROM t"
+            f"SELECT -2::bigint, kind, length{nulls} FROM t"
         )
         length = "(SELECT length FROM t)"
 
@@ -147,14 +153,19 @@ def window_statement(dialect: Literal["sqlite", "postgres"], *, checkpoint: bool
         _WINDOW_ROWS.format,
         tokens="c.tokens" if counted else "NULL",
         message=message,
+        extra=(", m.message_id" if width >= 5 else "") + (", NULL, NULL" if width == 7 else ""),
         join=_WINDOW_COUNT_JOIN.format(**names) if counted else "",
         id=names["id"],
     )
     parts = [head]
+    floor = f"{length} - {names['tail']}"
     if checkpoint:
         parts.append(member(_WINDOW_CHECKPOINT.format(**names)))
+        # The tail never reaches below the newest checkpoint: the rows before it are not fetched.
+        newest = "SELECT max(upto) FROM thread_store_checkpoints WHERE thread_id = {id}".format(**names)
+        floor = f"{greatest}({floor}, coalesce(({newest}), 0))"
     parts.append(member(rows(range=f"< {names['lead']}")))
-    parts.append(member(rows(range=f">= {greatest}({names['lead']}, {length} - {names['tail']})")))
+    parts.append(member(rows(range=f">= {greatest}({names['lead']}, {floor})")))
     return " UNION ALL ".join(parts)
 
 
@@ -165,13 +176,6 @@ def window_parameters(
     if dialect == "sqlite":
         return (thread_id, request.counter, request.lead, tail)
     return {"id": thread_id, "counter": request.counter, "lead": request.lead, "tail": tail}
-
-
-def window_tail(request: Window) -> int:
-    """How many rows from the end a window read fetches: what it asks for, or four times that when it weighs
-    messages (a token budget reaches past the first page; a row's text is not decoded unless it is kept or
-    counted, so a few more rows cost little, and another statement more)."""
-    return request.tail * 4 if request.weighted else request.tail
 
 
 def window_snapshot(
@@ -190,19 +194,19 @@ def window_snapshot(
     for row in fetched:
         position = row[0]
         if position >= 0:
-            rows[position] = row  # the row as it is: (position, role, tokens, text, message id, None, None)
-            continue
-        _, text, number, stored, other, provenance, at = row
-        if position == -2:
-            kind, length = text, int(number)
+            rows[position] = row  # the row as it is: (position, role, tokens, text[, message id, ...])
+        elif position == -2:
+            kind, length = row[1], int(row[2])
         else:
-            stored_checkpoint = StoredCheckpoint(text, other, int(number), stored, provenance, timestamp(at))
-            checkpoint = decode_checkpoint(thread_id, stored_checkpoint)
+            _, checkpoint_id, upto, summary, base, provenance, at = row
+            stored = StoredCheckpoint(checkpoint_id, base, int(upto), summary, provenance, timestamp(at))
+            checkpoint = decode_checkpoint(thread_id, stored)
     if length is None:
         raise ThreadNotFoundError(thread_id)
     if kind != "local":
         raise not_local(thread_id, "read")
-    ranges = ((0, min(request.lead, length)), (max(request.lead, length - tail), length))
+    first = max(request.lead, length - tail, checkpoint.upto if checkpoint is not None else 0)
+    ranges = ((0, min(request.lead, length)), (first, length))
     if len(rows) != sum(max(0, hi - lo) for lo, hi in ranges):
         for lo, hi in ranges:
             if any(p not in rows for p in range(lo, hi)):
@@ -324,9 +328,12 @@ class SQLThreadStore(ThreadStore):
     _dialect: ClassVar[Literal["sqlite", "postgres"]] = "sqlite"
 
     def _window_snapshot(self, thread_id: str, request: Window) -> Snapshot:
-        tail = window_tail(request)
+        tail = request.fetched
         statement = window_statement(
-            self._dialect, checkpoint=request.checkpoint, counted=bool(request.counter)
+            self._dialect,
+            checkpoint=request.checkpoint,
+            counted=bool(request.counter),
+            weighted=request.weighted,
         )
         parameters = window_parameters(self._dialect, thread_id, request, tail)
         fetched = self._connection().execute(statement, parameters).fetchall()

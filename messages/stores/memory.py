@@ -145,15 +145,15 @@ class InMemoryThreadStore(ThreadStore):
         with self._lock:
             record = self._get_local(thread_id, "read")
             length = len(record.rows)
-            tail = request.tail * 4 if request.weighted else request.tail
             saved = record.counts.get(request.counter, {}) if request.counter else {}
-            first = max(request.lead, length - tail)
+            newest = record.checkpoints[-1] if request.checkpoint and record.checkpoints else None
+            # As the SQL stores read: the page from the end (never below the newest checkpoint) and the lead.
+            first = max(request.lead, length - request.fetched, newest.upto if newest is not None else 0)
             positions = [*range(min(request.lead, length)), *range(first, length)]
             rows: dict[int, WindowRow] = {}
             for position in positions:
                 row = record.rows[position][0]
                 rows[position] = window_row(position, row.role, saved.get(position), row.text, row.id)
-            newest = record.checkpoints[-1] if request.checkpoint and record.checkpoints else None
             if request.checkpoint:
                 self._memo.watch(thread_id, length)
         checkpoint = decode_checkpoint(thread_id, newest) if newest is not None else None

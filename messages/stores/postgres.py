@@ -114,7 +114,6 @@ from messages.stores._sql import (
     window_parameters,
     window_snapshot,
     window_statement,
-    window_tail,
 )
 from messages.stores._turns import Pending
 from messages.stores.base import Ids, LoopStore, Metadata, _Release, records_of, started_writing
@@ -707,9 +706,12 @@ class AsyncPostgresThreadStore(LoopStore):
 
             async def answer(request: object) -> object:
                 if isinstance(request, Window):
-                    tail = window_tail(request)
+                    tail = request.fetched
                     statement = window_statement(
-                        "postgres", checkpoint=request.checkpoint, counted=bool(request.counter)
+                        "postgres",
+                        checkpoint=request.checkpoint,
+                        counted=bool(request.counter),
+                        weighted=request.weighted,
                     )
                     async with self._connection(writes=False) as conn:
                         cursor = await conn.execute(
