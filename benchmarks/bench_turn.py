@@ -375,11 +375,13 @@ class PostgresFloor(Floor):
         )
 
     def rows_around(self, head: int, tail: int) -> list[tuple[int, str]]:
+        # The newest rows by a backward index scan (a bound computed from the length is not an index bound
+        # PostgreSQL takes: it scanned the thread).
         return self.conn.execute(  # type: ignore[no-any-return]
-            "(SELECT position, message FROM messages WHERE thread_id = %(id)s AND position <= %(head)s "
-            "ORDER BY position) UNION ALL (SELECT position, message FROM messages WHERE thread_id = %(id)s "
-            "AND position >= greatest((SELECT length FROM threads WHERE id = %(id)s) - %(tail)s, "
-            "%(head)s + 1) ORDER BY position)",
+            "SELECT position, message FROM ((SELECT position, message FROM messages WHERE thread_id = %(id)s "
+            "AND position <= %(head)s) UNION ALL (SELECT position, message FROM messages WHERE thread_id = "
+            "%(id)s AND position > %(head)s ORDER BY position DESC LIMIT %(tail)s)) AS kept "
+            "ORDER BY position",
             {"id": self.thread_id, "head": head, "tail": tail},
         ).fetchall()
 

@@ -9,18 +9,21 @@ else (which starts a unit); and, for the bounds, through a weight per item.
 The same rules place the window read from a store (``LocalThread.read(store, window)``): ``plan_read``
 asks a store only for what a window can return (a generator without I/O, driven by ``read_sync`` and
 ``read_async``), with ``TailWalk`` (the newest whole units within a budget, which ``Suffix`` walks back
-with too) and ``head_end`` (where a head ends, which ``head_units`` counts with). Buffered and
-head-and-tail windows weigh each message 1, so the roles alone (one short column, no message parsed) place
-the cut, and only the kept messages are read; a token-limited window reads messages from the end, a page
-at a time, until its budget is spent. Every cut falls between units, so no call is cut from its result.
-The window is then given that part of the thread (``Units.mark_gap``: how many items it leaves out, and
-where). A summary checkpoint (a stored summary standing for every message before a position) fits the same
-read later: the walk stops at the newest checkpoint, whose summary then stands in for what precedes it, as
-the head and the placeholder do here (docs/stores.md). A plan with ``checkpoint`` asks for the newest
-checkpoint first (``Latest``), and the tail then never reaches below its position; with ``counter``, the
-counts of its weigher are read from the store where saved (``Counts``) and those it makes are saved back
-(``SaveCounts``), so that each message is counted once per counter. ``messages.compaction`` drives the same
-requests to compact a thread.
+with too) and ``head_end`` (where a head ends, which ``head_units`` counts with). It asks for one
+``Window``: the thread's length, the rows of its lead and head and of a page from the end, from one snapshot
+(one statement in the package's stores; the public methods of any other store, ``_Public``); again with a
+larger page when the window reaches past it. Buffered and head-and-tail windows weigh each message 1, so
+the roles alone place the cut; a token-limited window weighs each row by the count saved under its counter,
+else this process's count of the same text (``messages._counts``), else by counting it. Only the kept
+messages are parsed (``Keep``). Every cut falls between units, so no call is cut from its result. The
+window is then given that part of the thread (``Units.mark_gap``: how many items it leaves out, and where),
+with the cut already placed (``Suffix.place``). A summary checkpoint (a stored summary standing for every
+message before a position) fits the same read later: the walk stops at the newest checkpoint, whose summary
+then stands in for what precedes it, as the head and the placeholder do here (docs/stores.md). A plan with
+``checkpoint`` gets the newest checkpoint with the rows, and the tail never reaches below its position; with
+``counter``, the counts it had to find are handed back (``SaveCounts``), for the store to save with the
+thread's next append, so that each message is counted once per counter. ``messages.compaction`` drives the
+single-step requests (``Length``, ``Roles``, ``Messages``, ``Latest``, ``Counts``) to compact a thread.
 """
 
 from __future__ import annotations

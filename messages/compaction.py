@@ -53,8 +53,15 @@ several processes compacting one thread at once, one stores its checkpoint and t
 read then uses the winner's.
 
 **Token counts.** With a named counter (``model=``, or ``counter_name=`` beside a counter function), each
-message is counted once and the count is saved beside it in the store (``store.token_counts``), so a turn
-counts only what is new.
+message is counted once and the count is saved beside it in the store (``store.token_counts``, by the
+thread's next append), so a turn counts only what is new; a counter function without a name is counted
+once per process (``messages._counts``).
+
+**Nothing read when nothing is due.** ``compact`` decides from the last read of the thread by one of the
+compactor's windows and what this process appended to it since (the package's stores keep that in memory):
+when compaction is not due it makes no call of the store. When that cannot be told (another writer appended
+in between, the thread was not read through the compactor's window) or compaction is due, it reads the
+thread.
 """
 
 from __future__ import annotations
@@ -844,6 +851,10 @@ class Compactor:
     def compact(self, store: Any, thread: Any, *, force: bool = False) -> Compaction:
         """Compact ``thread`` (a ``LocalThread`` or its id) in the sync ``store`` if it is due (always
         with ``force``, when there is a whole exchange to summarize): what was written.
+
+        Whether it is due is told without a read where it can be: from the last read of the thread by a
+        window of this compactor (``window()``) and what this process appended to it since; then, when
+        nothing is due, the store is not called at all (see the module docstring).
 
         A checkpoint another compactor stored first on the same base is no error: ``Compaction.conflict``
         reports it. When the summarizer fails, nothing is written and the thread reads as before.
