@@ -16,9 +16,10 @@ sqlite3), the embedded default.
   two per bot turn), so a returned append also survives a power cut on a disk that honours the sync. The
   default was ``FULL`` until the measure of a bot's whole turn (issue 38, ``python3 scripts/dev.py bench
   turn``): at ``FULL`` the syncs alone cost more than the rest of the turn together, and even the turn
-  written by hand is a third of ``litellm.completion``'s own time. PostgreSQL's ``synchronous_commit`` is
-  the same choice there (``on``, its default, is ``FULL``; ``off`` is ``NORMAL``, losing at most the last
-  few hundred milliseconds of commits on a server crash): see docs/stores.md, "Durability".
+  written by hand is a third to a half of ``litellm.completion``'s own time. PostgreSQL's
+  ``synchronous_commit`` is the same choice there (``on``, its default, is ``FULL``; ``off`` is ``NORMAL``,
+  losing at most the last few hundred milliseconds of commits on a server crash): see docs/stores.md,
+  "Durability".
 * One connection per thread and per process, as sqlite3 requires (a connection never crosses a fork).
 * Failures (a full disk, a file size limit, a lock held past the timeout) raise ``NotWrittenError`` or
   ``MaybeWrittenError`` naming the operation and the thread. Each write is one ``BEGIN IMMEDIATE`` ...
