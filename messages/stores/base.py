@@ -11,7 +11,9 @@ The contract (tests/stores/ runs one suite, unchanged, against every backend in 
   returns the positions they got. Positions are assigned atomically: appends from many threads, processes
   or machines never interleave inside one call, and none is lost or doubled. Once ``append`` returns, the
   messages are committed: a process killed afterwards (or during a later append) loses none of them, and a
-  process killed during an append leaves all of that call's messages or none, never a torn one.
+  process killed during an append leaves all of that call's messages or none, never a torn one. What an
+  operating system crash or a power cut may take is the backend's durability setting (SQLite's
+  ``synchronous``, PostgreSQL's ``synchronous_commit``: docs/stores.md, "Durability").
 * Each message has an envelope: an id unique in its thread (``ids=``, one per message, or minted) and a
   JSON object of metadata (``metadata=``). ``records()`` reads them back beside the messages. An id the
   thread holds already raises ``MessageExistsError`` (nothing is appended); with ``skip_existing=True``
