@@ -33,6 +33,7 @@ from typing import Any, Final
 
 __all__ = [
     "BEDROCK_CACHE_POINTS_GATED",
+    "BEDROCK_REDACTED_THINKING",
     "CHANGES",
     "FLOOR",
     "GEMINI_MODEL_MEDIA",
@@ -175,6 +176,18 @@ OPENAI_PREFIX_COUNTED: Final = Change(
 )
 """How ``messages._tokens`` picks the encoding of ``openai/...`` names, to give litellm's own count."""
 
+BEDROCK_REDACTED_THINKING: Final = Change(
+    since="1.85.0",
+    before="1.84.10",
+    what=(
+        "litellm's Bedrock Converse route no longer sends a redacted thinking block as an empty text block, "
+        "which Bedrock refuses (1.85 to 1.106 leave it out, 1.108 on send it as reasoningContent); before, "
+        "an empty text block"
+    ),
+    quirk=48,
+)
+"""Before it, the Bedrock profile leaves redacted thinking blocks out itself (``RedactedThinking``)."""
+
 BEDROCK_CACHE_POINTS_GATED: Final = Change(
     since="1.101.0",
     before="1.100.5",
@@ -200,6 +213,7 @@ GEMINI_MODEL_MEDIA: Final = Change(
 
 CHANGES: Final = (
     VERTEX_XAI_OPENAI_LIKE,
+    BEDROCK_REDACTED_THINKING,
     VERTEX_GEMMA_MAAS_OPENAI_LIKE,
     TOOL_MEDIA_MOVED,
     TEXT_IN_PIECES,
@@ -236,10 +250,10 @@ and 1.103: "Anthropic doesn't support tool calling without `tools=` param specif
 def _with_placeholder_tool(request: dict[str, Any], error: Exception) -> dict[str, Any] | None:
     """``request`` with litellm's own placeholder tool, when ``error`` is litellm refusing a history with tool
     calls for want of ``tools=`` (which it raises before sending anything); else ``None``."""
-    import litellm
+    from litellm.exceptions import UnsupportedParamsError
     from litellm.utils import add_dummy_tool
 
-    if not isinstance(error, litellm.UnsupportedParamsError) or _NO_TOOLS not in str(error):
+    if not isinstance(error, UnsupportedParamsError) or _NO_TOOLS not in str(error):
         return None
     if request.get("tools"):
         return None
@@ -256,10 +270,11 @@ def completion(**request: Any) -> Any:
         Exception: what ``litellm.completion`` raises.
     """
     import litellm
+    from litellm.exceptions import UnsupportedParamsError
 
     try:
         return litellm.completion(**request)
-    except litellm.UnsupportedParamsError as error:
+    except UnsupportedParamsError as error:
         again = _with_placeholder_tool(request, error)
         if again is None:
             raise
@@ -274,10 +289,11 @@ async def acompletion(**request: Any) -> Any:
         Exception: what ``litellm.acompletion`` raises.
     """
     import litellm
+    from litellm.exceptions import UnsupportedParamsError
 
     try:
         return await litellm.acompletion(**request)
-    except litellm.UnsupportedParamsError as error:
+    except UnsupportedParamsError as error:
         again = _with_placeholder_tool(request, error)
         if again is None:
             raise

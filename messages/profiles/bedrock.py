@@ -21,7 +21,9 @@ Implements (quirks, ``messages quirks N``):
   v1, v2: their families), and with litellm before 1.101 (``CACHES_EVERY_MODEL``) for every model but the
   Claude ones that cache: those releases write a cachePoint for every model, which Bedrock refuses on one
   without prompt caching;
-* 48: signed thinking blocks go back to Bedrock only (litellm turns them into ``reasoningContent``);
+* 48: signed thinking blocks go back to Bedrock only (litellm turns them into ``reasoningContent``); with
+  litellm before 1.85, which sends a redacted one as an empty text block, redacted thinking blocks are left
+  out (``RedactedThinking``);
 * 18 (Claude's thinking rules, shared with Anthropic): a turn with thinking after another assistant turn
   is merged into it with the thinking first, and a final assistant text sends no thinking;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported;
@@ -36,7 +38,7 @@ hash, which the rewrite leaves nothing to do).
 
 from __future__ import annotations
 
-from messages._litellm import BEDROCK_CACHE_POINTS_GATED
+from messages._litellm import BEDROCK_CACHE_POINTS_GATED, BEDROCK_REDACTED_THINKING
 from messages.profiles._ids import IdRule
 from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable
 from messages.profiles._profile import Profile
@@ -51,6 +53,7 @@ from messages.profiles.rules import (
     FinalThinking,
     ForeignPayloads,
     NoPrefill,
+    RedactedThinking,
     ThinkingOrder,
     ToolCallIds,
     UserFirst,
@@ -90,6 +93,7 @@ _CONVERSE = Profile("bedrock", CLAUDE_RULES, parts=BEDROCK_PARTS).with_rules(
     BridgeToolResults(row=44),
     UserFirst(row=41),
     NoPrefill(row=47, hoisted=HOISTS_SYSTEM),
+    *(() if BEDROCK_REDACTED_THINKING.holds() else (RedactedThinking(row=48),)),
 )
 
 CACHES_EVERY_MODEL = not BEDROCK_CACHE_POINTS_GATED.holds()
