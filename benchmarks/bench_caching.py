@@ -22,7 +22,16 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from messages import AIMessage, Message, SystemMessage, ToolCall, ToolMessage, UserMessage, dump_messages
+from messages import (
+    AIMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    _litellm,
+    dump_messages,
+)
 from messages.caching import place_cache_breakpoints
 from messages.testing import StandInServer, scripted
 from messages.testing._openai import word_count
@@ -84,15 +93,19 @@ def _key(blocks: list[dict[str, Any]]) -> str:
     return json.dumps([{k: v for k, v in b.items() if k != "cache_control"} for b in blocks], sort_keys=True)
 
 
-def measure(strategy: Strategy, turns: int, server: StandInServer, litellm: Any) -> dict[str, int]:
-    """Totals over ``turns`` requests: input tokens, tokens marked cacheable, tokens the cache serves."""
+def measure(strategy: Strategy, turns: int, server: StandInServer) -> dict[str, int]:
+    """Totals over ``turns`` requests: input tokens, tokens marked cacheable, tokens the cache serves.
+
+    Sent through ``messages._litellm.completion``: the chat has tool calls but sends no ``tools=``, which
+    litellm before 1.85 refuses on its Anthropic route; it then sends litellm's own placeholder tool, as
+    later releases do themselves, so that the bodies (and the figures) are the same on every release."""
     conversation: list[Message] = [SystemMessage(content=_SYSTEM)]
     cache: set[str] = set()
     totals = {"input": 0, "marked": 0, "read": 0, "requests": 0}
     for turn in build_chat(turns):
         conversation.append(turn[0])
         messages = dump_messages(strategy(conversation), model=MODEL)
-        litellm.completion(model=MODEL, messages=messages, **server.completion_kwargs(MODEL))
+        _litellm.completion(model=MODEL, messages=messages, **server.completion_kwargs(MODEL))
         blocks = _blocks(server.last_body())
         sizes = [word_count({k: v for k, v in b.items() if k != "cache_control"}) for b in blocks]
         prefix = [sum(sizes[: i + 1]) for i in range(len(sizes))]
@@ -125,6 +138,6 @@ def main(quick: bool = False) -> None:
     print(f"{head[0]:<10} {head[1]:>13} {head[2]:>17} {head[3]:>16} {head[4]:>6}")
     with StandInServer(scripted(AIMessage(content="ok"))) as server:
         for name, strategy in STRATEGIES.items():
-            t = measure(strategy, turns, server, litellm)
+            t = measure(strategy, turns, server)
             share = t["read"] / t["input"] if t["input"] else 0.0
             print(f"{name:<10} {t['input']:>13,} {t['marked']:>17,} {t['read']:>16,} {share:>6.1%}")

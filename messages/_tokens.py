@@ -10,7 +10,9 @@ arguments, a text part's text) over the tiktoken encoding litellm picks for the 
 choice for OpenAI's (``o200k_base`` for ``gpt-4o`` and later). ``direct_counter(model)`` does the same
 arithmetic itself when it can be sure of litellm's answer and the encoding's file is on this machine
 (litellm ships the files of both, which tiktoken reads offline): a message of text and tool calls is
-counted here, and anything else (images, files, audio) by litellm, imported then.
+counted here, and anything else (images, files, audio) by litellm, imported then. Where litellm's releases
+differ, this follows the one installed (``messages._litellm``: a text in pieces or whole, ``TEXT_IN_PIECES``;
+``openai/<name>`` read as its model or as gpt-3.5-turbo, ``OPENAI_PREFIX_COUNTED``).
 ``tests/test_tokens.py`` holds the counts equal to litellm's over generated conversations and litellm's
 whole model map; ``python -m benchmarks context`` times the first count.
 """
@@ -26,6 +28,8 @@ import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from messages._litellm import OPENAI_PREFIX_COUNTED, TEXT_IN_PIECES
 
 if TYPE_CHECKING:
     import tiktoken
@@ -106,13 +110,16 @@ def encoding_name(model: str) -> str | None:
     """The tiktoken encoding litellm's ``token_counter`` uses for ``model`` (with its tiktoken tokenizer),
     when this can say so without litellm's model map: ``cl100k_base`` for a model of another provider than
     OpenAI (or a family of one), tiktoken's own choice for a model of OpenAI's it knows (``o200k_base`` for
-    ``gpt-4o``); ``None`` when unsure (an OpenAI-like name anywhere else, Azure's deployments, a fine-tuned
-    model, ``gpt-3.5-turbo-0301``, which litellm prices differently): litellm counts those."""
+    ``gpt-4o``; ``cl100k_base`` for an ``openai/`` name with litellm before 1.109, which counts it as
+    gpt-3.5-turbo); ``None`` when unsure (an OpenAI-like name anywhere else, Azure's deployments, a
+    fine-tuned model, ``gpt-3.5-turbo-0301``, which litellm prices differently): litellm counts those."""
     provider, _, rest = model.lower().partition("/")
     name = model.rsplit("/", 1)[-1].lower()
     if _OPENAI_NAME.search(name):
         if (rest and provider != "openai") or name.startswith("ft:") or "oss" in name:
             return None
+        if rest and not OPENAI_PREFIX_COUNTED.holds():
+            return "cl100k_base"  # litellm before 1.109 counts openai/<name> as gpt-3.5-turbo
         if name == "gpt-3.5-turbo-0301":
             return None
         if "gpt-4o" in name:
@@ -179,11 +186,16 @@ class DirectCounter:
     """litellm's count of one message (``token_counter(messages=[m])`` less the list's ``OVERHEAD``), for
     the messages of text and tool calls; ``None`` for the others (litellm counts those)."""
 
-    def __init__(self, encoding: tiktoken.Encoding) -> None:
+    def __init__(self, encoding: tiktoken.Encoding, *, pieces: bool = True) -> None:
         self._encode = encoding.encode_ordinary
+        self._pieces = pieces
 
     def text(self, text: str) -> int:
-        """The tokens of one string, in pieces as litellm encodes them (sampled past 4,000,000 characters)."""
+        """The tokens of one string, in pieces as litellm encodes them (sampled past 4,000,000 characters);
+        whole, as litellm before 1.99 encodes it, when made with ``pieces=False``
+        (``messages._litellm.TEXT_IN_PIECES``)."""
+        if not self._pieces:
+            return len(self._encode(text))
         if len(text) <= _MAX_EXACT:
             return self._exact(text)
         sample_count = min(_SAMPLES, _MAX_EXACT)
@@ -233,4 +245,4 @@ def direct_counter(model: str) -> Callable[[Message], int | None] | None:
     if name is None:
         return None
     encoding = _encoding(name)
-    return None if encoding is None else DirectCounter(encoding)
+    return None if encoding is None else DirectCounter(encoding, pieces=TEXT_IN_PIECES.holds())

@@ -297,9 +297,9 @@ class LiteLLMSummarizer:
 
         Raises what ``asummarize`` raises (``litellm.completion``'s exceptions for ``acompletion``'s).
         """
-        import litellm
+        from messages import _litellm
 
-        return self._result(litellm.completion(**self._kwargs(request)))
+        return self._result(_litellm.completion(**self._kwargs(request)))
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
         """Summarize with ``litellm.acompletion``.
@@ -313,9 +313,9 @@ class LiteLLMSummarizer:
         ``RateLimitError``...), which ``Compactor.acompact`` reports as ``SummarizerError`` (``reason``
         ``"raised"``, the exception chained).
         """
-        import litellm
+        from messages import _litellm
 
-        return self._result(await litellm.acompletion(**self._kwargs(request)))
+        return self._result(await _litellm.acompletion(**self._kwargs(request)))
 
 
 @dataclass(frozen=True)

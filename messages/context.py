@@ -57,6 +57,7 @@ from pydantic import ValidationError
 
 from messages._counts import SharedCounts, shared_counts
 from messages._io import dump_messages, load_messages
+from messages._litellm import counts_file_parts
 from messages._tokens import OVERHEAD, direct_counter
 from messages._window import (
     Part,
@@ -72,7 +73,7 @@ from messages._window import (
 )
 from messages.errors import ContextStateError, MessageTypeError
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
-from messages.parts import AudioPart, ImagePart, VideoPart
+from messages.parts import AudioPart, FilePart, ImagePart, VideoPart
 
 __all__ = [
     "STATE_VERSION",
@@ -704,15 +705,18 @@ def _litellm_itself(model: str) -> tuple[int, MessageTokenCounter]:
     # litellm never looks for a Hugging Face tokenizer and its process-wide setting is left alone.
     tokenizer = _return_openai_tokenizer(model)
     overhead = int(litellm.token_counter(model=model, custom_tokenizer=tokenizer, messages=[]))
+    # litellm raises on input_audio and video_url parts, and before 1.101 on file parts too
+    # (messages._litellm.counts_file_parts).
+    uncounted: tuple[type, ...] = (AudioPart, VideoPart) + (() if counts_file_parts() else (FilePart,))
 
     def count(message: Message) -> int:
         audio = 0
         if isinstance(message.content, list):
-            # litellm raises on input_audio and video_url parts; price each like one image, as it prices
-            # files it cannot read, and count the rest of the message as usual.
-            audio = sum(isinstance(part, AudioPart | VideoPart) for part in message.content)
+            # Price each part litellm cannot count like one image, as it prices files it cannot read, and
+            # count the rest of the message as usual.
+            audio = sum(isinstance(part, uncounted) for part in message.content)
             if audio:
-                kept = [p for p in message.content if not isinstance(p, AudioPart | VideoPart)]
+                kept = [p for p in message.content if not isinstance(p, uncounted)]
                 message = message.model_copy(update={"content": kept})
         # litellm fetches an image by URL only to size a "high" detail image; never do that here.
         fetches = isinstance(message, UserMessage | ToolMessage) and any(

@@ -4,6 +4,8 @@
     python3 scripts/dev.py run      # the example bot, offline (a loopback stand-in provider)
     python3 scripts/dev.py test     # ruff, mypy and the whole test suite (PostgreSQL tests included)
     python3 scripts/dev.py test --quick  # the one-minute loop for a change (see `quick` below)
+    python3 scripts/dev.py floor    # the core, profiles, conformance, streaming and stores at the oldest
+                                    # litellm and pydantic supported (.venv-floor, constraints-floor.txt)
     python3 scripts/dev.py bench    # the benchmarks, printing ratios against baselines
     python3 scripts/dev.py conformance  # providers x hard cases, litellm alone and with the profiles
     python3 scripts/dev.py docs     # the documentation site, built strictly into site/ (--serve serves it)
@@ -48,6 +50,7 @@ import venv
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("MESSAGES_VENV", ROOT / ".venv"))
@@ -68,59 +71,90 @@ def _run(*argv: str | Path, env: dict[str, str] | None = None) -> int:
     return subprocess.call([str(a) for a in argv], cwd=ROOT, env=env)
 
 
-def ensure_venv(extras: str) -> None:
-    """Create `.venv` and install the package (editable) with `extras`, unless already done."""
+class Environment(NamedTuple):
+    """A virtual environment of the project and the constraints file it is installed with."""
+
+    venv: Path
+    constraints: str
+    also: tuple[str, ...] = ()
+    """Packages installed beside the package and its extras (pinned by ``constraints`` too)."""
+
+    @property
+    def bin(self) -> Path:
+        return self.venv / ("Scripts" if os.name == "nt" else "bin")
+
+    @property
+    def python(self) -> Path:
+        return self.bin / ("python.exe" if os.name == "nt" else "python")
+
+
+MAIN = Environment(VENV, "constraints.txt")
+FLOOR = Environment(
+    Path(os.environ.get("MESSAGES_FLOOR_VENV", ROOT / ".venv-floor")),
+    "constraints-floor.txt",
+    # litellm before 1.106 imports it (`vertexai`) for Claude and the other partner models on Vertex AI.
+    ("google-cloud-aiplatform",),
+)
+"""The floor's environment: the oldest litellm and pydantic the package supports (``floor``)."""
+
+
+def ensure_venv(extras: str, environment: Environment = MAIN) -> None:
+    """Create the environment's virtual environment (`.venv`) and install the package (editable) with
+    `extras`, unless already done."""
     if sys.version_info < (3, 11):  # noqa: UP036 - this script runs on whatever python3 the user has
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}")
     digest = hashlib.sha256()
-    for name in ("pyproject.toml", "constraints.txt"):
+    for name in ("pyproject.toml", environment.constraints):
         digest.update((ROOT / name).read_bytes())
     label = extras.strip("[]") or "base"
-    stamp = VENV / f".installed-{label}-{digest.hexdigest()[:16]}"
+    stamp = environment.venv / f".installed-{label}-{digest.hexdigest()[:16]}"
     if stamp.exists():
         return
-    if not PYTHON.exists():
-        _say(f"creating the virtual environment {VENV}")
-        venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
-    _say(f"installing llm-messages{extras} (pinned by constraints.txt); this takes a minute or two once")
-    code = _install_with_uv(extras)
+    python = environment.python
+    if not python.exists():
+        _say(f"creating the virtual environment {environment.venv}")
+        venv.EnvBuilder(with_pip=True, clear=False).create(environment.venv)
+    pinned_by = environment.constraints
+    _say(f"installing llm-messages{extras} (pinned by {pinned_by}); this takes a minute or two once")
+    code = _install_with_uv(extras, environment)
     if code != 0:
         _say(f"uv could not install it (exit status {code}); installing with pip instead")
-        pip: list[str | Path] = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-        code = _run(*pip, "-c", "constraints.txt", "-e", f".{extras}")
+        pip: list[str | Path] = [python, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        code = _run(*pip, "-c", environment.constraints, "-e", f".{extras}", *environment.also)
     if code != 0:
         sys.exit(f"installing the package failed (pip exit status {code})")
-    for old in VENV.glob(f".installed-{label}-*"):
+    for old in environment.venv.glob(f".installed-{label}-*"):
         old.unlink()
     stamp.touch()
 
 
-def _install_with_uv(extras: str) -> int:
-    """Install with uv (the version constraints.txt pins, itself installed by pip): the same resolution
+def _install_with_uv(extras: str, environment: Environment) -> int:
+    """Install with uv (the version the constraints file pins, itself installed by pip): the same resolution
     under the same constraints, in less than half of pip's time (a clean clone's `[dev]` install, bytecode
     compiled: 48 s of CPU against pip's 113 s on a 2-core machine)."""
+    python = environment.python
     pinned = [
         line.strip()
-        for line in (ROOT / "constraints.txt").read_text().splitlines()
+        for line in (ROOT / environment.constraints).read_text().splitlines()
         if line.strip().lower().startswith("uv==")
     ]
-    pip: list[str | Path] = [PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    pip: list[str | Path] = [python, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     code = _run(*pip, *(pinned or ["uv"]))
     if code != 0:
         return code
     # --compile-bytecode, as pip does by default: without .pyc files every process compiles what it imports
     # again wherever PYTHONDONTWRITEBYTECODE is set (it is on the CI machines), and `import litellm` then
     # takes 9 s of CPU instead of 2.5 s in each of the suite's many processes.
-    uv: list[str | Path] = [PYTHON, "-m", "uv", "pip", "install", "-q", "--compile-bytecode"]
-    return _run(*uv, "--python", PYTHON, "-c", "constraints.txt", "-e", f".{extras}")
+    uv: list[str | Path] = [python, "-m", "uv", "pip", "install", "-q", "--compile-bytecode"]
+    return _run(*uv, "--python", python, "-c", environment.constraints, "-e", f".{extras}", *environment.also)
 
 
-def _env() -> dict[str, str]:
+def _env(environment: Environment = MAIN) -> dict[str, str]:
     env = dict(os.environ)
     for key, value in OFFLINE.items():
         env.setdefault(key, value)
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["VIRTUAL_ENV"] = str(VENV)
+    env["PATH"] = f"{environment.bin}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(environment.venv)
     return env
 
 
@@ -430,12 +464,85 @@ def bench(args: list[str]) -> int:
     return _run(PYTHON, "-m", "benchmarks", *args, env=_env())
 
 
+FLOOR_TESTS = (
+    # the core: messages, replies read back, the protocol, windows and their token counts, threads,
+    # compaction's summarizer through litellm, and what differs between litellm releases
+    "tests/test_models.py",
+    "tests/test_roundtrip.py",
+    "tests/test_load.py",
+    "tests/test_fields.py",
+    "tests/test_from_litellm.py",
+    "tests/test_reply_fields.py",
+    "tests/test_litellm_wire.py",
+    "tests/test_protocol.py",
+    "tests/test_protocol_properties.py",
+    "tests/test_context.py",
+    "tests/test_context_litellm.py",
+    "tests/test_tokens.py",
+    "tests/test_threads.py",
+    "tests/test_compaction_litellm.py",
+    "tests/test_litellm_changes.py",
+    # the profiles, and conformance through the real litellm transformation
+    "tests/test_profiles.py",
+    "tests/test_rules.py",
+    "tests/test_profile_properties.py",
+    "tests/test_profile_litellm.py",
+    "tests/test_profile_snapshot.py",
+    "tests/test_oracles.py",
+    "tests/test_extension_wire.py",
+    "tests/conformance",
+    # the streaming assembly
+    "tests/test_streaming.py",
+    # the stores
+    "tests/stores",
+)
+"""What ``floor`` runs: the suites the issue of the supported range names (issue 37)."""
+
+
+def floor(args: list[str]) -> int:
+    """The core, the profiles and conformance, the streaming assembly and the stores (``FLOOR_TESTS``, or
+    the tests named in ``args``) with litellm and pydantic at the oldest releases the package supports, in
+    ``.venv-floor`` pinned by constraints-floor.txt, with a throwaway PostgreSQL server as ``test`` starts
+    one. No ruff, mypy or site build: the code is the same as ``test`` checks. Ends with one line: the
+    releases, the test count and the wall time."""
+    started = time.monotonic()
+    named = [a for a in args if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
+    selected = args if named else [*FLOOR_TESTS, *args]
+    with postgres_server(selected) as postgres:
+        ensure_venv("[test]", FLOOR)
+        installed = time.monotonic()
+        env = _env(FLOOR)
+        postgres(env)
+        with tempfile.TemporaryDirectory() as scratch:
+            given = next((a.split("=", 1)[1] for a in args if a.startswith("--junitxml=")), None)
+            report = Path(given) if given else Path(scratch) / "junit.xml"
+            extra = [] if given else [f"--junitxml={report}"]
+            _say(f"pytest, in {FLOOR.venv.name}")
+            code = _run(FLOOR.python, "-m", "pytest", *_parallel(selected), *extra, *selected, env=env)
+            counts = _junit_counts(ROOT / report)
+    pins = (ROOT / FLOOR.constraints).read_text(encoding="utf-8").splitlines()
+    releases = ", ".join(line for line in pins if line.startswith(("litellm==", "pydantic==")))
+    done = time.monotonic()
+    _say(
+        f"floor ({releases}): {counts}; {_minutes(done - started)} in all (set-up "
+        f"{_minutes(installed - started)}, tests {_minutes(done - installed)})"
+    )
+    return code
+
+
 def conformance(args: list[str]) -> int:
     ensure_venv(EXTRAS["conformance"])
     return _run(PYTHON, "-m", "tests.conformance.table", *args, env=_env())
 
 
-COMMANDS = {"run": run, "test": test, "bench": bench, "conformance": conformance, "docs": docs}
+COMMANDS = {
+    "run": run,
+    "test": test,
+    "floor": floor,
+    "bench": bench,
+    "conformance": conformance,
+    "docs": docs,
+}
 
 
 def main() -> int:

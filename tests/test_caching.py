@@ -146,8 +146,6 @@ def test_a_long_chat_is_served_from_the_cache_with_automatic_placement(litellm):
     from messages.testing import StandInServer, scripted
 
     with StandInServer(scripted(AIMessage(content="ok"))) as server:
-        served = {
-            name: measure(strategy, 8, server, litellm)["read"] for name, strategy in STRATEGIES.items()
-        }
+        served = {name: measure(strategy, 8, server)["read"] for name, strategy in STRATEGIES.items()}
     assert served["none"] == 0
     assert 0 < served["system"] < served["auto"]

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from messages import (
     AIMessage,
     AudioPart,
+    FilePart,
     ImagePart,
     Message,
     SystemMessage,
@@ -26,6 +27,7 @@ from messages import (
     validate_conversation,
 )
 from messages import strategies as ms
+from messages._litellm import counts_file_parts
 from messages.context import (
     BufferedContext,
     ChatCompletionContext,
@@ -43,11 +45,13 @@ pytestmark = pytest.mark.litellm
 
 
 def _counted_by_litellm_alone(conversation: list[Message]) -> bool:
-    """No audio or video (litellm cannot count them) and no "high" detail image by URL (litellm would fetch
+    """No audio or video (litellm cannot count them), no file where the installed litellm cannot count one
+    either (before 1.101: ``counts_file_parts``), and no "high" detail image by URL (litellm would fetch
     it)."""
+    uncounted = (AudioPart, VideoPart) if counts_file_parts() else (AudioPart, VideoPart, FilePart)
     for message in conversation:
         for part in message.content if isinstance(message.content, list) else ():
-            if isinstance(part, AudioPart | VideoPart):
+            if isinstance(part, uncounted):
                 return False
             if isinstance(part, ImagePart) and part.detail == "high" and not part.url.startswith("data:"):
                 return False
@@ -88,6 +92,27 @@ def test_audio_and_images_by_url_are_counted_without_litellm_failing_or_fetching
     text_only = dump_messages([UserMessage(content=text)])
     only_text = litellm.token_counter(model="gpt-4o-mini", messages=text_only)
     assert context.token_count() == only_text + 2 * DEFAULT_IMAGE_TOKEN_COUNT
+
+
+def test_a_file_is_counted_where_litellm_cannot_count_it(litellm):
+    # litellm before 1.101 raises on a file part (messages._litellm.counts_file_parts): the window prices it
+    # like one image, as it prices audio; later releases count it themselves.
+    from litellm.constants import DEFAULT_IMAGE_TOKEN_COUNT
+
+    text = [TextPart(text="Summarize this document.")]
+    message = UserMessage(content=[*text, FilePart(file_id="file-abc123", filename="report.pdf")])
+    context = TokenLimitedContext(10_000, [message], model="gpt-4o-mini")
+    try:
+        whole = litellm.token_counter(model="gpt-4o-mini", messages=dump_messages([message]))
+    except ValueError:
+        assert not counts_file_parts()
+        only_text = litellm.token_counter(
+            model="gpt-4o-mini", messages=dump_messages([UserMessage(content=text)])
+        )
+        assert context.token_count() == only_text + DEFAULT_IMAGE_TOKEN_COUNT
+    else:
+        assert counts_file_parts()
+        assert context.token_count() == whole
 
 
 def test_the_default_counter_counts_offline_without_changing_litellms_settings(litellm, monkeypatch):

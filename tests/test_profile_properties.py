@@ -136,7 +136,7 @@ def test_no_profile_refuses_a_failed_tool_result_and_each_sends_the_failure_in_i
     for profile in PROFILES:
         assert all(rule != "tool-error-flag" for _, rule, _ in refused(profile, dumped)), profile.name
         applied = profile.apply(dumped, on_unfixable="send")
-        assert "is_error" not in json.dumps(applied), profile.name
+        assert not any("is_error" in m for m in applied), profile.name  # the key (a text may say it)
         if not profile.supports_tools:
             continue  # the results are rendered as text that says "Error from ..." (quirk 61)
         for old, new in zip(tool_results(dumped), tool_results(applied), strict=True):

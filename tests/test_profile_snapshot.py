@@ -8,6 +8,11 @@ A change to any profile shows up as one readable diff of that file. After an int
 it and read the diff before committing:
 
     make snapshots          # or: .venv/bin/python -m tests.test_profile_snapshot
+
+The snapshot is the profiles with the newest litellm (constraints.txt). Some rules follow the installed
+litellm (``messages._litellm``): ``profiles-floor.json`` holds the entries that differ with litellm at the
+floor (constraints-floor.txt), written by the same command in the floor's environment
+(``.venv-floor/bin/python -m tests.test_profile_snapshot``).
 """
 
 from __future__ import annotations
@@ -33,8 +38,11 @@ from messages import (
     get_profile,
 )
 from messages.profiles import IdRule, Profile, Rule
+from tests.litellm_pins import pin
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "profiles.json"
+FLOOR_SNAPSHOT = SNAPSHOT.with_name("profiles-floor.json")
+_WHAT = "the profiles' snapshot (written by: python -m tests.test_profile_snapshot)"
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
 GEMINI_ID = "call_0123456789abcdef0123456789abcdef__thought__c2lnbmF0dXJlIG9uZQ=="
@@ -189,13 +197,33 @@ def _lines(value: Any, indent: int) -> str:
     return pad + json.dumps(value, ensure_ascii=False)
 
 
+def _floor_differences(rendered: dict[str, Any]) -> dict[str, Any]:
+    """The entries of ``rendered`` (made with litellm at the floor) that differ from the main snapshot."""
+    main = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    changed = {
+        m: e for m, e in rendered["profiles"].items() if main["profiles"].get(m) != json.loads(json.dumps(e))
+    }
+    return {"profiles": changed}
+
+
+def _expected() -> dict[str, Any]:
+    """The snapshot for the installed litellm: the main one, with the floor's entries at the floor."""
+    expected: dict[str, Any] = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    if pin(_WHAT) == "floor":
+        expected["profiles"].update(json.loads(FLOOR_SNAPSHOT.read_text(encoding="utf-8"))["profiles"])
+    return expected
+
+
 def write_snapshot() -> None:
     SNAPSHOT.parent.mkdir(exist_ok=True)
-    SNAPSHOT.write_text(_lines(render(), 0) + "\n", encoding="utf-8")
+    if pin(_WHAT) == "floor":
+        FLOOR_SNAPSHOT.write_text(_lines(_floor_differences(render()), 0) + "\n", encoding="utf-8")
+    else:
+        SNAPSHOT.write_text(_lines(render(), 0) + "\n", encoding="utf-8")
 
 
 def test_every_profile_on_the_canonical_conversation_matches_the_snapshot():
-    expected = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    expected = _expected()
     actual = render()
     assert actual["conversation"] == expected["conversation"]
     assert list(actual["profiles"]) == list(expected["profiles"])
@@ -206,7 +234,10 @@ def test_every_profile_on_the_canonical_conversation_matches_the_snapshot():
 
 
 def test_the_snapshot_file_is_written_as_the_command_writes_it():
-    assert SNAPSHOT.read_text(encoding="utf-8") == _lines(render(), 0) + "\n"
+    if pin(_WHAT) == "floor":
+        assert FLOOR_SNAPSHOT.read_text(encoding="utf-8") == _lines(_floor_differences(render()), 0) + "\n"
+    else:
+        assert SNAPSHOT.read_text(encoding="utf-8") == _lines(render(), 0) + "\n"
 
 
 def test_the_snapshot_covers_every_provider():
@@ -221,4 +252,4 @@ def test_the_snapshot_covers_every_provider():
 
 if __name__ == "__main__":
     write_snapshot()
-    print(f"wrote {SNAPSHOT}", file=sys.stderr)
+    print(f"wrote {FLOOR_SNAPSHOT if pin(_WHAT) == 'floor' else SNAPSHOT}", file=sys.stderr)

@@ -33,8 +33,16 @@ from messages import (
     get_profile,
     register_profile,
 )
+from messages._litellm import TOOL_MEDIA_MOVED
 from messages.profiles import BUILTIN_MODULES, IdRule, registered_profiles
-from messages.profiles.rules import KnownKeys, NoPrefill, TextLength, ToolCallIds
+from messages.profiles.rules import (
+    FinalThinking,
+    KnownKeys,
+    NoPrefill,
+    RedactedThinking,
+    TextLength,
+    ToolCallIds,
+)
 from messages.quirks import QUIRKS
 from tests.wire import missing_texts, pairing, protocol_problems, roles
 
@@ -625,9 +633,14 @@ def test_deepseek_gets_content_as_a_string_even_with_no_text_in_it():
 
 
 def test_openai_leaves_tool_images_to_litellm():
-    # Quirk 7: litellm's OpenAI route itself moves images out of tool results (tests/test_profile_litellm.py
-    # shows the request it sends).
-    assert dump_messages(IMAGE_RESULT, model="openai/gpt-4o") == dump_messages(IMAGE_RESULT)
+    # Quirk 7: litellm's OpenAI route itself moves images out of tool results from 1.98 on
+    # (tests/test_profile_litellm.py shows the request it sends); before, the profile moves them.
+    dumped = dump_messages(IMAGE_RESULT, model="openai/gpt-4o")
+    if TOOL_MEDIA_MOVED.holds():
+        assert dumped == dump_messages(IMAGE_RESULT)
+    else:
+        assert [m["role"] for m in dumped] == ["user", "assistant", "tool", "user", "assistant"]
+        assert dumped[3]["content"][1] == {"type": "image_url", "image_url": {"url": PNG}}
 
 
 def test_ollama_reports_images_by_url():
@@ -882,8 +895,9 @@ def test_refusals_reach_the_model_as_text():
         ("vertex_ai/claude-sonnet-4-6@20260101", "vertex_ai:claude-sonnet-4-6", False),
         ("vertex_ai_beta/gemini-2.5-pro", "vertex_ai:gemini", False),
         ("bedrock/converse/us.anthropic.claude-opus-4-6-v1:0", "bedrock:claude-opus-4-6", False),
-        ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock:claude", False),
-        ("anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock:claude", False),
+        ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock:claude-3-5-sonnet-20240620", False),
+        ("anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock:claude-3-5-sonnet-20240620", False),
+        ("bedrock/converse/anthropic.claude-3-5-sonnet-20241022-v2:0", "bedrock:claude", False),
         ("bedrock_converse/mistral.mistral-large-2402-v1:0", "bedrock:mistral", False),
         ("openrouter/anthropic/claude-opus-4.6", "openrouter:claude-opus-4-6", False),
         ("openrouter/mistralai/mistral-large", "openrouter:mistral", False),
@@ -1473,3 +1487,66 @@ def test_a_family_whose_system_messages_become_user_turns_takes_what_a_user_turn
     # OpenAI's other models keep the system role, which takes text only (quirk 85).
     (refused,) = [v for v in get_profile("openai/gpt-4o").check(system_image) if v.rule == "unsupported-part"]
     assert (refused.row, refused.fixable) == (85, False)
+
+
+# --- rules for the litellm releases that behave otherwise (messages._litellm) --------------------------
+
+ENDS_ON_SYSTEM = [
+    {"role": "user", "content": "Hello."},
+    {
+        "role": "assistant",
+        "content": "Hi.",
+        "thinking_blocks": [{"type": "thinking", "thinking": "t", "signature": "s"}],
+    },
+    {"role": "system", "content": "Answer in French."},
+]
+
+
+def test_where_litellm_hoists_system_messages_a_conversation_ending_on_one_ends_on_the_turn_before():
+    # Anthropic and Bedrock before litellm 1.104 send every system message in the system prompt: the
+    # assistant text before a trailing system message is then the last turn sent (a prefill, quirk 15), and
+    # its thinking is on the final turn (quirk 18).
+    no_prefill = Profile("claude-4-6", (NoPrefill(row=15, hoisted=True),))
+    applied = no_prefill.apply(ENDS_ON_SYSTEM)
+    assert [m["role"] for m in applied] == ["user", "assistant", "system", "user"]
+    assert no_prefill.apply(applied) == applied
+    prefill = Profile("claude", (FinalThinking(row=18, hoisted=True),))  # a prefill, thinking left out
+    assert prefill.apply(ENDS_ON_SYSTEM) == [
+        ENDS_ON_SYSTEM[0],
+        {"role": "assistant", "content": "Hi."},
+        ENDS_ON_SYSTEM[2],
+    ]
+    # Where the route sends a late system message as a user turn (1.104 on), the list is left as it is.
+    as_user = Profile("claude", (NoPrefill(row=15), FinalThinking(row=18)))
+    assert as_user.apply(ENDS_ON_SYSTEM) == ENDS_ON_SYSTEM
+
+
+def test_redacted_thinking_is_left_out_and_the_signed_thinking_kept():
+    # Bedrock before litellm 1.85 gets a redacted thinking block as an empty text block (quirk 48).
+    blocks = [
+        {"type": "redacted_thinking", "data": "YWJj"},
+        {"type": "thinking", "thinking": "t", "signature": "s"},
+    ]
+    turn = {"role": "assistant", "content": "Hi.", "thinking_blocks": blocks}
+    profile = Profile("bedrock_old", (RedactedThinking(row=48),))
+    [violation] = profile.check([turn])
+    assert (violation.rule, violation.row) == ("redacted-thinking", 48)
+    assert profile.apply([turn]) == [{**turn, "thinking_blocks": blocks[1:]}]
+    only_redacted = {**turn, "thinking_blocks": blocks[:1]}
+    assert profile.apply([only_redacted]) == [{"role": "assistant", "content": "Hi."}]
+
+
+def test_bedrock_claude_without_prompt_caching_gets_no_cache_marks_on_any_litellm():
+    # Quirk 75: Bedrock refuses a cachePoint on a model without prompt caching; litellm leaves it out from
+    # 1.101 on, earlier releases send it. Before 1.101 only the Claude models that cache keep their marks.
+    from messages.profiles.bedrock import CACHES_EVERY_MODEL
+
+    marked = [
+        {"role": "user", "content": [{"type": "text", "text": "Hi.", "cache_control": {"type": "ephemeral"}}]}
+    ]
+    june = get_profile("bedrock/converse/anthropic.claude-3-5-sonnet-20240620-v1:0").apply(marked)
+    assert "cache_control" not in json.dumps(june)
+    sonnet = get_profile("bedrock/converse/us.anthropic.claude-sonnet-4-5-20250929-v1:0").apply(marked)
+    assert "cache_control" in json.dumps(sonnet)
+    llama = get_profile("bedrock/converse/meta.llama3-1-70b-instruct-v1:0").apply(marked)
+    assert ("cache_control" in json.dumps(llama)) is not CACHES_EVERY_MODEL

@@ -42,11 +42,32 @@ def litellm_count(litellm, model, message):
     )
 
 
-def test_the_encoding_is_litellms_for_every_model_of_its_map_or_left_to_it(litellm):
-    from litellm.litellm_core_utils.token_counter import _MessageCountParams, openai_tokenizer_encoding_name
+def litellms_encoding(model: str) -> str:
+    """The tiktoken encoding the installed litellm's ``token_counter`` uses for ``model`` with its tiktoken
+    tokenizer: its ``openai_tokenizer_encoding_name`` (1.104 on), or, before it, the encoding the counting
+    function it makes holds (``_get_count_function``)."""
+    from litellm.litellm_core_utils import token_counter
     from litellm.utils import _return_openai_tokenizer
 
-    models = [*litellm.model_cost, *(f"openrouter/{m}" for m in ("openai/gpt-4o", "meta-llama/llama-3-70b"))]
+    named = getattr(token_counter, "openai_tokenizer_encoding_name", None)
+    if named is not None:
+        return str(named(model))
+    count = token_counter._get_count_function(model, _return_openai_tokenizer(model))
+    [encoding] = [
+        c.cell_contents for c in count.__closure__ or () if hasattr(c.cell_contents, "encode_ordinary")
+    ]
+    return str(encoding.name)
+
+
+def test_the_encoding_is_litellms_for_every_model_of_its_map_or_left_to_it(litellm):
+    from litellm.litellm_core_utils.token_counter import _MessageCountParams
+    from litellm.utils import _return_openai_tokenizer
+
+    models = [
+        *litellm.model_cost,
+        *(f"openrouter/{m}" for m in ("openai/gpt-4o", "meta-llama/llama-3-70b")),
+        *(f"openai/{m}" for m in ("gpt-4o", "gpt-4o-mini", "gpt-4", "gpt-4.1-nano")),  # litellm's prefix
+    ]
     decided = 0
     for model in models:
         mine = encoding_name(model)
@@ -55,7 +76,7 @@ def test_the_encoding_is_litellms_for_every_model_of_its_map_or_left_to_it(litel
         decided += 1
         params = _MessageCountParams(model, _return_openai_tokenizer(model))
         assert (mine, params.tokens_per_message, params.tokens_per_name) == (
-            openai_tokenizer_encoding_name(model),
+            litellms_encoding(model),
             3,
             1,
         ), model

@@ -10,12 +10,14 @@ Implements (quirks, ``messages quirks N``):
   ``tool_result``), a tool-call turn sends no text, an empty tool result says so: litellm would otherwise
   send its own "[System: Empty message content sanitised to satisfy protocol]" in their place;
 * 15, families ``claude-{opus,sonnet,haiku}-4-6`` and later: a conversation ending on an assistant text
-  gets a user turn ("This model does not support assistant message prefill");
+  gets a user turn ("This model does not support assistant message prefill"); with litellm before 1.104,
+  whose converter hoists every system message into the system prompt, one ending on an assistant text and
+  then system messages too (``HOISTS_SYSTEM``);
 * 17: tool-call ids match ``[a-zA-Z0-9_-]+`` and are unique in the request ("tool_use ids must be
   unique"): an id a later turn uses again gets a new one there, collision-free;
 * 18: signed ``thinking_blocks`` go back to Anthropic only; an assistant turn with thinking right after
   another assistant turn is merged into it, so that its thinking comes first; a final assistant text sends
-  no thinking blocks;
+  no thinking blocks (final as litellm sends the list: before 1.104, past trailing system messages);
 * 19: a conversation with no user turn first gets one;
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not a JSON object are reported;
 * 66, 77, 72, 85 (the table, ``CLAUDE_PARTS``): Claude takes text, images and documents in user turns
@@ -28,13 +30,15 @@ Implements (quirks, ``messages quirks N``):
   ``tool_result``.
 
 Left to litellm: 14 (trailing whitespace of a final assistant text), 16 (tool results merged into one
-user turn, first), 19 (system hoisting), 20 (merging consecutive turns), 21 (image media types from data
+user turn, first), 19 (system hoisting; from 1.104 a system message after the first turn goes as a user
+turn), 20 (merging consecutive turns), 21 (image media types from data
 URLs), 22 (``cache_control`` carried onto the matching block: system text, message, text part, tool
 result), 7 (images in tool results become image blocks).
 """
 
 from __future__ import annotations
 
+from messages._litellm import MID_SYSTEM_AS_USER
 from messages.profiles._ids import IdRule
 from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable
 from messages.profiles._profile import Profile
@@ -61,6 +65,7 @@ __all__ = [
     "CLAUDE_PARTS",
     "CLAUDE_RULES",
     "FAMILIES",
+    "HOISTS_SYSTEM",
     "NO_PREFILL_FAMILIES",
     "PROFILE",
     "no_prefill_families",
@@ -111,18 +116,34 @@ NO_PREFILL_FAMILIES: tuple[str, ...] = tuple(
 )
 """The Claude model families that refuse assistant prefill: 4.6 and later (quirk 15)."""
 
+HOISTS_SYSTEM = not MID_SYSTEM_AS_USER.holds()
+"""Whether the installed litellm's Anthropic converter (its Anthropic, Vertex AI and Bedrock routes) sends
+every system message in the system prompt, wherever it stands: litellm before 1.104
+(``messages._litellm.MID_SYSTEM_AS_USER``). The rules about the final turn then read the list past its
+trailing system messages (``FinalThinking``, ``NoPrefill``: ``hoisted``)."""
 
-def no_prefill_families(profile: Profile) -> dict[str, Profile]:
-    """``profile`` for each Claude family that refuses prefill (quirk 15).
+
+def no_prefill_families(profile: Profile, *, hoisted: bool = False) -> dict[str, Profile]:
+    """``profile`` for each Claude family that refuses prefill (quirk 15); ``hoisted``: the route sends
+    every system message in the system prompt (``HOISTS_SYSTEM``).
 
     Raises nothing.
     """
-    return {key: profile.with_family(key, NoPrefill(row=15)) for key in NO_PREFILL_FAMILIES}
+    return {key: profile.with_family(key, NoPrefill(row=15, hoisted=hoisted)) for key in NO_PREFILL_FAMILIES}
 
 
-PROFILE = Profile("anthropic", CLAUDE_RULES, parts=CLAUDE_PARTS)
+def litellm_converter(profile: Profile) -> Profile:
+    """``profile`` for a route through litellm's own Anthropic converter (Anthropic, Claude on Vertex AI
+    and on Bedrock): its final turn read as the installed litellm sends the list (``HOISTS_SYSTEM``).
+
+    Raises nothing.
+    """
+    return profile.with_rules(FinalThinking(row=18, hoisted=True)) if HOISTS_SYSTEM else profile
+
+
+PROFILE = litellm_converter(Profile("anthropic", CLAUDE_RULES, parts=CLAUDE_PARTS))
 """The ``anthropic`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
-FAMILIES = no_prefill_families(PROFILE)
+FAMILIES = no_prefill_families(PROFILE, hoisted=HOISTS_SYSTEM)
 """The profiles of model families with rules of their own, by family key (``get_profile`` takes the
 longest key a model name matches)."""

@@ -17,8 +17,9 @@ Implements (quirks, ``messages quirks N``):
 * 58: arguments ``""`` sent as ``"{}"``; arguments that are not JSON are reported;
 * 72: a ``video_url`` part is sent as the ``file`` part litellm reads (it drops ``video_url`` silently);
 * 85, 77 (the table, ``GEMINI_PARTS``): system messages take text; assistant turns text, images, audio and
-  inline files (litellm 1.110.2 sends them; a file by id there it refuses); user turns and tool results
-  every kind of part;
+  inline files (litellm sends them from 1.109; a file by id there it refuses; with earlier releases,
+  which drop them silently, assistant turns take text only: ``messages._litellm.GEMINI_MODEL_MEDIA``); user
+  turns and tool results every kind of part;
 * 7 and 24: images, audio and files of tool results are moved to a user message right after the results:
   litellm 1.110.2 sends them as parts beside the ``functionResponse`` parts of the turn, one part more than
   there are calls ("Please ensure that the number of function response parts is equal to the number of
@@ -31,6 +32,7 @@ consecutive turns).
 
 from __future__ import annotations
 
+from messages._litellm import GEMINI_MODEL_MEDIA
 from messages.profiles._ids import IdRule
 from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable, system_as_user
 from messages.profiles._profile import Profile
@@ -63,10 +65,12 @@ GEMINI_PARTS = PartTable(
         via={"video_url": "video-part"},
     ),
     assistant=Accepts(
-        frozenset({"text", "image_url", "input_audio", "file"}),
+        frozenset({"text", "image_url", "input_audio", "file"})
+        if GEMINI_MODEL_MEDIA.holds()
+        else frozenset({"text"}),
         row=77,
-        source="litellm 1.110.2 sends a model turn's inline media (1.106.2 dropped them); it refuses a file "
-        "by id there ('Invalid image received')",
+        source="litellm sends a model turn's inline media from 1.109 (earlier releases drop them: "
+        "GEMINI_MODEL_MEDIA); it refuses a file by id there ('Invalid image received')",
     ),
     tool=Accepts(
         _MEDIA,

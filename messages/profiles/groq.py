@@ -10,15 +10,15 @@ Implements (quirks, ``messages quirks N``):
 * 39, families ``llama-3.2-11b-vision`` and ``llama-3.2-90b-vision``: system messages are sent as user
   turns ("prompting with images is incompatible with system messages").
 
-Left to litellm: 7 (images in tool results are moved to a user message by its OpenAI-shaped route), 25
-(signatures cut off ids).
+Left to litellm: 7 from litellm 1.98 on (images in tool results moved to a user message by its
+OpenAI-shaped route; before 1.98, ``openai.TOOL_MEDIA`` moves them), 25 (signatures cut off ids).
 """
 
 from __future__ import annotations
 
 from messages.profiles._parts import system_as_user
 from messages.profiles._profile import Profile
-from messages.profiles.openai import OPENAI_PARTS
+from messages.profiles.openai import OPENAI_PARTS, TOOL_MEDIA
 from messages.profiles.rules import (
     EmptyArguments,
     ForeignPayloads,
@@ -42,6 +42,7 @@ PROFILE = Profile(
         EmptyArguments(),
         ToolCallIds(),
         SystemText(row=38),
+        *TOOL_MEDIA,
     ),
     parts=OPENAI_PARTS,
 )

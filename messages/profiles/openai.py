@@ -11,22 +11,25 @@ Implements (quirks, ``messages quirks N``):
 * 59: no ``name`` on assistant turns, and none on tool results (the SDK's types have none there);
 * keys OpenAI does not know (the extension keys of ``messages.models``, litellm's extras) are dropped:
   litellm passes them through and OpenAI rejects additional properties;
-* 8, family ``o1-mini`` and ``o1-preview``: system and developer messages are sent as user messages.
+* 8, family ``o1-mini`` and ``o1-preview``: system and developer messages are sent as user messages;
+* 7, with litellm before 1.98 only (``TOOL_MEDIA``): the images, audio and files of a tool result moved to a
+  user message after the results.
 
 Parts (``OPENAI_PARTS``, from openai-python's request types): system messages take text (quirk 85); user
 turns and tool results take text, images, audio and files (litellm moves those of a tool result into a user
 message after the results); assistant turns take text and refusals (quirk 77); no turn takes video (72).
 
-Left to litellm: 7 (its OpenAI route moves images out of tool results into a user message after them),
-9 (it sends ``developer`` as ``system`` to models without a developer role), 25 (it cuts Gemini thought
-signatures off ids; the id rule removes them first, so two ids never become one), 6 (arguments are
-strings in every dump). Not fixable here: 11 (``FilePart`` itself requires a filename), 12.
+Left to litellm: 7 from litellm 1.98 on (its OpenAI route moves the media of tool results itself), 9 (it
+sends ``developer`` as ``system`` to models without a developer role), 25 (it cuts Gemini thought
+signatures off ids; the id rule removes them first, so two ids never become one), 6 (arguments are strings
+in every dump). Not fixable here: 11 (``FilePart`` itself requires a filename), 12.
 Empty arguments are kept byte-exact (no ``empty-arguments`` rule): OpenAI takes ``""``, and the exact
 bytes matter for prompt caching. Ids a later turn uses again are kept: OpenAI scopes them to their turn.
 """
 
 from __future__ import annotations
 
+from messages._litellm import TOOL_MEDIA_MOVED
 from messages.profiles._ids import IdRule
 from messages.profiles._parts import SYSTEM_TEXT, Accepts, PartTable, system_as_user
 from messages.profiles._profile import Profile
@@ -39,6 +42,7 @@ from messages.profiles.rules import (
     SystemRole,
     TextLength,
     ToolCallIds,
+    ToolMedia,
 )
 
 __all__ = [
@@ -48,6 +52,7 @@ __all__ = [
     "OPENAI_PARTS",
     "OPENAI_RULES",
     "PROFILE",
+    "TOOL_MEDIA",
     "o1_families",
 ]
 
@@ -69,8 +74,9 @@ OPENAI_PARTS = PartTable(
     tool=Accepts(
         OPENAI_MEDIA,
         row=72,
-        source="openai-python ChatCompletionToolMessageParam takes text parts; litellm's OpenAI-shaped "
-        "routes move the others to a user message after the results (tests/conformance: hard case 'images')",
+        source="openai-python ChatCompletionToolMessageParam takes text parts; the others go to a user "
+        "message after the results, moved by litellm's OpenAI-shaped routes (1.98 on) or by TOOL_MEDIA "
+        "(tests/conformance: hard case 'images')",
     ),
 )
 """The parts OpenAI's shape takes, role by role: every OpenAI-shaped route's table, or the one it is made
@@ -78,6 +84,12 @@ from."""
 
 OPENAI_NAME_CHARACTER = r"[^\s<|\\/>]"
 """One character of a ``name`` OpenAI accepts (quirk 4: no whitespace and none of ``<|\\/>``)."""
+
+TOOL_MEDIA: tuple[ToolMedia, ...] = () if TOOL_MEDIA_MOVED.holds() else (ToolMedia(row=7),)
+"""Quirk 7 on litellm's OpenAI-shaped routes, with the litellm installed: the rule that moves a tool
+result's images, audio and files to a user message after the results, for litellm before 1.98, which
+sends them in the tool message (OpenAI's tool messages take text only); none from 1.98 on, whose
+OpenAI-shaped routes move them themselves (``messages._litellm.TOOL_MEDIA_MOVED``)."""
 
 OPENAI_RULES = (
     ForeignPayloads(),
@@ -87,6 +99,7 @@ OPENAI_RULES = (
     ToolCallIds(ids=IdRule(max_length=40), row=3),
     NullTurn(row=5),
     TextLength(row=83),
+    *TOOL_MEDIA,
 )
 """OpenAI's rules, wherever its models are served (OpenAI, Azure)."""
 

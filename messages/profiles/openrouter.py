@@ -25,8 +25,9 @@ Implements (quirks, ``messages quirks N``):
   no known provider;
 * only known keys are sent.
 
-Left to litellm: 7 (images in tool results moved by its OpenAI-shaped route), and the key
-``reasoning_details`` itself, which its OpenRouter route passes on as it is.
+Left to litellm: 7 from litellm 1.98 on (images in tool results moved by its OpenAI-shaped route; before
+1.98, ``openai.TOOL_MEDIA`` moves them), and the key ``reasoning_details`` itself, which its OpenRouter
+route passes on as it is.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from messages.profiles._ids import IdRule
 from messages.profiles._profile import Profile
 from messages.profiles.anthropic import no_prefill_families
 from messages.profiles.mistral import MISTRAL_IDS
-from messages.profiles.openai import OPENAI_NAME_CHARACTER, OPENAI_PARTS, o1_families
+from messages.profiles.openai import OPENAI_NAME_CHARACTER, OPENAI_PARTS, TOOL_MEDIA, o1_families
 from messages.profiles.rules import (
     CLAUDE_CACHE_LIMIT,
     CacheBreakpoints,
@@ -63,6 +64,7 @@ PROFILE = Profile(
         KnownKeys(),
         EmptyArguments(),
         ToolCallIds(ids=_IDS, row=56),
+        *TOOL_MEDIA,
     ),
     parts=OPENAI_PARTS,
 )

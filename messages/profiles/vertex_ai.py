@@ -6,8 +6,8 @@ thought signature (litellm cuts it off for them); the Claude rules (13, 15, 17, 
 ``claude`` families; Mistral's (30, 31, 32, 33, 7, 67) for ``mistral``, ``codestral`` and ``ministral``;
 the OpenAI-compatible default's (9, 33, 53, 54, 7) for the partner models litellm sends through its
 OpenAI-shaped handler (Llama as ``meta/...``, ``deepseek-ai/...``, ``qwen/...``, ``openai/gpt-oss-...``,
-``minimaxai/...``, ``moonshotai/...``, ``zai-org/...``, ``google/gemma-...``; model garden ``xai/...``;
-AI21's ``jamba``).
+``minimaxai/...``, ``moonshotai/...``, ``zai-org/...``, ``google/gemma-...`` from litellm 1.89; model
+garden ``xai/...`` from litellm 1.84; AI21's ``jamba``).
 Each has the table of parts of its rules (85, 77, 72, 66, 67: ``GEMINI_PARTS``, ``CLAUDE_PARTS``,
 ``MISTRAL_PARTS``, the default's).
 
@@ -16,9 +16,16 @@ Left to litellm: as for each model's own provider.
 
 from __future__ import annotations
 
+from messages._litellm import VERTEX_GEMMA_MAAS_OPENAI_LIKE, VERTEX_XAI_OPENAI_LIKE
 from messages.profiles._ids import IdRule
 from messages.profiles._profile import Profile
-from messages.profiles.anthropic import CLAUDE_PARTS, CLAUDE_RULES, no_prefill_families
+from messages.profiles.anthropic import (
+    CLAUDE_PARTS,
+    CLAUDE_RULES,
+    HOISTS_SYSTEM,
+    litellm_converter,
+    no_prefill_families,
+)
 from messages.profiles.default import DEFAULT_PARTS, template_rules
 from messages.profiles.gemini import GEMINI_PARTS, GEMINI_RULES, gemma_families
 from messages.profiles.mistral import MISTRAL_PARTS, MISTRAL_RULES
@@ -37,23 +44,26 @@ OPENAI_LIKE_PARTNERS = (
     "minimaxai",
     "moonshotai",
     "zai-org",
-    "google/gemma",
-    "xai",
+    *(("google/gemma",) if VERTEX_GEMMA_MAAS_OPENAI_LIKE.holds() else ()),
+    *(("xai",) if VERTEX_XAI_OPENAI_LIKE.holds() else ()),
     "jamba",
 )
-"""The partner models litellm sends through an OpenAI-shaped handler on Vertex AI (its
-``VertexAIPartnerModels.should_use_openai_handler``, the model garden, AI21's Jamba), as family keys."""
+"""The partner models the installed litellm sends through an OpenAI-shaped handler on Vertex AI (its
+``VertexAIPartnerModels.should_use_openai_handler``, the model garden, AI21's Jamba), as family keys.
+``google/gemma-...`` (the MaaS models) from litellm 1.89 and ``xai/...`` from 1.84: earlier releases send
+them through their Gemini transformation, and they get the Gemini rules (Gemma's for ``google/gemma``)
+(``messages._litellm.VERTEX_GEMMA_MAAS_OPENAI_LIKE``, ``VERTEX_XAI_OPENAI_LIKE``)."""
 
 PROFILE = Profile("vertex_ai", GEMINI_RULES, parts=GEMINI_PARTS).with_rules(ToolCallIds(ids=IdRule()))
 """The ``vertex_ai`` profile: its rules and its table of parts, registered by ``messages.profiles``."""
 
-_CLAUDE = Profile("vertex_ai", CLAUDE_RULES, family="claude", parts=CLAUDE_PARTS)
+_CLAUDE = litellm_converter(Profile("vertex_ai", CLAUDE_RULES, family="claude", parts=CLAUDE_PARTS))
 
 FAMILIES = {
     "gemini": Profile("vertex_ai", GEMINI_RULES, family="gemini", parts=GEMINI_PARTS),
     **gemma_families(PROFILE),
     "claude": _CLAUDE,
-    **no_prefill_families(_CLAUDE),
+    **no_prefill_families(_CLAUDE, hoisted=HOISTS_SYSTEM),
     **{
         family: Profile("vertex_ai", MISTRAL_RULES, family=family, parts=MISTRAL_PARTS)
         for family in ("mistral", "codestral", "ministral")

@@ -7,14 +7,15 @@ Implements (quirks, ``messages quirks N``):
 * 40: every message says something: a user or assistant turn with no text is dropped, a tool-call turn
   sends ``""`` (not ``null``), and an empty tool result says so.
 
-Left to litellm: 7 (images in tool results moved by its OpenAI-shaped route), 25 (signatures cut off ids),
-``name`` on tool results (it drops it).
+Left to litellm: 7 from litellm 1.98 on (images in tool results moved by its OpenAI-shaped route; before
+1.98, ``openai.TOOL_MEDIA`` moves them), 25 (signatures cut off ids), ``name`` on tool results (it drops
+it).
 """
 
 from __future__ import annotations
 
 from messages.profiles._profile import Profile
-from messages.profiles.openai import OPENAI_PARTS
+from messages.profiles.openai import OPENAI_PARTS, TOOL_MEDIA
 from messages.profiles.rules import (
     BlankToolResults,
     CallTurnContent,
@@ -43,6 +44,7 @@ PROFILE = Profile(
         DropBlank(row=40),
         CallTurnContent(value="empty_string", row=40),
         BlankToolResults(row=40),
+        *TOOL_MEDIA,
     ),
     parts=OPENAI_PARTS,
 )

@@ -6,6 +6,8 @@ import json
 from functools import cache
 from typing import Any
 
+from messages._litellm import vertex_api_base
+
 __all__ = ["completion_kwargs", "vertex_credentials"]
 
 
@@ -28,12 +30,13 @@ def completion_kwargs(url: str, model: str) -> dict[str, Any]:
             "aws_region_name": "us-east-1",
         }
     if provider == "vertex_ai":
+        project, location = "stand-in-project", "us-central1"
         return {
             **base,
-            "api_base": url,
+            "api_base": vertex_api_base(url, model, project, location),
             "vertex_credentials": vertex_credentials(url),
-            "vertex_project": "stand-in-project",
-            "vertex_location": "us-central1",
+            "vertex_project": project,
+            "vertex_location": location,
         }
     if provider == "azure":
         return {**base, "api_base": url, "api_key": "stand-in-key", "api_version": "2024-10-21"}

@@ -3,8 +3,10 @@ names that pick another transformation under one prefix (Vertex AI's partner mod
 route, Cohere's v1), get the profile written for the transformation litellm really uses.
 
 litellm's routing is pinned: ``litellm_routes.json`` holds, for each prefix of ``litellm.provider_list``,
-the chat transformation (config class) litellm picks for it; a prefix that moves, appears or goes fails
-here, by name. After a litellm upgrade, rewrite it and read the diff:
+the chat transformation (config class) litellm picks for it, on the newest pin (constraints.txt), and
+``litellm_routes_floor.json`` the same on the floor (constraints-floor.txt); a prefix that moves, appears or
+goes fails here, by name. After a litellm upgrade, rewrite the file of the pin that moved (in that pin's
+environment: ``.venv`` or ``.venv-floor``) and read the diff:
 
     python -m tests.conformance.test_litellm_routes --write
 """
@@ -19,12 +21,19 @@ from typing import Any
 
 import pytest
 
+from messages._litellm import VERTEX_GEMMA_MAAS_OPENAI_LIKE, VERTEX_XAI_OPENAI_LIKE
 from messages.errors import UnfixableError
 from messages.profiles import get_profile
+from tests.litellm_pins import pin
 
 pytestmark = pytest.mark.litellm
 
-PINNED = Path(__file__).with_name("litellm_routes.json")
+PINNED = {
+    "newest": Path(__file__).with_name("litellm_routes.json"),
+    "floor": Path(__file__).with_name("litellm_routes_floor.json"),
+}
+"""The routing table of each litellm pin (``tests.litellm_pins``)."""
+_WHAT = "litellm's routing table (write it with: python -m tests.conformance.test_litellm_routes --write)"
 
 # A model name per prefix where litellm's choice depends on it; "some-model" elsewhere.
 _MODEL_OF = {
@@ -52,6 +61,7 @@ PROFILE_OF_CONFIG = {
     "XAIChatConfig": "xai",
     "OpenrouterConfig": "openrouter",
     "TogetherAIChatConfig": "together_ai",
+    "TogetherAIConfig": "together_ai",  # its name before litellm 1.100
     "FireworksAIConfig": "fireworks_ai",
     "PerplexityChatConfig": "perplexity",
     "OllamaConfig": "ollama",
@@ -68,6 +78,7 @@ WITHOUT_A_PROFILE = {
     "anthropic_text": "a text-completion prompt",
     "azure_text": "a text-completion prompt",
     "bytez": "its own body",
+    "cloudflare": "its own body before litellm 1.91 (from 1.91, an OpenAI-shaped route: the default too)",
     "databricks_agent": "an agent endpoint",
     "fal_ai": "its own body",
     "langflow": "an agent flow's own body",
@@ -109,7 +120,7 @@ def _routes(litellm: Any) -> dict[str, str | None]:
 
 
 def test_litellms_routing_is_the_one_pinned(litellm):
-    pinned = json.loads(PINNED.read_text(encoding="utf-8"))
+    pinned = json.loads(PINNED[pin(_WHAT)].read_text(encoding="utf-8"))
     live = _routes(litellm)
     moved = {p: (pinned.get(p, "(not there)"), live.get(p, "(gone)")) for p in pinned.keys() | live.keys()}
     moved = {p: was_is for p, was_is in moved.items() if was_is[0] != was_is[1]}
@@ -203,9 +214,14 @@ VERTEX = {
     "vertex_ai/qwen/qwen3-coder-480b-a35b-instruct-maas": ("openai-like", "vertex_ai:qwen"),
     "vertex_ai/openai/gpt-oss-120b-maas": ("openai-like", "vertex_ai:openai"),
     "vertex_ai/moonshotai/kimi-k2-thinking-maas": ("openai-like", "vertex_ai:moonshotai"),
-    "vertex_ai/google/gemma-3-27b-it-maas": ("openai-like", "vertex_ai:google/gemma"),
+    # Sent through the Gemini transformation before litellm 1.89 and 1.84 (messages._litellm).
+    "vertex_ai/google/gemma-3-27b-it-maas": ("openai-like", "vertex_ai:google/gemma")
+    if VERTEX_GEMMA_MAAS_OPENAI_LIKE.holds()
+    else ("gemini", "vertex_ai:gemma"),
     "vertex_ai/jamba-1.5-large": ("openai-like", "vertex_ai:jamba"),
-    "vertex_ai/xai/grok-4.1-fast-non-reasoning": ("openai-like", "vertex_ai:xai"),
+    "vertex_ai/xai/grok-4.1-fast-non-reasoning": ("openai-like", "vertex_ai:xai")
+    if VERTEX_XAI_OPENAI_LIKE.holds()
+    else ("gemini", "vertex_ai"),
 }
 
 
@@ -251,8 +267,15 @@ def test_vertex_ai_models_get_the_profile_of_their_transformation(litellm, model
 
 
 BEDROCK = {
-    "bedrock/converse/anthropic.claude-3-5-sonnet-20240620-v1:0": ("AmazonConverseConfig", "bedrock:claude"),
-    "bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0": ("AmazonConverseConfig", "bedrock:claude"),
+    "bedrock/converse/anthropic.claude-3-5-sonnet-20240620-v1:0": (
+        "AmazonConverseConfig",
+        "bedrock:claude-3-5-sonnet-20240620",  # Claude without prompt caching on Bedrock (quirk 75)
+    ),
+    "bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0": (
+        "AmazonConverseConfig",
+        "bedrock:claude-3-5-sonnet-20240620",
+    ),
+    "bedrock/converse/anthropic.claude-3-7-sonnet-20250219-v1:0": ("AmazonConverseConfig", "bedrock:claude"),
     "bedrock/meta.llama3-1-70b-instruct-v1:0": ("AmazonConverseConfig", "bedrock"),
     "bedrock/mistral.mistral-large-2402-v1:0": ("AmazonConverseConfig", "bedrock:mistral"),
     "bedrock/amazon.nova-pro-v1:0": ("AmazonConverseConfig", "bedrock"),
@@ -290,8 +313,9 @@ def _write() -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
-    PINNED.write_text(json.dumps(_routes(litellm), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {PINNED}")
+    target = PINNED[pin(_WHAT)]
+    target.write_text(json.dumps(_routes(litellm), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {target}")
 
 
 if __name__ == "__main__":

@@ -66,6 +66,13 @@ def _send(litellm: Any, key: str, reply: AIMessage, *, stream: bool) -> tuple[AI
     return AIMessage.from_litellm(response), response, server
 
 
+def _calls(server: StandInServer) -> list[Any]:
+    """The requests of the completion itself: not Vertex AI's token exchange, nor the model-info lookup
+    (``/api/show``) that litellm at the floor (1.82.2) makes of Ollama, at times, while it logs a streamed
+    call."""
+    return [r for r in server.requests if r.route != "oauth" and not r.path.endswith("/api/show")]
+
+
 def _text(message: AIMessage) -> str | None:
     if isinstance(message.content, list):
         return "".join(p.text for p in message.content)
@@ -75,7 +82,7 @@ def _text(message: AIMessage) -> str | None:
 @pytest.mark.parametrize(("key", "stream"), SENDS, ids=SEND_IDS)
 def test_a_tool_call_reply_reads_back(litellm, key, stream):
     message, response, server = _send(litellm, key, REPLY, stream=stream)
-    assert [r.route for r in server.requests if r.route != "oauth"] == [ROUTES[key]]
+    assert [r.route for r in _calls(server)] == [ROUTES[key]]
     assert [(c.name, c.parse_arguments()) for c in message.tool_calls] == [
         ("get_weather", {"city": "Oslo", "units": "metric"}),
         ("get_time", {"tz": "CET"}),

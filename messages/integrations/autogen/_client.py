@@ -40,6 +40,7 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel, SecretStr
 
+from messages import _litellm
 from messages._io import dump_messages
 from messages.convert.autogen import from_autogen
 from messages.integrations.autogen._tokens import LiteLLMTokens, openai_tools, tool_choice
@@ -316,10 +317,8 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             Exception: what ``litellm.acompletion`` raises (litellm's own errors: authentication, rate limits,
                 the provider's 400).
         """
-        import litellm
-
         request = self._request(messages, tools, tool_choice, json_output, extra_create_args)
-        task = asyncio.ensure_future(litellm.acompletion(**request))
+        task = asyncio.ensure_future(_litellm.acompletion(**request))
         if cancellation_token is not None:
             cancellation_token.link_future(task)
         response = await task
@@ -351,12 +350,10 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
             Exception: what ``litellm.acompletion`` raises (litellm's own errors: authentication, rate limits,
                 the provider's 400).
         """
-        import litellm
-
         request = self._request(messages, tools, tool_choice, json_output, extra_create_args)
         request["stream"] = True
         request["stream_options"] = {"include_usage": True}
-        opened = asyncio.ensure_future(litellm.acompletion(**request))
+        opened = asyncio.ensure_future(_litellm.acompletion(**request))
         if cancellation_token is not None:
             cancellation_token.link_future(opened)
         stream = await opened

@@ -46,6 +46,7 @@ from messages.profiles.rules.keys import (
     KnownKeys,
     Names,
     ReasoningDetails,
+    RedactedThinking,
     Refusal,
 )
 from messages.profiles.rules.order import (
@@ -96,6 +97,7 @@ __all__ = [
     "Prefix",
     "ReasoningContent",
     "ReasoningDetails",
+    "RedactedThinking",
     "Refusal",
     "SpaceEmptyText",
     "SystemAfterReply",

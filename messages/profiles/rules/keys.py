@@ -26,6 +26,7 @@ __all__ = [
     "KnownKeys",
     "Names",
     "ReasoningDetails",
+    "RedactedThinking",
     "Refusal",
 ]
 
@@ -49,6 +50,50 @@ _PAYLOAD_KINDS = ("thinking_blocks", "provider_specific_fields")
 def _calls(m: Message) -> list[Any]:
     calls = m.get("tool_calls")
     return calls if isinstance(calls, list) else []
+
+
+def _is_redacted(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "redacted_thinking"
+
+
+def _redacted(m: Message) -> bool:
+    blocks = m.get("thinking_blocks")
+    return isinstance(blocks, list) and any(_is_redacted(b) for b in blocks)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RedactedThinking(Rule):
+    """A redacted thinking block left out of an assistant turn (Bedrock with litellm before 1.85, quirk 48):
+    those releases send it to Converse as an empty text block, which Bedrock refuses ("The text field in
+    the ContentBlock object is blank"); 1.85 to 1.106 leave it out themselves, later releases send it as
+    ``reasoningContent.redactedContent``. The other thinking blocks are kept."""
+
+    id = "redacted-thinking"
+    stage = 31
+
+    row: int | None = 48
+
+    def screens(self, shape: Shape) -> bool:
+        return shape.role == "assistant" and shape.odd
+
+    def detect(self, m: Message, run: Any) -> bool:
+        return _redacted(m)
+
+    def fix(self, m: Message, finding: Any, run: Any) -> Message:
+        kept = [
+            b
+            for b in m["thinking_blocks"]
+            if not (isinstance(b, dict) and b.get("type") == "redacted_thinking")
+        ]
+        return {k: v for k, v in m.items() if k != "thinking_blocks"} | (
+            {"thinking_blocks": kept} if kept else {}
+        )
+
+    def describe(self, finding: Any, m: Message, cx: Context) -> Iterable[Note]:
+        yield Note(
+            f"litellm before 1.85 sends a redacted thinking block to {cx.provider} as an empty text block, "
+            "which it refuses (the text field in the ContentBlock is blank)"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

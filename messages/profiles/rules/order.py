@@ -47,9 +47,25 @@ user message right after tool results."""
 _TURNS = ("user", "assistant")
 
 
-def _final_text(messages: Sequence[Message]) -> bool:
-    """Whether the list ends on an assistant turn that calls no tools (a prefill)."""
-    return bool(messages) and messages[-1].get("role") == "assistant" and not messages[-1].get("tool_calls")
+def _final_text(messages: Sequence[Message], hoisted: bool = False) -> bool:
+    """Whether the list ends on an assistant turn that calls no tools (a prefill), as the route sends it
+    (``hoisted``: after its trailing system messages go to the system prompt, ``_sent_end``)."""
+    end = _sent_end(messages, hoisted)
+    return (
+        bool(end) and messages[end - 1].get("role") == "assistant" and not messages[end - 1].get("tool_calls")
+    )
+
+
+def _sent_end(messages: Sequence[Message], hoisted: bool) -> int:
+    """Where the turns the route sends end: the end of the list, or, where the route sends every system
+    message in the system prompt wherever it stands (``hoisted``: litellm's Anthropic and Bedrock routes
+    before 1.104, ``messages._litellm.MID_SYSTEM_AS_USER``), the end of the list without its trailing
+    system messages: a conversation that ends on system messages then ends, as sent, on the turn before
+    them."""
+    end = len(messages)
+    while hoisted and end and is_system(messages[end - 1]):
+        end -= 1
+    return end
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -380,15 +396,16 @@ class ThinkingOrder(Rule):
         return out
 
 
-def _final_run(messages: Sequence[Message]) -> range:
+def _final_run(messages: Sequence[Message], hoisted: bool = False) -> range:
     """The trailing assistant turns that call no tools, which litellm's Anthropic converter sends as one
-    final turn (empty when the list does not end on an assistant text)."""
-    start = len(messages)
+    final turn (empty when the list does not end on an assistant text), as the route sends the list
+    (``hoisted``: ``_sent_end``)."""
+    end = start = _sent_end(messages, hoisted)
     while (
         start and messages[start - 1].get("role") == "assistant" and not messages[start - 1].get("tool_calls")
     ):
         start -= 1
-    return range(start, len(messages))
+    return range(start, end)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -404,9 +421,12 @@ class FinalThinking(Rule):
     always = True
 
     row: int | None = 18
+    hoisted: bool = False
+    """Whether the route sends every system message in the system prompt (``_sent_end``). Default: False."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
-        return [(index, True) for index in _final_run(messages) if messages[index].get("thinking_blocks")]
+        run = _final_run(messages, self.hoisted)
+        return [(index, True) for index in run if messages[index].get("thinking_blocks")]
 
     def describe_list(self, finding: Any, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
         yield Note(
@@ -418,7 +438,7 @@ class FinalThinking(Rule):
     def fix_list(
         self, messages: list[Message], cx: Context, made: list[Message], at: Sequence[int] | None
     ) -> list[Message]:
-        run = [index for index in _final_run(messages) if "thinking_blocks" in messages[index]]
+        run = [index for index in _final_run(messages, self.hoisted) if "thinking_blocks" in messages[index]]
         if not run:
             return messages
         out = list(messages)
@@ -629,9 +649,11 @@ class NoPrefill(Rule):
     always = True
 
     text: str = CONTINUE_TEXT
+    hoisted: bool = False
+    """Whether the route sends every system message in the system prompt (``_sent_end``). Default: False."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
-        return [(len(messages) - 1, True)] if _final_text(messages) else []
+        return [(len(messages) - 1, True)] if _final_text(messages, self.hoisted) else []
 
     def describe_list(self, finding: Any, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
         yield Note(
@@ -642,7 +664,7 @@ class NoPrefill(Rule):
     def fix_list(
         self, messages: list[Message], cx: Context, made: list[Message], at: Sequence[int] | None
     ) -> list[Message]:
-        if _final_text(messages):
+        if _final_text(messages, self.hoisted):
             made.append({"role": "user", "content": self.text})
             return [*messages, made[-1]]
         return messages
