@@ -92,12 +92,16 @@ from messages.stores._sql import (
     CHECKPOINT_TAKEN,
     CHECKPOINT_UPTO,
     DELETE_CHECKPOINTS,
+    DELETE_COUNTS_AT,
+    DELETE_COVERING,
+    DELETE_MESSAGE,
     INSERT_CHECKPOINT,
     INSERT_COUNT,
     KIND,
     LOCAL_LENGTH,
     NEWEST_CHECKPOINT,
     PRESENT,
+    READ_AT,
     READ_CHECKPOINTS,
     READ_COUNTS,
     READ_RECORDS,
@@ -105,6 +109,7 @@ from messages.stores._sql import (
     READ_ROWS,
     READ_THREAD,
     ROLE_AT,
+    SHORTEN,
     THREAD_IDS,
     SQLThreadStore,
     check_roles,
@@ -605,7 +610,7 @@ class AsyncPostgresThreadStore(LoopStore):
             await conn.execute(_SNAPSHOT)
             yield conn
 
-    async def _local_length(self, conn: Any, thread_id: str, action: Literal["append", "read"]) -> int:
+    async def _local_length(self, conn: Any, thread_id: str, action: Literal["append", "read", "pop"]) -> int:
         row = await (await conn.execute(postgres(LOCAL_LENGTH), (thread_id,))).fetchone()
         if row is None:
             raise ThreadNotFoundError(thread_id)
@@ -766,6 +771,27 @@ class AsyncPostgresThreadStore(LoopStore):
         state, length, created, updated = await self._read_thread("thread_info", thread_id)
         kind = decode_thread(thread_id, state).kind
         return ThreadInfo(thread_id, kind, int(length), created.astimezone(UTC), updated.astimezone(UTC))
+
+    async def pop(self, thread_id: str) -> MessageRecord | None:
+        thread_id = check_thread_id(thread_id)
+        with self._operation("pop", thread_id, writes=True):
+            async with self._locked(thread_id) as conn:
+                length = await self._local_length(conn, thread_id, "pop")
+                if length == 0:
+                    return None
+                position = length - 1
+                found = await self._fetchone(conn, READ_AT.format(message="message"), (thread_id, position))
+                if found is None:
+                    raise missing_position(thread_id, position, length, ())
+                text, message_id, metadata, created = found
+                # Decoded before anything is removed (a row that no longer reads stays), as the sync store.
+                [popped] = records_of(
+                    thread_id, position, [(text, message_id, metadata, created.astimezone(UTC))]
+                )
+                for sql in (DELETE_MESSAGE, DELETE_COUNTS_AT, DELETE_COVERING):
+                    await conn.execute(postgres(sql), (thread_id, position))
+                await conn.execute(postgres(SHORTEN), (utc_now(), thread_id))
+        return popped
 
     # -- checkpoints and token counts (the SQL of the sync stores, awaited) ---------------------------------
 
