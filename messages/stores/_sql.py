@@ -51,6 +51,7 @@ __all__ = [
     "READ_AT",
     "READ_CHECKPOINTS",
     "READ_COUNTS",
+    "READ_METADATA",
     "READ_RECORDS",
     "READ_ROLES",
     "READ_ROWS",
@@ -71,6 +72,7 @@ _RANGE = "FROM thread_store_messages WHERE thread_id = ? AND position >= ? AND p
 READ_ROWS = f"SELECT {{message}} {_RANGE} ORDER BY position"
 READ_RECORDS = f"SELECT {{message}}, message_id, metadata, created_at {_RANGE} ORDER BY position"
 READ_ROLES = f"SELECT role {_RANGE} ORDER BY position"
+READ_METADATA = f"SELECT metadata {_RANGE} ORDER BY position"
 PRESENT = f"SELECT position {_RANGE}"
 
 # Checkpoints and token counts (tables of m006 / m005): rows beside the messages, never a message row.
@@ -246,6 +248,10 @@ class SQLThreadStore(ThreadStore):
     def _read_roles(self, thread_id: str, start: int, stop: int | None) -> list[str]:
         lo, rows = self._read_range(READ_ROLES, thread_id, start, stop)
         return check_roles(thread_id, lo, [role for (role,) in rows])
+
+    def _read_metadata(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[object]]:
+        lo, rows = self._read_range(READ_METADATA, thread_id, start, stop)
+        return lo, [meta for (meta,) in rows]
 
     def _read_thread(self, thread_id: str) -> StoredThread:
         row = self._query(self._connection(), READ_THREAD, (thread_id,)).fetchone()

@@ -26,6 +26,9 @@ The contract (tests/stores/ runs one suite, unchanged, against every backend in 
 * ``threads()`` lists every thread id, oldest first (in creation order, whatever the database does to its
   rows); ``delete_thread`` removes a thread and its messages; ``thread_info`` reads the thread's envelope
   (kind, length, timestamps, in UTC).
+* ``metadata(thread_id, start=0, stop=None)`` reads the envelopes' metadata alone, sliced as ``messages``
+  slices, without reading the messages: what a framework that keeps its own form of each message in the
+  envelope reads (the OpenAI Agents SDK's session items).
 * History is append-only but for one operation: ``pop(thread_id)`` removes the thread's newest message and
   gives back its record exactly (message, envelope id, metadata, time), under the thread's write lock, so
   that of two pops at once each gets its own message, and a pop and an append never interleave (the
@@ -77,6 +80,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
+
+from pydantic import JsonValue
 
 from messages._window import Part, ReadPlan, read_sync
 from messages.errors import MessagesError, StoreClosedError
@@ -514,6 +519,19 @@ class ThreadStore(_Failures, ABC):
         kind = decode_thread(thread_id, stored.state).kind
         return ThreadInfo(thread_id, kind, stored.length, stored.created_at, stored.updated_at)
 
+    def metadata(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[dict[str, JsonValue]]:
+        """The metadata of each message of ``[start:stop]`` (``{}`` where none was given), sliced as
+        ``messages`` slices, read without the messages: one short column, no message parsed.
+
+        Raises what ``messages`` raises (``CorruptDataError`` for metadata that no longer reads, its
+        position named).
+        """
+        thread_id = check_thread_id(thread_id)
+        start, stop = check_positions(start, stop, "metadata")
+        with self._operation("metadata", thread_id, writes=False):
+            first, rows = self._read_metadata(thread_id, start, stop)
+        return [decode_metadata(thread_id, first + offset, row) for offset, row in enumerate(rows)]
+
     # -- removing the newest message ------------------------------------------------------------------------
 
     def pop(self, thread_id: str) -> MessageRecord | None:
@@ -788,6 +806,10 @@ class ThreadStore(_Failures, ABC):
         """Save the counts not saved yet (``counts_past_end`` for a position past the thread's end)."""
 
     @abstractmethod
+    def _read_metadata(self, thread_id: str, start: int, stop: int | None) -> tuple[int, Sequence[object]]:
+        """As ``_read_rows``, the stored metadata (JSON text or ``None``) of each message instead."""
+
+    @abstractmethod
     def _pop_record(self, thread_id: str) -> MessageRecord | None:
         """Under the thread's write lock: read the newest row (``(dump, id, metadata, created_at)``, as
         ``_read_records`` reads one) and decode it (``records_of``: a ``CorruptDataError`` there rolls
@@ -882,6 +904,15 @@ class AsyncThreadStore(ABC):
         """``ThreadStore.thread_info``.
 
         Raises what ``ThreadStore.thread_info`` raises.
+        """
+
+    @abstractmethod
+    async def metadata(
+        self, thread_id: str, start: int = 0, stop: int | None = None
+    ) -> list[dict[str, JsonValue]]:
+        """``ThreadStore.metadata``.
+
+        Raises what ``ThreadStore.metadata`` raises.
         """
 
     @abstractmethod
@@ -1196,6 +1227,11 @@ class OffloadedStore(AsyncThreadStore):
 
     async def thread_info(self, thread_id: str) -> ThreadInfo:
         return await self._call(self._sync.thread_info, thread_id)
+
+    async def metadata(
+        self, thread_id: str, start: int = 0, stop: int | None = None
+    ) -> list[dict[str, JsonValue]]:
+        return await self._call(self._sync.metadata, thread_id, start, stop)
 
     async def pop(self, thread_id: str) -> MessageRecord | None:
         return await self._call(self._sync.pop, thread_id)

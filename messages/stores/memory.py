@@ -195,6 +195,10 @@ class InMemoryThreadStore(ThreadStore):
             for position, tokens in counts.items():
                 saved.setdefault(position, tokens)
 
+    def _read_metadata(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[str | None]]:
+        lo, rows = self._range(thread_id, start, stop)
+        return lo, [row.metadata for row, _ in rows]
+
     def _pop_record(self, thread_id: str) -> MessageRecord | None:
         with self._lock:
             record = self._get(thread_id)

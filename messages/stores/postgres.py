@@ -44,6 +44,8 @@ from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC
 from typing import Any, Literal
 
+from pydantic import JsonValue
+
 from messages._io import collector_paused
 from messages.errors import (
     CheckpointNotFoundError,
@@ -76,6 +78,7 @@ from messages.stores._codec import (
     check_thread_id,
     decode_joined,
     decode_messages,
+    decode_metadata,
     decode_thread,
     encode_rows,
     encode_thread,
@@ -104,6 +107,7 @@ from messages.stores._sql import (
     READ_AT,
     READ_CHECKPOINTS,
     READ_COUNTS,
+    READ_METADATA,
     READ_RECORDS,
     READ_ROLES,
     READ_ROWS,
@@ -731,6 +735,15 @@ class AsyncPostgresThreadStore(LoopStore):
         with self._operation("roles", thread_id, writes=False):
             first, rows = await self._range(READ_ROLES, thread_id, start, stop)
         return check_roles(thread_id, first, [role for (role,) in rows])
+
+    async def metadata(
+        self, thread_id: str, start: int = 0, stop: int | None = None
+    ) -> list[dict[str, JsonValue]]:
+        thread_id = check_thread_id(thread_id)
+        start, stop = check_positions(start, stop, "metadata")
+        with self._operation("metadata", thread_id, writes=False):
+            first, rows = await self._range(READ_METADATA, thread_id, start, stop)
+        return [decode_metadata(thread_id, first + offset, meta) for offset, (meta,) in enumerate(rows)]
 
     async def threads(self) -> list[str]:
         with self._operation("threads", None, writes=False):

@@ -86,6 +86,9 @@ MODEL_ITEM_TYPES = frozenset(
 
 _INPUT_ROLES = frozenset({"user", "system", "developer"})
 
+_NOTHING = AIMessage()
+"""The message of an item that says nothing (messages are frozen values: one serves them all)."""
+
 Role = Literal["input", "model", "output", "other"]
 
 
@@ -219,16 +222,16 @@ def typed_messages(items: Sequence[Mapping[str, Any]]) -> list[Message]:
         if kind.role == "model":
             run.append(item)
             if index + 1 < len(items) and kinds[index + 1].role == "model":
-                typed.append(AIMessage())
+                typed.append(_NOTHING)
             else:
-                typed.append(_assistant_turn(run))
+                typed.append(_assistant_turn(run, kinds[index + 1 - len(run) : index + 1]))
                 run = []
         elif kind.role == "input":
             typed.append(_input_message(item))
         elif kind.role == "output":
-            typed.append(_tool_result(item, kind) or AIMessage())
+            typed.append(_tool_result(item, kind) or _NOTHING)
         else:
-            typed.append(AIMessage())
+            typed.append(_NOTHING)
     return typed
 
 
@@ -239,7 +242,7 @@ def _text(content: object) -> tuple[list[str], list[str]]:
     texts: list[str] = []
     refusals: list[str] = []
     for part in content if isinstance(content, list) else []:
-        if not isinstance(part, Mapping):
+        if not isinstance(part, dict):
             continue
         if part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
             refusals.append(part["refusal"])
@@ -255,24 +258,24 @@ def _reasoning(item: Mapping[str, Any]) -> list[str]:
         texts = [
             part["text"]
             for part in item.get(key) or ()
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str) and part["text"]
+            if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"]
         ]
         if texts:
             return texts
     return []
 
 
-def _assistant_turn(run: Sequence[Mapping[str, Any]]) -> AIMessage:
+def _assistant_turn(run: Sequence[Mapping[str, Any]], kinds: Sequence[Kind]) -> AIMessage:
     """The ``AIMessage`` of a run of model items: its text, refusals, function calls and reasoning."""
     texts: list[str] = []
     refusals: list[str] = []
     reasoning: list[str] = []
     calls: list[ToolCall] = []
-    for item in run:
+    for item, seen in zip(run, kinds, strict=True):
         kind = item.get("type")
         if kind == "reasoning":
             reasoning += _reasoning(item)
-        elif kind_of(item).calls is not None:
+        elif seen.calls is not None:
             call = _call(item)
             if call is not None:
                 calls.append(call)
@@ -362,7 +365,7 @@ def _parts(content: object) -> list[ContentPart]:
     for part in content if isinstance(content, list) else ():
         if isinstance(part, str):
             parts.append(TextPart(text=part))
-        elif isinstance(part, Mapping):
+        elif isinstance(part, dict):
             made = _part(part)
             if made is not None:
                 parts.append(made)
@@ -383,7 +386,7 @@ def _part(part: Mapping[str, Any]) -> ContentPart | None:
             return FilePart(
                 file_data=part.get("file_data"), file_id=part.get("file_id"), filename=part.get("filename")
             )
-        if kind == "input_audio" and isinstance(part.get("input_audio"), Mapping):
+        if kind == "input_audio" and isinstance(part.get("input_audio"), dict):
             audio = part["input_audio"]
             return AudioPart(data=audio.get("data"), format=audio.get("format"))
     except ValidationError:

@@ -2,9 +2,10 @@
 
 One store thread per session: the session's ``session_id`` is the thread's id, made at the first
 ``add_items``. Each SDK item is one stored message (``_items.typed_messages``: its typed form where the
-package has one) and the item itself, exactly, in the message's envelope metadata under ``ITEM_KEY``; so
-``limit`` and ``pop_item`` count what the SDK counts, ``get_items`` gives back what was added (equal dicts,
-in order), and the thread is a conversation that windows, compaction and ``dump_messages`` read.
+package has one) and the item itself, its exact JSON text, in the message's envelope metadata under
+``ITEM_KEY``; so ``limit`` and ``pop_item`` count what the SDK counts, ``get_items`` gives back what was
+added (equal dicts, their keys in order), and the thread is a conversation that windows, compaction and
+``dump_messages`` read. Reads take the envelopes alone (``store.metadata``), not the messages.
 
 * ``get_items(limit=N)`` reads the newest items only (the store's slice from the end, widened a page at a
   time when it must reach back), at least ``N`` of them, reaching back to the start of the exchange the
@@ -25,6 +26,7 @@ wrote all of its items or none.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -37,12 +39,13 @@ from messages.compaction import Compaction, Compactor
 from messages.convert.responses import to_responses_items
 from messages.errors import (
     ConversionError,
+    CorruptDataError,
     InvalidArgumentError,
     MessagesError,
     ThreadExistsError,
     ThreadNotFoundError,
 )
-from messages.integrations.openai_agents._items import Kind, kind_of, typed_messages, window_start
+from messages.integrations.openai_agents._items import kind_of, typed_messages, window_start
 from messages.models import Message
 from messages.stores import AsyncThreadStore, MessageRecord, ThreadStore
 from messages.stores._codec import check_thread_id
@@ -165,13 +168,10 @@ class ThreadStoreSession:
                 if checkpoint is not None:
                     return await self._compacted(checkpoint.upto, checkpoint.summary, wanted)
             if wanted is None:
-                return [item for _, item in self._items(await self._call("records"))]
-            items, kinds = await self._newest(wanted)
+                return [item for _, item in await self._items(0, await self._call("metadata"))]
+            return await self._newest(wanted)
         except ThreadNotFoundError:
             return []
-        start = window_start(kinds, len(items) - wanted, complete=True)
-        assert start is not None  # the read reached the exchange's start
-        return items[start:]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         """Append ``items`` to the session, all or none (the thread is made at the first); then, with a
@@ -187,18 +187,10 @@ class ThreadStoreSession:
                 ``MaybeWrittenError``: it may have been).
         """
         listed = list(items)
-        for index, item in enumerate(listed):
-            if not isinstance(item, Mapping):
-                raise InvalidArgumentError(
-                    f"add_items(): items[{index}] is a {type(item).__name__}, not a session item (a JSON "
-                    "dict)",
-                    argument="items",
-                    index=index,
-                )
+        metadata = [{ITEM_KEY: _encoded(item, index)} for index, item in enumerate(listed)]
         if not listed:
             return
         typed = typed_messages(listed)
-        metadata = [{ITEM_KEY: item} for item in listed]
         try:
             await self._append(typed, metadata)
         except ThreadNotFoundError:
@@ -218,16 +210,7 @@ class ThreadStoreSession:
                 )
 
     async def _append(self, typed: list[Message], metadata: list[dict[str, Any]]) -> None:
-        try:
-            await self._call("append", typed, metadata=metadata)
-        except InvalidArgumentError as exc:
-            if exc.argument != "metadata":
-                raise
-            where = f"items[{exc.index}]" if exc.index is not None else "an item"
-            detail = str(exc).split(": ", 1)[-1].replace(f"metadata[{exc.index}][{ITEM_KEY!r}]", where)
-            raise InvalidArgumentError(
-                f"add_items(): {where} is not a JSON item: {detail}", argument="items", index=exc.index
-            ) from exc
+        await self._call("append", typed, metadata=metadata)
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove the session's newest item and return it exactly; ``None`` when the session holds none.
@@ -249,9 +232,8 @@ class ThreadStoreSession:
             return None
         if record is None:
             return None
-        item = record.metadata.get(ITEM_KEY)
-        if isinstance(item, dict):
-            return item
+        if ITEM_KEY in record.metadata:
+            return self._decoded(record.position, record.metadata[ITEM_KEY])
         items = self._foreign(record)
         if len(items) == 1:
             return items[0]
@@ -309,17 +291,25 @@ class ThreadStoreSession:
 
     # -- reads ------------------------------------------------------------------------------------------
 
-    async def _newest(self, wanted: int) -> tuple[list[Any], list[Kind]]:
-        """The thread's newest items, enough to hold the newest ``wanted`` whole (``window_start`` finds
-        their start in them), and their kinds."""
+    async def _newest(self, wanted: int) -> list[TResponseInputItem]:
+        """The thread's newest ``wanted`` items and those before them back to the start of their exchange
+        (``window_start``), read a page beyond them at first, and four times as many again until that
+        start is in what was read."""
         page = wanted + _PAGE
         while True:
-            records: list[MessageRecord] = await self._call("records", -page)
-            items = self._items(records)
-            kinds = [kind_of(item) for _, item in items]
-            complete = not records or records[0].position == 0
-            if window_start(kinds, len(items) - wanted, complete=complete) is not None:
-                return [item for _, item in items], kinds
+            envelopes: list[dict[str, Any]] = await self._call("metadata", -page)
+            complete = len(envelopes) < page  # else there may be more before them
+            try:
+                items = [self._decoded(None, envelope[ITEM_KEY]) for envelope in envelopes]
+            except (KeyError, CorruptDataError):
+                # A message no session wrote, or a damaged one: read whole, the records say where each
+                # is (and so where the damage is).
+                records: list[MessageRecord] = await self._call("records", -page)
+                items = [item for _, item in self._record_items(records)]
+            kinds = [kind_of(item) for item in items]
+            start = window_start(kinds, len(items) - wanted, complete=complete)
+            if start is not None:
+                return items[start:]
             page *= 4
 
     async def _compacted(self, upto: int, summary: Message, wanted: int | None) -> list[TResponseInputItem]:
@@ -327,7 +317,7 @@ class ThreadStoreSession:
         back = _PAGE
         while True:
             floor = max(upto - back, 0)
-            items = self._items(await self._call("records", floor))
+            items = await self._items(floor, await self._call("metadata", floor))
             kinds = [kind_of(item) for _, item in items]
             want = next((index for index, (position, _) in enumerate(items) if position >= upto), len(items))
             start = window_start(kinds, want, complete=floor == 0)
@@ -349,27 +339,55 @@ class ThreadStoreSession:
         lead: list[TResponseInputItem] = []
         position, size = 0, 8
         while position < end:
-            records: list[MessageRecord] = await self._call("records", position, min(end, position + size))
-            if not records:
+            envelopes = await self._call("metadata", position, min(end, position + size))
+            if not envelopes:
                 break
-            for _, item in self._items(records):
+            for _, item in await self._items(position, envelopes):
                 if kind_of(item).role != "input" or item.get("role") not in ("system", "developer"):
                     return lead
                 lead.append(item)
-            position, size = records[-1].position + 1, size * 4
+            position, size = position + len(envelopes), size * 4
         return lead
 
-    def _items(self, records: Sequence[MessageRecord]) -> list[tuple[int, Any]]:
-        """The SDK items of stored records, each with its record's position: the one each keeps in its
-        envelope, or, for a message no session wrote, the items ``to_responses_items`` makes of it."""
+    async def _items(self, first: int, envelopes: Sequence[Mapping[str, Any]]) -> list[tuple[int, Any]]:
+        """The SDK items of the stored messages at positions ``first``, ... (their envelopes given), each
+        with its position: the one each envelope keeps, or, for a message no session wrote, the items
+        ``to_responses_items`` makes of it (read whole)."""
+        items: list[tuple[int, Any]] = []
+        for offset, envelope in enumerate(envelopes):
+            position = first + offset
+            if ITEM_KEY in envelope:
+                items.append((position, self._decoded(position, envelope[ITEM_KEY])))
+            else:
+                items += self._record_items(await self._call("records", position, position + 1))
+        return items
+
+    def _record_items(self, records: Sequence[MessageRecord]) -> list[tuple[int, Any]]:
+        """``_items`` of records read whole."""
         items: list[tuple[int, Any]] = []
         for record in records:
-            item = record.metadata.get(ITEM_KEY)
-            if isinstance(item, dict):
-                items.append((record.position, item))
+            if ITEM_KEY in record.metadata:
+                items.append((record.position, self._decoded(record.position, record.metadata[ITEM_KEY])))
             else:
                 items += [(record.position, made) for made in self._foreign(record)]
         return items
+
+    def _decoded(self, position: int | None, text: object) -> Any:
+        """The item a stored message keeps (its JSON text); ``CorruptDataError`` when it does not read."""
+        try:
+            if not isinstance(text, str):
+                raise TypeError(f"a {type(text).__name__}, not the item's JSON text")
+            item = json.loads(text)
+            if not isinstance(item, dict):
+                raise TypeError(f"a JSON {type(item).__name__}, not an object")
+        except (ValueError, TypeError) as exc:
+            raise CorruptDataError(
+                f"session {self.session_id!r}, position {position}: the stored item does not read ({exc}); "
+                "the row is damaged: restore it, or pop it with the store's pop()",
+                thread_id=self.session_id,
+                position=position,
+            ) from None
+        return item
 
     def _foreign(self, record: MessageRecord) -> list[dict[str, Any]]:
         """The items of a message no session wrote (``to_responses_items``)."""
@@ -382,3 +400,26 @@ class ThreadStoreSession:
                 index=record.position,
                 part=exc.part,
             ) from exc
+
+
+def _encoded(item: object, index: int) -> str:
+    """An item's exact JSON text, or ``InvalidArgumentError`` naming it when it is not JSON."""
+    if not isinstance(item, dict):
+        raise InvalidArgumentError(
+            f"add_items(): items[{index}] is a {type(item).__name__}, not a session item (a JSON dict)",
+            argument="items",
+            index=index,
+        )
+    try:
+        text = json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(
+            f"add_items(): items[{index}] is not JSON ({exc}); nothing was added",
+            argument="items",
+            index=index,
+        ) from None
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate, which JSON escapes: kept, escaped
+        text = json.dumps(item, allow_nan=False, separators=(",", ":"))
+    return text
