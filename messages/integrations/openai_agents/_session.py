@@ -58,6 +58,11 @@ _log = logging.getLogger("messages.integrations.openai_agents")
 ITEM_KEY = "openai_agents"
 """The key of a stored message's envelope metadata under which the SDK item it stands for is kept."""
 
+_ON_LOOP = 256
+"""How many items a read decodes on the event loop; more are decoded in a worker thread (the JSON of
+100,000 items takes a second of CPU, which the loop's other tasks would wait for; ``python -m benchmarks
+openai-agents`` measures the loop's lag)."""
+
 _PAGE = 16
 """How many items before the ``N`` asked for a limited read takes at first (reaching back further reads
 four times as many again, until the exchange's start is found)."""
@@ -300,8 +305,10 @@ class ThreadStoreSession:
             envelopes: list[dict[str, Any]] = await self._call("metadata", -page)
             complete = len(envelopes) < page  # else there may be more before them
             try:
-                items = [self._decoded(None, envelope[ITEM_KEY]) for envelope in envelopes]
-            except (KeyError, CorruptDataError):
+                items = [
+                    entry[1] for entry in await self._decode(None, envelopes) if isinstance(entry, tuple)
+                ]
+            except (_ReadWhole, CorruptDataError):
                 # A message no session wrote, or a damaged one: read whole, the records say where each
                 # is (and so where the damage is).
                 records: list[MessageRecord] = await self._call("records", -page)
@@ -354,13 +361,38 @@ class ThreadStoreSession:
         with its position: the one each envelope keeps, or, for a message no session wrote, the items
         ``to_responses_items`` makes of it (read whole)."""
         items: list[tuple[int, Any]] = []
-        for offset, envelope in enumerate(envelopes):
-            position = first + offset
-            if ITEM_KEY in envelope:
-                items.append((position, self._decoded(position, envelope[ITEM_KEY])))
+        for entry in await self._decode(first, envelopes):
+            if isinstance(entry, int):
+                items += self._record_items(await self._call("records", entry, entry + 1))
             else:
-                items += self._record_items(await self._call("records", position, position + 1))
+                items.append(entry)
         return items
+
+    async def _decode(
+        self, first: int | None, envelopes: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[int, Any] | int]:
+        """``_decode_all``, in a worker thread when there are many (``_ON_LOOP``)."""
+        if len(envelopes) <= _ON_LOOP:
+            return self._decode_all(first, envelopes)
+        return await in_worker(self._decode_all, first, envelopes)
+
+    def _decode_all(
+        self, first: int | None, envelopes: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[int, Any] | int]:
+        """The item of each envelope, with its position (from ``first``; ``-1`` when not known); the
+        position alone for a message no session wrote (``_ReadWhole`` when the positions are not known)."""
+        decoded: list[tuple[int, Any] | int] = []
+        for offset, envelope in enumerate(envelopes):
+            position = -1 if first is None else first + offset
+            if ITEM_KEY in envelope:
+                decoded.append(
+                    (position, self._decoded(None if first is None else position, envelope[ITEM_KEY]))
+                )
+            elif first is None:
+                raise _ReadWhole
+            else:
+                decoded.append(position)
+        return decoded
 
     def _record_items(self, records: Sequence[MessageRecord]) -> list[tuple[int, Any]]:
         """``_items`` of records read whole."""
@@ -400,6 +432,10 @@ class ThreadStoreSession:
                 index=record.position,
                 part=exc.part,
             ) from exc
+
+
+class _ReadWhole(Exception):  # noqa: N818 - a signal between two methods, never raised to a caller
+    """A read of envelopes met a message no session wrote, and does not know its position."""
 
 
 def _encoded(item: object, index: int) -> str:
