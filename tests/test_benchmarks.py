@@ -136,4 +136,4 @@ def test_the_quick_openai_agents_benchmark_runs_beside_the_sdks_own_sessions():
         assert session in out, out
     summary = out.split("== summary", 1)[1]
     assert "get_items(limit=50), ours (SQLite), 2,000 vs 200 items" in summary, summary
-    assert "loop lag reading 2,000 items, ours (AsyncSQLiteThreadStore)" in summary, summary
+    assert "loop lag, limit=50 of 2,000 items, ours (AsyncSQLiteThreadStore)" in summary, summary

@@ -83,6 +83,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
 from pydantic import JsonValue
 
+from messages._io import collector_paused
 from messages._window import Part, ReadPlan, read_sync
 from messages.errors import MessagesError, StoreClosedError
 from messages.models import Message
@@ -530,7 +531,8 @@ class ThreadStore(_Failures, ABC):
         start, stop = check_positions(start, stop, "metadata")
         with self._operation("metadata", thread_id, writes=False):
             first, rows = self._read_metadata(thread_id, start, stop)
-        return [decode_metadata(thread_id, first + offset, row) for offset, row in enumerate(rows)]
+        with collector_paused():  # a dict per row, none in a cycle (see collector_paused)
+            return [decode_metadata(thread_id, first + offset, row) for offset, row in enumerate(rows)]
 
     # -- removing the newest message ------------------------------------------------------------------------
 

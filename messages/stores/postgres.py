@@ -743,7 +743,8 @@ class AsyncPostgresThreadStore(LoopStore):
         start, stop = check_positions(start, stop, "metadata")
         with self._operation("metadata", thread_id, writes=False):
             first, rows = await self._range(READ_METADATA, thread_id, start, stop)
-        return [decode_metadata(thread_id, first + offset, meta) for offset, (meta,) in enumerate(rows)]
+        with collector_paused():
+            return [decode_metadata(thread_id, first + offset, meta) for offset, (meta,) in enumerate(rows)]
 
     async def threads(self) -> list[str]:
         with self._operation("threads", None, writes=False):

@@ -35,6 +35,7 @@ from agents.items import TResponseInputItem
 from agents.memory.session import OpenAIResponsesCompactionArgs
 from agents.memory.session_settings import SessionSettings, coerce_session_settings, resolve_session_limit
 
+from messages._io import collector_paused
 from messages.compaction import Compaction, Compactor
 from messages.convert.responses import to_responses_items
 from messages.errors import (
@@ -382,6 +383,13 @@ class ThreadStoreSession:
         """The item of each envelope, with its position (from ``first``; ``-1`` when not known); the
         position alone for a message no session wrote (``_ReadWhole`` when the positions are not known)."""
         decoded: list[tuple[int, Any] | int] = []
+        with collector_paused():  # a few objects per item, none in a cycle (see collector_paused)
+            self._decode_into(decoded, first, envelopes)
+        return decoded
+
+    def _decode_into(
+        self, decoded: list[tuple[int, Any] | int], first: int | None, envelopes: Sequence[Mapping[str, Any]]
+    ) -> None:
         for offset, envelope in enumerate(envelopes):
             position = -1 if first is None else first + offset
             if ITEM_KEY in envelope:
@@ -392,7 +400,6 @@ class ThreadStoreSession:
                 raise _ReadWhole
             else:
                 decoded.append(position)
-        return decoded
 
     def _record_items(self, records: Sequence[MessageRecord]) -> list[tuple[int, Any]]:
         """``_items`` of records read whole."""
