@@ -16,7 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from messages import AIMessage, CorruptDataError, InvalidArgumentError, ToolMessage, UserMessage
+from messages import (
+    AIMessage,
+    ConversionError,
+    CorruptDataError,
+    InvalidArgumentError,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 from messages.compaction import Compactor
 from messages.stores.base import call_store
 from tests.openai_agents_items import (
@@ -313,6 +321,35 @@ def test_items_the_session_did_not_write_read_as_responses_items(backend, make_s
         ]
         assert await session.pop_item() == user("then the SDK")
         assert await session.pop_item() == {"type": "message", "role": "assistant", "content": "hi"}
+
+    with_store(make_spec(backend), body)
+
+
+def test_popping_a_message_the_session_did_not_write_and_that_is_two_items_leaves_it_there(
+    backend, make_spec
+):
+    async def body(store):
+        await call_store(store, "create_thread", "s1")
+        turn = AIMessage(
+            content="Let me look.", tool_calls=[ToolCall(id="c1", name="get_weather", arguments="{}")]
+        )
+        await call_store(store, "append", "s1", turn, ids=["m1"], metadata={"k": 1})
+        session = ThreadStoreSession("s1", store)
+        with pytest.raises(ConversionError, match="not one") as caught:
+            await session.pop_item()
+        assert caught.value.index == 0
+        [record] = await call_store(store, "records", "s1")
+        assert (record.id, record.message, record.metadata) == ("m1", turn, {"k": 1})
+
+    with_store(make_spec(backend), body)
+
+
+def test_an_item_with_a_lone_surrogate_comes_back_exactly(backend, make_spec):
+    async def body(store):
+        session = ThreadStoreSession("s1", store)
+        odd = {"role": "user", "content": "half a pair: \ud83d, nul: \x00"}
+        await session.add_items([odd])
+        assert await session.get_items() == [odd]
 
     with_store(make_spec(backend), body)
 

@@ -193,10 +193,15 @@ class ThreadStoreSession:
                 ``MaybeWrittenError``: it may have been).
         """
         listed = list(items)
-        metadata = [{ITEM_KEY: _encoded(item, index)} for index, item in enumerate(listed)]
+        texts = [_encoded(item, index) for index, item in enumerate(listed)]
         if not listed:
             return
-        typed = typed_messages(listed)
+        metadata = [{ITEM_KEY: text} for text, _ in texts]
+        # The typed view of an item with a lone surrogate (which no store keeps as text) reads U+FFFD there;
+        # the item itself is kept exactly, escaped.
+        typed = typed_messages(
+            [item if whole else _mended(item) for item, (_, whole) in zip(listed, texts, strict=True)]
+        )
         try:
             await self._append(typed, metadata)
         except ThreadNotFoundError:
@@ -445,8 +450,9 @@ class _ReadWhole(Exception):  # noqa: N818 - a signal between two methods, never
     """A read of envelopes met a message no session wrote, and does not know its position."""
 
 
-def _encoded(item: object, index: int) -> str:
-    """An item's exact JSON text, or ``InvalidArgumentError`` naming it when it is not JSON."""
+def _encoded(item: object, index: int) -> tuple[str, bool]:
+    """An item's exact JSON text, and whether its strings are all valid Unicode (a lone surrogate is kept,
+    escaped); ``InvalidArgumentError`` naming the item when it is not JSON."""
     if not isinstance(item, dict):
         raise InvalidArgumentError(
             f"add_items(): items[{index}] is a {type(item).__name__}, not a session item (a JSON dict)",
@@ -464,5 +470,16 @@ def _encoded(item: object, index: int) -> str:
     try:
         text.encode()
     except UnicodeEncodeError:  # a lone surrogate, which JSON escapes: kept, escaped
-        text = json.dumps(item, allow_nan=False, separators=(",", ":"))
-    return text
+        return json.dumps(item, allow_nan=False, separators=(",", ":")), False
+    return text, True
+
+
+def _mended(value: Any) -> Any:
+    """``value`` with each lone surrogate of its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {key: _mended(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mended(item) for item in value]
+    return value
