@@ -130,12 +130,10 @@ class ThreadStoreSession:
         """Where the session's thread is."""
         self.compactor = compactor
         """Compacts the thread after each ``add_items`` when due (``None``: never)."""
+        if isinstance(session_settings, Mapping):
+            session_settings = dict(session_settings)  # the SDK's coercion takes a dict
         self.session_settings = (
-            SessionSettings()
-            if session_settings is None
-            else coerce_session_settings(dict(session_settings))
-            if isinstance(session_settings, Mapping)
-            else coerce_session_settings(session_settings)
+            SessionSettings() if session_settings is None else coerce_session_settings(session_settings)
         )
 
     def __repr__(self) -> str:
