@@ -32,6 +32,7 @@ BENCHMARKS = {
     "agent-framework": "benchmarks.bench_agent_framework",
     "compaction": "benchmarks.bench_compaction",
     "openai-agents": "benchmarks.bench_openai_agents",
+    "turn": "benchmarks.bench_turn",
 }
 
 
