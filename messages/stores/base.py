@@ -561,7 +561,8 @@ class ThreadStore(_Failures, ABC):
         the same transaction, those built on them too: a summary of a message that was taken back would
         tell the model of a turn that no longer happened, and refusing the pop would leave a framework no
         way to undo a turn. Its token counts go with it (another message may take its position). Its id is
-        free again afterwards.
+        free again afterwards. A compactor that read the thread before the pop reads it again to decide
+        whether compaction is due (what it read may have held a checkpoint the pop removed).
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
@@ -586,7 +587,11 @@ class ThreadStore(_Failures, ABC):
         """
         thread_id = check_thread_id(thread_id)
         with self._operation("pop", thread_id, writes=True):
-            return self._pop_record(thread_id)
+            popped = self._pop_record(thread_id)
+        if popped is not None:
+            # A compactor's last read of the thread (and the checkpoint it saw) no longer says what is due.
+            self._memo.forget(thread_id)
+        return popped
 
     def _read_window(self, thread_id: str, plan: ReadPlan) -> Part:
         """A window's read (``messages._window.plan_read``) answered by this store itself: each ``Window``

@@ -892,6 +892,7 @@ class AsyncPostgresThreadStore(LoopStore):
                 for sql in (DELETE_MESSAGE, DELETE_COUNTS_AT, DELETE_COVERING):
                     await conn.execute(postgres(sql), (thread_id, position))
                 await conn.execute(postgres(SHORTEN), (utc_now(), thread_id))
+        self._memo.forget(thread_id)  # as the sync store's pop
         return popped
 
     # -- checkpoints and token counts (the SQL of the sync stores, awaited) ---------------------------------

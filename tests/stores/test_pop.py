@@ -14,6 +14,7 @@ from messages import (
     AIMessage,
     CorruptDataError,
     InvalidThreadIdError,
+    LocalThread,
     RemoteThread,
     StoreClosedError,
     SystemMessage,
@@ -24,10 +25,23 @@ from messages import (
     UserMessage,
 )
 from messages import strategies as ms
-from messages.compaction import summary_message
+from messages.compaction import Compactor, summary_message
+from tests.compaction_cases import compact, read
 from tests.stores._backends import open_store, raw_rows, write_lock_held
 
 CALL = ToolCall(id="call_1", name="get_weather", arguments='{"city": "Paris"}')
+
+
+def exchange(n: int) -> list[UserMessage | AIMessage | ToolMessage]:
+    call = ToolCall(id=f"call_{n}_w", name="get_weather", arguments=f'{{"day": {n}}}')
+    return [
+        UserMessage(content=f"Weather on day {n}?"),
+        AIMessage(content=None, tool_calls=[call]),
+        ToolMessage(tool_call_id=call.id, content="rain"),
+        AIMessage(content="Rain."),
+    ]
+
+
 TURN = [
     SystemMessage(content="You are terse."),
     UserMessage(content="Weather in Paris?"),
@@ -122,6 +136,23 @@ def test_a_popped_message_takes_its_token_counts_with_it(store):
     store.append(thread_id, UserMessage(content="a different question, counted afresh"))
     assert store.token_counts(thread_id, "words") == [3, None]
     assert store.token_counts(thread_id, "chars") == [None, None]
+
+
+def test_a_compactor_that_read_the_thread_before_a_pop_reads_it_again(store):
+    # The window read saw a checkpoint covering the whole thread: nothing due. The pop removes that
+    # checkpoint, so the whole thread is unsummarized again and compaction is due; a compactor deciding
+    # from what it read (and what this process appended since: nothing) would skip it.
+    compactor = Compactor(lambda request: f"{len(request.messages)} summarized.", limit=8)
+    thread = LocalThread()
+    store.save_thread(thread)
+    store.append(thread.id, [TURN[0], *(m for n in range(6) for m in exchange(n))])
+    store.add_checkpoint(thread.id, summary_message("all of it"), upto=25, base=None)
+    read(store, thread, compactor.window())
+    store.pop(thread.id)
+    assert store.checkpoints(thread.id) == []
+    done = compact(store, compactor, thread)
+    assert done.due
+    assert done.written
 
 
 def test_concurrent_pops_each_take_a_different_message_and_none_is_lost(store):
