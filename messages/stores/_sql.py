@@ -480,7 +480,9 @@ class SQLThreadStore(ThreadStore):
                 [(thread_id, counter, position, tokens) for position, tokens in counts.items()],
             )
 
-    def _pop_record(self, thread_id: str) -> MessageRecord | None:
+    def _pop_record(
+        self, thread_id: str, check: Callable[[MessageRecord], object] | None
+    ) -> MessageRecord | None:
         conn = self._connection()
         with self._locked(conn, thread_id):
             length = self._local_length(conn, thread_id, "pop")
@@ -497,6 +499,8 @@ class SQLThreadStore(ThreadStore):
             [popped] = records_of(
                 thread_id, position, [(text, message_id, metadata, self._timestamp(created))]
             )
+            if check is not None:
+                check(popped)  # what it raises rolls the transaction back too
             self._query(conn, DELETE_MESSAGE, (thread_id, position))
             self._query(conn, DELETE_COUNTS_AT, (thread_id, position))
             self._query(conn, DELETE_COVERING, (thread_id, position))

@@ -549,7 +549,9 @@ class ThreadStore(_Failures, ABC):
 
     # -- removing the newest message ------------------------------------------------------------------------
 
-    def pop(self, thread_id: str) -> MessageRecord | None:
+    def pop(
+        self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
+    ) -> MessageRecord | None:
         """Remove the thread's newest message and return its record exactly as ``records()`` read it
         (position, id, message, metadata, time); ``None`` when the thread holds no message.
 
@@ -563,6 +565,17 @@ class ThreadStore(_Failures, ABC):
         way to undo a turn. Its token counts go with it (another message may take its position). Its id is
         free again afterwards. A compactor that read the thread before the pop reads it again to decide
         whether compaction is due (what it read may have held a checkpoint the pop removed).
+
+        Args:
+            thread_id: The thread.
+            check: Called with the newest record under the lock, before anything is removed: whatever it
+                raises undoes the pop (the message stays exactly as it was) and goes on to the caller.
+                What a caller that must read the message first passes (the OpenAI Agents SDK session,
+                whose item rides in the metadata). It runs inside the transaction: keep it short, and
+                never call the store from it.
+
+        Returns:
+            The removed message's record, or ``None`` when the thread holds none.
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
@@ -587,7 +600,7 @@ class ThreadStore(_Failures, ABC):
         """
         thread_id = check_thread_id(thread_id)
         with self._operation("pop", thread_id, writes=True):
-            popped = self._pop_record(thread_id)
+            popped = self._pop_record(thread_id, check)
         if popped is not None:
             # A compactor's last read of the thread (and the checkpoint it saw) no longer says what is due.
             self._memo.forget(thread_id)
@@ -866,12 +879,15 @@ class ThreadStore(_Failures, ABC):
         """As ``_read_rows``, the stored metadata (JSON text or ``None``) of each message instead."""
 
     @abstractmethod
-    def _pop_record(self, thread_id: str) -> MessageRecord | None:
+    def _pop_record(
+        self, thread_id: str, check: Callable[[MessageRecord], object] | None
+    ) -> MessageRecord | None:
         """Under the thread's write lock: read the newest row (``(dump, id, metadata, created_at)``, as
-        ``_read_records`` reads one) and decode it (``records_of``: a ``CorruptDataError`` there rolls
-        everything back), then delete it, its token counts and the checkpoints whose ``upto`` is past the
-        new length, and shorten the thread; the decoded record, or ``None`` for an empty thread
-        (``not_local(thread_id, "pop")`` for a remote one)."""
+        ``_read_records`` reads one), decode it (``records_of``: a ``CorruptDataError`` there rolls
+        everything back) and give it to ``check`` (what it raises rolls back too); then delete it, its token
+        counts and the checkpoints whose ``upto`` is past the new length, and shorten the thread; the
+        decoded record, or ``None`` for an empty thread (``not_local(thread_id, "pop")`` for a remote
+        one)."""
 
 
 class AsyncThreadStore(ABC):
@@ -972,7 +988,9 @@ class AsyncThreadStore(ABC):
         """
 
     @abstractmethod
-    async def pop(self, thread_id: str) -> MessageRecord | None:
+    async def pop(
+        self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
+    ) -> MessageRecord | None:
         """``ThreadStore.pop``.
 
         Raises what ``ThreadStore.pop`` raises.
@@ -1297,8 +1315,10 @@ class OffloadedStore(AsyncThreadStore):
     ) -> list[dict[str, JsonValue]]:
         return await self._call(self._sync.metadata, thread_id, start, stop)
 
-    async def pop(self, thread_id: str) -> MessageRecord | None:
-        return await self._call(self._sync.pop, thread_id)
+    async def pop(
+        self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
+    ) -> MessageRecord | None:
+        return await self._call(self._sync.pop, thread_id, check=check)
 
     async def add_checkpoint(
         self,

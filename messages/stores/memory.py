@@ -11,6 +11,7 @@ run inline on the loop.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -231,7 +232,9 @@ class InMemoryThreadStore(ThreadStore):
         lo, rows = self._range(thread_id, start, stop)
         return lo, [row.metadata for row, _ in rows]
 
-    def _pop_record(self, thread_id: str) -> MessageRecord | None:
+    def _pop_record(
+        self, thread_id: str, check: Callable[[MessageRecord], object] | None
+    ) -> MessageRecord | None:
         with self._lock:
             record = self._get(thread_id)
             if record.kind != "local":
@@ -242,6 +245,8 @@ class InMemoryThreadStore(ThreadStore):
             row, at = record.rows[position]
             # Decoded before anything is removed: a row that no longer reads stays where it is.
             [popped] = records_of(thread_id, position, [(row.text, row.id, row.metadata, at)])
+            if check is not None:
+                check(popped)
             del record.rows[position]
             del record.positions[row.id]
             for saved in record.counts.values():

@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 import select
 import threading
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC
 from typing import Any, Literal
@@ -873,7 +873,9 @@ class AsyncPostgresThreadStore(LoopStore):
         kind = decode_thread(thread_id, state).kind
         return ThreadInfo(thread_id, kind, int(length), created.astimezone(UTC), updated.astimezone(UTC))
 
-    async def pop(self, thread_id: str) -> MessageRecord | None:
+    async def pop(
+        self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
+    ) -> MessageRecord | None:
         thread_id = check_thread_id(thread_id)
         with self._operation("pop", thread_id, writes=True):
             async with self._locked(thread_id) as conn:
@@ -889,6 +891,8 @@ class AsyncPostgresThreadStore(LoopStore):
                 [popped] = records_of(
                     thread_id, position, [(text, message_id, metadata, created.astimezone(UTC))]
                 )
+                if check is not None:
+                    check(popped)  # what it raises rolls the transaction back too
                 for sql in (DELETE_MESSAGE, DELETE_COUNTS_AT, DELETE_COVERING):
                     await conn.execute(postgres(sql), (thread_id, position))
                 await conn.execute(postgres(SHORTEN), (utc_now(), thread_id))

@@ -333,15 +333,41 @@ def test_popping_a_message_the_session_did_not_write_and_that_is_two_items_leave
         turn = AIMessage(
             content="Let me look.", tool_calls=[ToolCall(id="c1", name="get_weather", arguments="{}")]
         )
-        await call_store(store, "append", "s1", turn, ids=["m1"], metadata={"k": 1})
+        await call_store(store, "append", "s1", [UserMessage(content="look"), turn], metadata=[{}, {"k": 1}])
+        before = await call_store(store, "records", "s1")
         session = ThreadStoreSession("s1", store)
         with pytest.raises(ConversionError, match="not one") as caught:
             await session.pop_item()
-        assert caught.value.index == 0
-        [record] = await call_store(store, "records", "s1")
-        assert (record.id, record.message, record.metadata) == ("m1", turn, {"k": 1})
+        assert caught.value.index == 1
+        # Not taken and put back: never removed (its id, metadata, time and position as they were).
+        assert await call_store(store, "records", "s1") == before
 
     with_store(make_spec(backend), body)
+
+
+def test_popping_an_item_whose_stored_text_is_damaged_names_it_and_leaves_it_exactly(
+    durable_backend, make_spec
+):
+    spec = make_spec(durable_backend)
+
+    async def write(store):
+        await ThreadStoreSession("s1", store).add_items(TURN[:3])
+
+    with_store(spec, write)
+    raw_rows(
+        spec,
+        "UPDATE thread_store_messages SET metadata = ? WHERE thread_id = ? AND position = ?",
+        (json.dumps({ITEM_KEY: '{"type": "message", "role": '}), "s1", 2),
+    )
+
+    async def pop(store):
+        before = await call_store(store, "records", "s1")
+        with pytest.raises(CorruptDataError, match="position 2") as caught:
+            await ThreadStoreSession("s1", store).pop_item()
+        assert caught.value.position == 2
+        assert await call_store(store, "records", "s1") == before
+
+    with_store(spec, pop)
 
 
 def test_an_item_with_a_lone_surrogate_comes_back_exactly(backend, make_spec):

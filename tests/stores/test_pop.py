@@ -77,6 +77,30 @@ def test_pops_take_the_messages_back_newest_first_then_the_empty_thread_pops_non
     assert store.thread_info(thread_id).length == 0
 
 
+def test_a_check_that_raises_undoes_the_pop_and_the_message_stays_exactly(store):
+    thread_id = store.create_thread()
+    store.append(thread_id, TURN, metadata=[{"n": n} for n in range(len(TURN))])
+    before = store.records(thread_id)
+    seen = []
+
+    class RefusedError(Exception):
+        pass
+
+    def refuse(record):
+        seen.append(record)
+        raise RefusedError("not this one")
+
+    with pytest.raises(RefusedError, match="not this one"):
+        store.pop(thread_id, check=refuse)
+    assert seen == [before[-1]]  # it saw the record the pop would have returned
+    assert store.records(thread_id) == before  # position, id, metadata and time unchanged
+    assert store.thread_info(thread_id).length == len(TURN)
+    # A check that returns lets the pop go on.
+    assert store.pop(thread_id, check=seen.append) == before[-1]
+    assert seen[-1] == before[-1]
+    assert store.records(thread_id) == before[:-1]
+
+
 def test_a_popped_id_and_position_are_free_again(store):
     thread_id = store.create_thread()
     store.append(thread_id, TURN[:2], ids=["u0", "u1"])

@@ -224,7 +224,9 @@ class ThreadStoreSession:
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove the session's newest item and return it exactly; ``None`` when the session holds none.
 
-        Atomic (the store's ``pop``, under the thread's write lock): two pops at once take two items.
+        Atomic (the store's ``pop``, under the thread's write lock): two pops at once take two items. The
+        item is read under that lock before anything is removed: one that does not read stays where it
+        is, untouched.
 
         Returns:
             The newest item, as it was added.
@@ -232,29 +234,30 @@ class ThreadStoreSession:
         Raises:
             ConversionError: the newest message was not written by a session and is more than one item
                 (it stays).
-            CorruptDataError: the newest row no longer reads (it stays).
+            CorruptDataError: the newest row, or the item it keeps, no longer reads (it stays).
             StoreError: the store failed the write.
         """
+        taken: list[TResponseInputItem] = []
         try:
-            record: MessageRecord | None = await self._call("pop")
+            record = await self._call("pop", check=lambda record: taken.append(self._popped(record)))
         except ThreadNotFoundError:
             return None
-        if record is None:
-            return None
+        return None if record is None else taken[-1]
+
+    def _popped(self, record: MessageRecord) -> TResponseInputItem:
+        """The one item the newest message stands for (the store's ``check`` for ``pop``: what this raises
+        leaves the message where it is)."""
         if ITEM_KEY in record.metadata:
             return self._decoded(record.position, record.metadata[ITEM_KEY])
         items = self._foreign(record)
-        if len(items) == 1:
-            return items[0]
-        # Not one item: put it back as it was (its id and metadata; at the end again) and say so.
-        await self._call(
-            "append", record.message, ids=[record.id], metadata=[record.metadata], skip_existing=True
-        )
-        raise ConversionError(
-            f"session {self.session_id!r}: the newest message (position {record.position}) was not written "
-            f"by a session and is {len(items)} items, not one; it stays: pop it with the store's pop()",
-            index=record.position,
-        )
+        if len(items) != 1:
+            raise ConversionError(
+                f"session {self.session_id!r}: the newest message (position {record.position}) was not "
+                f"written by a session and is {len(items)} items, not one; it stays: pop it with the store's "
+                "pop()",
+                index=record.position,
+            )
+        return items[0]
 
     async def clear_session(self) -> None:
         """Remove every item of the session (its thread, summaries included); no error when it has none.
