@@ -127,6 +127,18 @@ def test_the_quick_compaction_benchmark_runs_and_prints_the_cache_shares_side_by
     assert "SQLite: read after a checkpoint, 10,000 vs 1,000" in out, out
 
 
+def test_the_quick_openai_agents_benchmark_runs_beside_the_sdks_own_sessions():
+    out = quick_run("openai-agents")
+    for size in ("200", "2,000"):
+        assert f"== get_items() of a session of {size} items" in out, out
+        assert f"== get_items(limit=50) of a session of {size} items" in out, out
+    for session in ("SQLiteSession (SDK)", "SQLAlchemySession, SQLite (SDK)", "ours, AsyncSQLiteThreadStore"):
+        assert session in out, out
+    summary = out.split("== summary", 1)[1]
+    assert "get_items(limit=50), ours (SQLite), 2,000 vs 200 items" in summary, summary
+    assert "loop lag, limit=50 of 2,000 items, ours (AsyncSQLiteThreadStore)" in summary, summary
+
+
 def test_the_quick_turn_benchmark_runs_every_window_beside_the_floor_and_litellm():
     # --quick: threads of 100 messages, SQLite at one setting (and PostgreSQL when the suite has a server),
     # 4 rounds: 7 s in all with the machine to itself, most of it importing litellm.

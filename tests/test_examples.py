@@ -267,3 +267,23 @@ def test_agent_framework_agent_keeps_its_history_in_sqlite_and_sends_only_the_wi
     assert "  assistant: I remember 6 messages of our talk." in lines
     assert "saved the last turn again: 14 -> 14 messages" in lines
     assert lines[-1] == "7 requests to the stand-in OpenAI, at most 8 messages each"
+
+
+@SUBPROCESS
+def test_openai_agents_session_keeps_the_session_in_sqlite_and_resumes_an_approval_in_a_second_process():
+    pytest.importorskip("agents")
+    out = run_example("openai_agents_session.py")
+    lines = out.splitlines()
+    assert lines[:5] == [
+        "user: Weather in Paris and Rome?",
+        "  assistant: Done: light rain, 14 °C; sunny, 24 °C.",
+        "user: Please delete notes.txt",
+        '  waiting for approval: delete_file({"path":"notes.txt"})',
+        "  [approved in a second process] assistant: Done: deleted notes.txt.",
+    ]
+    # One stored message per item: the user's two questions, the first answer's text and two parallel calls,
+    # their results, the answer; the call that waited, its result, the answer.
+    assert "the session holds 11 items, stored as 11 messages" in lines
+    # The newest 2 are a result and the answer: the read reaches back to the call the result answers.
+    assert "get_items(limit=2) gives 3 items: function_call, function_call_output, message" in lines
+    assert lines[-1] == "4 requests to the stand-in OpenAI"

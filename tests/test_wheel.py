@@ -231,8 +231,13 @@ def public_modules() -> list[str]:
     return modules
 
 
+# Installed with its own extra in an environment of its own (test_the_openai_agents_extra_...): the SDK
+# depends on mcp, which the main fresh environment checks it does without.
+OWN_ENVIRONMENT = {"messages.integrations.openai_agents"}
+
+
 def test_every_public_module_imports_from_the_installed_wheel(installed):
-    modules = public_modules()
+    modules = [module for module in public_modules() if module not in OWN_ENVIRONMENT]
     assert {"messages", "messages.cli", "messages.strategies", "messages.stores.sqlite"} <= set(modules)
     code = "import importlib, sys\nprint(len([importlib.import_module(name) for name in sys.argv[1:]]))"
     out = installed.run(installed.python, "-c", code, *modules).stdout
@@ -300,3 +305,30 @@ def test_the_agent_framework_extra_installs_alone_and_keeps_a_history(installed,
     python = fresh_environment(tmp_path, f"{installed.wheel}[agent-framework]")
     out = installed.run(python, "-c", _AGENT_FRAMEWORK_HISTORY, tmp_path / "history.db").stdout.strip()
     assert out == "['hi', 'hello'] 1.23.0"
+
+
+_AGENTS_SESSION = """
+import asyncio, importlib.metadata as m, sys
+from messages import SQLiteThreadStore
+from messages.integrations.openai_agents import ThreadStoreSession
+
+async def main():
+    session = ThreadStoreSession("s1", SQLiteThreadStore(sys.argv[1]))
+    await session.add_items([
+        {"role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+    ])
+    print(len(await session.get_items(limit=1)), (await session.pop_item())["type"])
+    print(m.version("openai-agents"), m.version("mcp").split(".")[0])
+
+asyncio.run(main())
+"""
+
+
+def test_the_openai_agents_extra_installs_alone_and_keeps_a_session(installed, tmp_path):
+    python = fresh_environment(tmp_path, f"{installed.wheel}[openai-agents]")
+    out = installed.run(python, "-c", _AGENTS_SESSION, tmp_path / "sessions.db").stdout.split()
+    # The newest item is a result: the limited read reaches back to its call. mcp (the SDK's) is pinned
+    # below 2 by constraints.txt, beside autogen-ext's MCP tools.
+    assert out == ["2", "function_call_output", "0.24.0", "1"]

@@ -7,6 +7,8 @@ subpackage                         what it gives the framework
                                    through litellm with the provider profiles (``[autogen]``)
 ``messages.integrations.``         an Agent Framework history provider over the package's thread
 ``agent_framework``                stores, sync or async (``[agent-framework]``)
+``messages.integrations.``         an OpenAI Agents SDK session over the package's thread stores,
+``openai_agents``                  sync or async (``[openai-agents]``)
 =================================  ===============================================================
 
 An integration is built on ``messages.convert``, ``messages.context``, ``messages.profiles`` and

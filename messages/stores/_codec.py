@@ -421,14 +421,19 @@ def _encodes(text: str) -> bool:
     return True
 
 
-def not_local(thread_id: str, action: Literal["append", "read"]) -> ThreadKindError:
-    """The error for messages appended to or read from the remote thread ``thread_id``."""
-    what = (
-        "appended to it here; add them to the RemoteThread (thread.add(...)), send them with "
-        "thread.request(), and save_thread() it"
-        if action == "append"
-        else "read from it here; its history is the service's, and a LocalThread keeps messages in the store"
-    )
+def not_local(thread_id: str, action: Literal["append", "read", "pop"]) -> ThreadKindError:
+    """The error for messages appended to, read from or popped from the remote thread ``thread_id``."""
+    if action == "append":
+        what = (
+            "appended to it here; add them to the RemoteThread (thread.add(...)), send them with "
+            "thread.request(), and save_thread() it"
+        )
+    elif action == "pop":
+        what = "popped from it here; its history is the service's"
+    else:
+        what = (
+            "read from it here; its history is the service's, and a LocalThread keeps messages in the store"
+        )
     return ThreadKindError(
         f"thread {thread_id!r} is a remote thread, whose messages the service keeps (this store keeps only "
         f"its state: save_thread / load_thread), so no message can be {what}",

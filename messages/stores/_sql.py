@@ -25,6 +25,7 @@ from messages.errors import CheckpointNotFoundError, CorruptDataError, ThreadKin
 from messages.models import Message
 from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end, decode_checkpoint
 from messages.stores._codec import (
+    MessageRecord,
     StoredThread,
     bounds,
     check_positions,
@@ -36,23 +37,29 @@ from messages.stores._codec import (
     not_local,
     utc_now,
 )
-from messages.stores.base import ThreadStore
+from messages.stores.base import ThreadStore, records_of
 
 __all__ = [
     "CHECKPOINT_TAKEN",
     "CHECKPOINT_UPTO",
     "DELETE_CHECKPOINTS",
+    "DELETE_COUNTS_AT",
+    "DELETE_COVERING",
+    "DELETE_MESSAGE",
     "INSERT_CHECKPOINT",
     "INSERT_COUNT",
     "LOCAL_LENGTH",
     "NEWEST_CHECKPOINT",
+    "READ_AT",
     "READ_CHECKPOINTS",
     "READ_COUNTS",
+    "READ_METADATA",
     "READ_RECORDS",
     "READ_ROLES",
     "READ_ROWS",
     "READ_THREAD",
     "ROLE_AT",
+    "SHORTEN",
     "THREAD_IDS",
     "SQLThreadStore",
     "check_roles",
@@ -70,6 +77,7 @@ _RANGE = "FROM thread_store_messages WHERE thread_id = ? AND position >= ? AND p
 READ_ROWS = f"SELECT {{message}} {_RANGE} ORDER BY position"
 READ_RECORDS = f"SELECT {{message}}, message_id, metadata, created_at {_RANGE} ORDER BY position"
 READ_ROLES = f"SELECT role {_RANGE} ORDER BY position"
+READ_METADATA = f"SELECT metadata {_RANGE} ORDER BY position"
 PRESENT = f"SELECT position {_RANGE}"
 
 # Checkpoints and token counts (tables of m006 / m005): rows beside the messages, never a message row.
@@ -96,6 +104,18 @@ INSERT_COUNT = (
     "INSERT INTO thread_store_token_counts (thread_id, counter, position, tokens) VALUES (?, ?, ?, ?) "
     "ON CONFLICT DO NOTHING"
 )
+
+# pop (under the thread's write lock): the newest row read as records() reads it, then removed with its
+# token counts and the checkpoints that covered it (those whose upto is past the new length), and the
+# thread shortened; written once for the three SQL stores.
+READ_AT = (
+    "SELECT {message}, message_id, metadata, created_at FROM thread_store_messages "
+    "WHERE thread_id = ? AND position = ?"
+)
+DELETE_MESSAGE = "DELETE FROM thread_store_messages WHERE thread_id = ? AND position = ?"
+DELETE_COUNTS_AT = "DELETE FROM thread_store_token_counts WHERE thread_id = ? AND position = ?"
+DELETE_COVERING = "DELETE FROM thread_store_checkpoints WHERE thread_id = ? AND upto > ?"
+SHORTEN = "UPDATE thread_store_threads SET length = length - 1, updated_at = ? WHERE id = ?"
 
 
 # A window read (``messages._window.Window``) in one statement, so one snapshot: a row for the thread
@@ -283,7 +303,7 @@ class SQLThreadStore(ThreadStore):
     def _query(self, conn: Any, sql: str, params: tuple[object, ...]) -> Any:
         return conn.execute(sql.replace("?", self._placeholder), params)
 
-    def _local_length(self, conn: Any, thread_id: str, action: Literal["append", "read"]) -> int:
+    def _local_length(self, conn: Any, thread_id: str, action: Literal["append", "read", "pop"]) -> int:
         """The length of the thread, which must be a local one."""
         row = self._query(conn, LOCAL_LENGTH, (thread_id,)).fetchone()
         if row is None:
@@ -371,6 +391,10 @@ class SQLThreadStore(ThreadStore):
         lo, rows = self._read_range(READ_ROLES, thread_id, start, stop)
         return check_roles(thread_id, lo, [role for (role,) in rows])
 
+    def _read_metadata(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[object]]:
+        lo, rows = self._read_range(READ_METADATA, thread_id, start, stop)
+        return lo, [meta for (meta,) in rows]
+
     def _read_thread(self, thread_id: str) -> StoredThread:
         row = self._query(self._connection(), READ_THREAD, (thread_id,)).fetchone()
         if row is None:
@@ -455,6 +479,33 @@ class SQLThreadStore(ThreadStore):
                 INSERT_COUNT.replace("?", self._placeholder),
                 [(thread_id, counter, position, tokens) for position, tokens in counts.items()],
             )
+
+    def _pop_record(
+        self, thread_id: str, check: Callable[[MessageRecord], object] | None
+    ) -> MessageRecord | None:
+        conn = self._connection()
+        with self._locked(conn, thread_id):
+            length = self._local_length(conn, thread_id, "pop")
+            if length == 0:
+                return None
+            position = length - 1
+            row = self._query(conn, READ_AT.format(message=self._message_column), (thread_id, position))
+            found = row.fetchone()
+            if found is None:
+                raise missing_position(thread_id, position, length, ())
+            text, message_id, metadata, created = found
+            # Decoded before anything is removed: a row that no longer reads raises, and the transaction
+            # rolls back with it in place.
+            [popped] = records_of(
+                thread_id, position, [(text, message_id, metadata, self._timestamp(created))]
+            )
+            if check is not None:
+                check(popped)  # what it raises rolls the transaction back too
+            self._query(conn, DELETE_MESSAGE, (thread_id, position))
+            self._query(conn, DELETE_COUNTS_AT, (thread_id, position))
+            self._query(conn, DELETE_COVERING, (thread_id, position))
+            self._query(conn, SHORTEN, (self._stamp(utc_now()), thread_id))
+        return popped
 
     def _kind_conflict(self, conn: Any, thread_id: str, kind: str) -> ThreadKindError:
         """The error for a ``save_thread`` of a ``kind`` thread that the upsert refused."""

@@ -28,6 +28,16 @@ The contract (tests/stores/ runs one suite, unchanged, against every backend in 
 * ``threads()`` lists every thread id, oldest first (in creation order, whatever the database does to its
   rows); ``delete_thread`` removes a thread and its messages; ``thread_info`` reads the thread's envelope
   (kind, length, timestamps, in UTC).
+* ``metadata(thread_id, start=0, stop=None)`` reads the envelopes' metadata alone, sliced as ``messages``
+  slices, without reading the messages: what a framework that keeps its own form of each message in the
+  envelope reads (the OpenAI Agents SDK's session items).
+* History is append-only but for one operation: ``pop(thread_id)`` removes the thread's newest message and
+  gives back its record exactly (message, envelope id, metadata, time), under the thread's write lock, so
+  that of two pops at once each gets its own message, and a pop and an append never interleave (the
+  OpenAI Agents SDK's ``Session.pop_item``, with which a framework undoes a turn). A summary checkpoint
+  that covered the popped message (``upto`` past the new length) is removed with it, in the same
+  transaction, and so are those built on it; so is the message's token count under every counter. An
+  empty thread pops ``None``. A newest row that no longer reads raises ``CorruptDataError`` and stays.
 * Every method that takes a ``thread_id`` raises ``ThreadNotFoundError`` when no such thread exists.
 * Stored data that no longer reads (invalid JSON, a dump that no longer validates as a ``Message``, a
   missing position) raises ``CorruptDataError`` naming the thread and the position; the thread's other
@@ -73,6 +83,9 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
+from pydantic import JsonValue
+
+from messages._io import collector_paused
 from messages._window import Keep, Part, ReadPlan, SaveCounts, Snapshot, Window, drive, plan_read, read_sync
 from messages.errors import MessagesError, StoreClosedError
 from messages.models import Message
@@ -520,6 +533,79 @@ class ThreadStore(_Failures, ABC):
         kind = decode_thread(thread_id, stored.state).kind
         return ThreadInfo(thread_id, kind, stored.length, stored.created_at, stored.updated_at)
 
+    def metadata(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[dict[str, JsonValue]]:
+        """The metadata of each message of ``[start:stop]`` (``{}`` where none was given), sliced as
+        ``messages`` slices, read without the messages: one short column, no message parsed.
+
+        Raises what ``messages`` raises (``CorruptDataError`` for metadata that no longer reads, its
+        position named).
+        """
+        thread_id = check_thread_id(thread_id)
+        start, stop = check_positions(start, stop, "metadata")
+        with self._operation("metadata", thread_id, writes=False):
+            first, rows = self._read_metadata(thread_id, start, stop)
+        with collector_paused():  # a dict per row, none in a cycle (see collector_paused)
+            return [decode_metadata(thread_id, first + offset, row) for offset, row in enumerate(rows)]
+
+    # -- removing the newest message ------------------------------------------------------------------------
+
+    def pop(
+        self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
+    ) -> MessageRecord | None:
+        """Remove the thread's newest message and return its record exactly as ``records()`` read it
+        (position, id, message, metadata, time); ``None`` when the thread holds no message.
+
+        Atomic, under the thread's write lock (the one its appends take): two pops at once remove two
+        messages, one each, and an append made at the same time lands before or after, never in between.
+        The only removal of a single message the contract has: a framework undoing a turn (the OpenAI
+        Agents SDK's ``Session.pop_item``) needs it, and history is otherwise append-only. The summary
+        checkpoints that covered the popped message (``upto`` past the thread's new length) are removed in
+        the same transaction, those built on them too: a summary of a message that was taken back would
+        tell the model of a turn that no longer happened, and refusing the pop would leave a framework no
+        way to undo a turn. Its token counts go with it (another message may take its position). Its id is
+        free again afterwards. A compactor that read the thread before the pop reads it again to decide
+        whether compaction is due (what it read may have held a checkpoint the pop removed).
+
+        Args:
+            thread_id: The thread.
+            check: Called with the newest record under the lock, before anything is removed: whatever it
+                raises undoes the pop (the message stays exactly as it was) and goes on to the caller.
+                What a caller that must read the message first passes (the OpenAI Agents SDK session,
+                whose item rides in the metadata). It runs inside the transaction: keep it short, and
+                never call the store from it.
+
+        Returns:
+            The removed message's record, or ``None`` when the thread holds none.
+
+        Raises:
+            InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
+            ThreadNotFoundError: no thread has that id.
+            ThreadKindError: the thread is a remote one (the service keeps its messages).
+            CorruptDataError: the newest row no longer reads (its thread and position named); nothing is
+                removed.
+            StoreClosedError: the store was closed.
+            NotWrittenError: the database failed the operation before anything was written (safe to retry).
+            MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+
+        Examples:
+            >>> from messages import InMemoryThreadStore, UserMessage
+            >>> store = InMemoryThreadStore()
+            >>> thread_id = store.create_thread()
+            >>> store.append(thread_id, [UserMessage(content="hi"), UserMessage(content="oops")])
+            range(0, 2)
+            >>> store.pop(thread_id).message
+            UserMessage(role='user', content='oops')
+            >>> len(store.messages(thread_id))
+            1
+        """
+        thread_id = check_thread_id(thread_id)
+        with self._operation("pop", thread_id, writes=True):
+            popped = self._pop_record(thread_id, check)
+        if popped is not None:
+            # A compactor's last read of the thread (and the checkpoint it saw) no longer says what is due.
+            self._memo.forget(thread_id)
+        return popped
+
     def _read_window(self, thread_id: str, plan: ReadPlan) -> Part:
         """A window's read (``messages._window.plan_read``) answered by this store itself: each ``Window``
         request from one snapshot (``_window_snapshot``), the messages kept decoded from it, the counts
@@ -788,6 +874,21 @@ class ThreadStore(_Failures, ABC):
     def _write_token_counts(self, thread_id: str, counter: str, counts: dict[int, int]) -> None:
         """Save the counts not saved yet (``counts_past_end`` for a position past the thread's end)."""
 
+    @abstractmethod
+    def _read_metadata(self, thread_id: str, start: int, stop: int | None) -> tuple[int, Sequence[object]]:
+        """As ``_read_rows``, the stored metadata (JSON text or ``None``) of each message instead."""
+
+    @abstractmethod
+    def _pop_record(
+        self, thread_id: str, check: Callable[[MessageRecord], object] | None
+    ) -> MessageRecord | None:
+        """Under the thread's write lock: read the newest row (``(dump, id, metadata, created_at)``, as
+        ``_read_records`` reads one), decode it (``records_of``: a ``CorruptDataError`` there rolls
+        everything back) and give it to ``check`` (what it raises rolls back too); then delete it, its token
+        counts and the checkpoints whose ``upto`` is past the new length, and shorten the thread; the
+        decoded record, or ``None`` for an empty thread (``not_local(thread_id, "pop")`` for a remote
+        one)."""
+
 
 class AsyncThreadStore(ABC):
     """The async twin of ``ThreadStore``: the same methods, with the same arguments, results and errors,
@@ -875,6 +976,24 @@ class AsyncThreadStore(ABC):
         """``ThreadStore.thread_info``.
 
         Raises what ``ThreadStore.thread_info`` raises.
+        """
+
+    @abstractmethod
+    async def metadata(
+        self, thread_id: str, start: int = 0, stop: int | None = None
+    ) -> list[dict[str, JsonValue]]:
+        """``ThreadStore.metadata``.
+
+        Raises what ``ThreadStore.metadata`` raises.
+        """
+
+    @abstractmethod
+    async def pop(
+        self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
+    ) -> MessageRecord | None:
+        """``ThreadStore.pop``.
+
+        Raises what ``ThreadStore.pop`` raises.
         """
 
     @abstractmethod
@@ -1190,6 +1309,16 @@ class OffloadedStore(AsyncThreadStore):
 
     async def thread_info(self, thread_id: str) -> ThreadInfo:
         return await self._call(self._sync.thread_info, thread_id)
+
+    async def metadata(
+        self, thread_id: str, start: int = 0, stop: int | None = None
+    ) -> list[dict[str, JsonValue]]:
+        return await self._call(self._sync.metadata, thread_id, start, stop)
+
+    async def pop(
+        self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
+    ) -> MessageRecord | None:
+        return await self._call(self._sync.pop, thread_id, check=check)
 
     async def add_checkpoint(
         self,

@@ -11,6 +11,7 @@ run inline on the loop.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -20,7 +21,7 @@ from messages.errors import CheckpointNotFoundError, ThreadExistsError, ThreadNo
 from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end, decode_checkpoint
 from messages.stores._codec import Row, StoredThread, bounds, kind_change, message_exists, not_local, utc_now
 from messages.stores._failures import ClosedError
-from messages.stores.base import OffloadedStore, ThreadStore
+from messages.stores.base import MessageRecord, OffloadedStore, ThreadStore, records_of
 
 __all__ = ["AsyncInMemoryThreadStore", "InMemoryThreadStore"]
 
@@ -226,6 +227,33 @@ class InMemoryThreadStore(ThreadStore):
             saved = record.counts.setdefault(counter, {})
             for position, tokens in counts.items():
                 saved.setdefault(position, tokens)
+
+    def _read_metadata(self, thread_id: str, start: int, stop: int | None) -> tuple[int, list[str | None]]:
+        lo, rows = self._range(thread_id, start, stop)
+        return lo, [row.metadata for row, _ in rows]
+
+    def _pop_record(
+        self, thread_id: str, check: Callable[[MessageRecord], object] | None
+    ) -> MessageRecord | None:
+        with self._lock:
+            record = self._get(thread_id)
+            if record.kind != "local":
+                raise not_local(thread_id, "pop")
+            if not record.rows:
+                return None
+            position = len(record.rows) - 1
+            row, at = record.rows[position]
+            # Decoded before anything is removed: a row that no longer reads stays where it is.
+            [popped] = records_of(thread_id, position, [(row.text, row.id, row.metadata, at)])
+            if check is not None:
+                check(popped)
+            del record.rows[position]
+            del record.positions[row.id]
+            for saved in record.counts.values():
+                saved.pop(position, None)
+            record.checkpoints[:] = [c for c in record.checkpoints if c.upto <= position]
+            record.updated_at = utc_now()
+            return popped
 
 
 class AsyncInMemoryThreadStore(OffloadedStore):

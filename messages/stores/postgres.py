@@ -39,10 +39,12 @@ from __future__ import annotations
 import os
 import select
 import threading
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC
 from typing import Any, Literal
+
+from pydantic import JsonValue
 
 from messages._io import collector_paused
 from messages._window import Keep, Part, ReadPlan, SaveCounts, Snapshot, Window, adrive, plan_read
@@ -77,6 +79,7 @@ from messages.stores._codec import (
     check_thread_id,
     decode_joined,
     decode_messages,
+    decode_metadata,
     decode_thread,
     encode_rows,
     encode_thread,
@@ -94,19 +97,25 @@ from messages.stores._sql import (
     CHECKPOINT_TAKEN,
     CHECKPOINT_UPTO,
     DELETE_CHECKPOINTS,
+    DELETE_COUNTS_AT,
+    DELETE_COVERING,
+    DELETE_MESSAGE,
     INSERT_CHECKPOINT,
     INSERT_COUNT,
     KIND,
     LOCAL_LENGTH,
     NEWEST_CHECKPOINT,
     PRESENT,
+    READ_AT,
     READ_CHECKPOINTS,
     READ_COUNTS,
+    READ_METADATA,
     READ_RECORDS,
     READ_ROLES,
     READ_ROWS,
     READ_THREAD,
     ROLE_AT,
+    SHORTEN,
     THREAD_IDS,
     SQLThreadStore,
     check_roles,
@@ -639,7 +648,7 @@ class AsyncPostgresThreadStore(LoopStore):
             await conn.execute(_SNAPSHOT)
             yield conn
 
-    async def _local_length(self, conn: Any, thread_id: str, action: Literal["append", "read"]) -> int:
+    async def _local_length(self, conn: Any, thread_id: str, action: Literal["append", "read", "pop"]) -> int:
         row = await (await conn.execute(postgres(LOCAL_LENGTH), (thread_id,))).fetchone()
         if row is None:
             raise ThreadNotFoundError(thread_id)
@@ -814,6 +823,16 @@ class AsyncPostgresThreadStore(LoopStore):
             first, rows = await self._range(READ_ROLES, thread_id, start, stop)
         return check_roles(thread_id, first, [role for (role,) in rows])
 
+    async def metadata(
+        self, thread_id: str, start: int = 0, stop: int | None = None
+    ) -> list[dict[str, JsonValue]]:
+        thread_id = check_thread_id(thread_id)
+        start, stop = check_positions(start, stop, "metadata")
+        with self._operation("metadata", thread_id, writes=False):
+            first, rows = await self._range(READ_METADATA, thread_id, start, stop)
+        with collector_paused():
+            return [decode_metadata(thread_id, first + offset, meta) for offset, (meta,) in enumerate(rows)]
+
     async def threads(self) -> list[str]:
         with self._operation("threads", None, writes=False):
             async with self._connection(writes=False) as conn:
@@ -853,6 +872,32 @@ class AsyncPostgresThreadStore(LoopStore):
         state, length, created, updated = await self._read_thread("thread_info", thread_id)
         kind = decode_thread(thread_id, state).kind
         return ThreadInfo(thread_id, kind, int(length), created.astimezone(UTC), updated.astimezone(UTC))
+
+    async def pop(
+        self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
+    ) -> MessageRecord | None:
+        thread_id = check_thread_id(thread_id)
+        with self._operation("pop", thread_id, writes=True):
+            async with self._locked(thread_id) as conn:
+                length = await self._local_length(conn, thread_id, "pop")
+                if length == 0:
+                    return None
+                position = length - 1
+                found = await self._fetchone(conn, READ_AT.format(message="message"), (thread_id, position))
+                if found is None:
+                    raise missing_position(thread_id, position, length, ())
+                text, message_id, metadata, created = found
+                # Decoded before anything is removed (a row that no longer reads stays), as the sync store.
+                [popped] = records_of(
+                    thread_id, position, [(text, message_id, metadata, created.astimezone(UTC))]
+                )
+                if check is not None:
+                    check(popped)  # what it raises rolls the transaction back too
+                for sql in (DELETE_MESSAGE, DELETE_COUNTS_AT, DELETE_COVERING):
+                    await conn.execute(postgres(sql), (thread_id, position))
+                await conn.execute(postgres(SHORTEN), (utc_now(), thread_id))
+        self._memo.forget(thread_id)  # as the sync store's pop
+        return popped
 
     # -- checkpoints and token counts (the SQL of the sync stores, awaited) ---------------------------------
 
