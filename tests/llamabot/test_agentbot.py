@@ -18,7 +18,15 @@ pytest.importorskip("llamabot", reason=MISSING)
 from llamabot import AgentBot
 from llamabot.bot.async_agentbot import AsyncAgentBot
 
-from messages import AIMessage, InMemoryThreadStore, ToolMessage, UserMessage, validate_conversation
+from messages import (
+    AIMessage,
+    InMemoryThreadStore,
+    ToolArgumentsError,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    validate_conversation,
+)
 from messages.compaction import SUMMARY_MARKER, Compactor, LiteLLMSummarizer
 from messages.context import BufferedContext
 from messages.integrations.llamabot import DecideNode, ThreadStoreChatMemory
@@ -178,6 +186,31 @@ def test_a_call_whose_tool_raised_is_answered_as_not_run_when_the_next_query_com
     assert memory.read()[2] == ToolMessage(
         tool_call_id=memory.read()[1].tool_calls[0].id, content=MISSING_RESULT
     )
+
+
+def test_a_call_whose_arguments_are_not_json_is_kept_and_answered_as_not_run_next_time(litellm):
+    def model(body: dict) -> AIMessage:
+        asked = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+        if asked == "Break?":
+            return AIMessage(tool_calls=[ToolCall(id="call_bad", name="add", arguments="{not json")])
+        return steps(answers("Fine."))(body)
+
+    with checking_server(model) as server:
+        memory = ThreadStoreChatMemory(InMemoryThreadStore(), window=BufferedContext(50))
+        bot = agent(server, memory)
+        with pytest.raises(ToolArgumentsError, match="'call_bad'"):
+            bot("Break?")
+        assert memory.read()[1].tool_calls[0].arguments == "{not json"
+        assert bot("Better?") == "Fine."
+    assert memory.read()[2] == ToolMessage(tool_call_id="call_bad", content=MISSING_RESULT)
+
+
+def test_llamabot_as_shipped_rewires_a_first_agents_tools_to_the_newest_agent():
+    # Named in the guide, not patched: @tool makes one node per function, and every AgentBot wires it back
+    # to its own decide node.
+    first = AgentBot(tools=[add], model_name=MODEL)
+    second = AgentBot(tools=[add], model_name=MODEL)
+    assert add.successors["decide"] is second.decide_node is not first.decide_node
 
 
 def test_async_agentbot_keeps_the_protocol_in_an_async_store(store, litellm):

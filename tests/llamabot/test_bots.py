@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from messages import (
     AIMessage,
     InMemoryThreadStore,
+    InvalidArgumentError,
     OrphanToolResultError,
     ToolCall,
     ToolMessage,
@@ -226,6 +227,16 @@ def test_json_mode_needs_a_pydantic_model_as_llamabots_bots_do():
     bot.pydantic_model = Answer
     bot.mock_response = '{"value": 3}'
     assert bot("hi").content == '{"value": 3}'
+
+
+def test_chat_memory_is_refused_naming_memory_where_llamabot_sends_it_to_litellm():
+    shipped = llamabot.SimpleBot(
+        "s", model_name=MODEL, chat_memory=llamabot.ChatMemory()
+    )  # as `llamabot chat` does
+    assert shipped.memory is None
+    assert "chat_memory" in shipped.completion_kwargs  # a request parameter of every litellm call
+    with pytest.raises(InvalidArgumentError, match="the memory is memory=, not chat_memory="):
+        SimpleBot("s", model_name=MODEL, chat_memory=llamabot.ChatMemory())
 
 
 def test_a_dict_is_refused_naming_load_messages():

@@ -156,6 +156,16 @@ def test_tool_calls_given_as_dicts_are_read_and_given_back_as_dicts():
     assert back.tool_calls == [call]
 
 
+def test_tool_calls_given_as_openai_sdk_objects_are_read():
+    from openai.types.chat import ChatCompletionMessageFunctionToolCall
+
+    call = ChatCompletionMessageFunctionToolCall(
+        id="call_1", type="function", function={"name": "add", "arguments": '{"a": 1}'}
+    )
+    (typed,) = from_llamabot([lm.AIMessage(content="", tool_calls=[call])])
+    assert typed.tool_calls == [ToolCall(id="call_1", name="add", arguments='{"a": 1}')]
+
+
 def test_a_calls_provider_fields_go_both_ways():
     call = ChatCompletionMessageToolCall(
         function=Function(name="f", arguments="{}"),

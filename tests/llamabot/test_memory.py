@@ -339,3 +339,14 @@ def test_the_envelope_is_kept_in_the_stores_metadata_under_llamabot(tmp_path):
         "llamabot": {"kind": "llamabot.components.messages.ThoughtMessage", "prompt_hash": "h1"}
     }
     store.close()
+
+
+def test_the_examples_in_the_docstrings_run():
+    import doctest
+
+    import messages.integrations.llamabot._bots as bots
+    import messages.integrations.llamabot._decide as decide
+    import messages.integrations.llamabot._memory as memory_module
+
+    for module in (memory_module, bots, decide):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -202,9 +202,12 @@ class DecideNode(LlamabotDecideNode):  # type: ignore[misc]
             if forced is not None:
                 self.memory.append(new)
                 return forced
-            name, answered = self._dispatch(state, prep_res, span)
-            if new or answered:
-                self.memory.append([*new, *answered])
+            answered: list[Message] = []
+            try:
+                name, answered = self._dispatch(state, prep_res, span)
+            finally:  # what happened is stored even when the call's arguments cannot be read
+                if new or answered:
+                    self.memory.append([*new, *answered])
             return name
 
     async def aexec(self, prep_res: dict[str, Any]) -> str:
@@ -228,9 +231,12 @@ class DecideNode(LlamabotDecideNode):  # type: ignore[misc]
             if forced is not None:
                 await self.memory.aappend(new)
                 return forced
-            name, answered = self._dispatch(state, prep_res, span)
-            if new or answered:
-                await self.memory.aappend([*new, *answered])
+            answered: list[Message] = []
+            try:
+                name, answered = self._dispatch(state, prep_res, span)
+            finally:
+                if new or answered:
+                    await self.memory.aappend([*new, *answered])
             return name
 
     def post(self, shared: dict[str, Any], prep_res: Any, exec_res: str) -> str:
