@@ -18,7 +18,7 @@ from tests.docs.test_examples import RUN_ELSEWHERE, python_blocks, run_blocks
 
 pytestmark = [pytest.mark.litellm, *LLAMABOT_WARNINGS]
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "llamabot.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs/guide/llamabot.md"
 
 
 def test_the_page_is_left_to_this_test_by_the_docs_tests():

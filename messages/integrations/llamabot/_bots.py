@@ -104,15 +104,6 @@ class _Native:
     """What ``SimpleBot`` and ``AsyncSimpleBot`` share, without I/O: composing the conversation, building
     the request, recording the spans, reading the reply. The attributes are llamabot's ``SimpleBot``'s."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if "chat_memory" in kwargs:
-            raise InvalidArgumentError(
-                f"{type(self).__name__}(): the memory is memory=, not chat_memory= (llamabot's SimpleBot "
-                "sends every keyword it does not know to litellm, as a request parameter)",
-                argument="chat_memory",
-            )
-        super().__init__(*args, **kwargs)
-
     system_prompt: Any
     model_name: str
     temperature: float
@@ -123,6 +114,15 @@ class _Native:
     mock_response: str | None
     completion_kwargs: dict[str, Any]
     _trace_ids: list[str]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "chat_memory" in kwargs:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}(): the memory is memory=, not chat_memory= (llamabot's SimpleBot "
+                "sends every keyword it does not know to litellm, as a request parameter)",
+                argument="chat_memory",
+            )
+        super().__init__(*args, **kwargs)
 
     def _system(self) -> list[Message]:
         (typed,), _ = from_llamabot([self.system_prompt], envelopes=True)
