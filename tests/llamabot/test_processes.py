@@ -1,7 +1,7 @@
 """A conversation begun by a bot or an agent in one process and gone on with in another, on SQLite and on
-PostgreSQL in both flavours: the second process sends the first one's tool calls and results, paired by
-id, to a stand-in OpenAI that checks the protocol; an agent whose tool raised in the first process has
-that call answered as not run in the second."""
+PostgreSQL in both flavours (each once): the second process sends the first one's tool calls and
+results, paired by id, to a stand-in OpenAI that checks the protocol; an agent whose tool raised in the
+first process has that call answered as not run in the second."""
 
 from __future__ import annotations
 
@@ -65,9 +65,12 @@ def in_another_process(zygote: Zygote, order: dict, tmp_path: Path) -> list:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+# Each durable backend in each flavour, once across the two tests (a second process costs seconds).
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres-async", marks=pytest.mark.postgres)])
 def test_a_simplebot_tool_call_begun_in_one_process_is_answered_in_another(
-    durable, zygote, tmp_path, litellm
+    backend, make_spec, zygote, tmp_path, litellm
 ):
+    durable = make_spec(backend)
     with checking_server(arithmetic) as server:
         got = in_another_process(
             zygote,
@@ -95,9 +98,11 @@ def test_a_simplebot_tool_call_begun_in_one_process_is_answered_in_another(
     assert sent[3] == {"role": "tool", "tool_call_id": call_id, "content": "5"}
 
 
+@pytest.mark.parametrize("backend", ["sqlite-async", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_an_agent_goes_on_in_another_process_and_closes_a_call_its_tool_never_answered(
-    durable, zygote, tmp_path, litellm
+    backend, make_spec, zygote, tmp_path, litellm
 ):
+    durable = make_spec(backend)
     plan = steps(calls("add", a=2, b=3), answers("It is {}."))
     explode = steps(calls("explode", reason="the first process dies here"))
 
