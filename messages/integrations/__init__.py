@@ -7,6 +7,9 @@ subpackage                         what it gives the framework
                                    through litellm with the provider profiles (``[autogen]``)
 ``messages.integrations.``         an Agent Framework history provider over the package's thread
 ``agent_framework``                stores, sync or async (``[agent-framework]``)
+``messages.integrations.``         llamabot's bots on the package's messages: a chat memory over the
+``llamabot``                       stores, a ``SimpleBot`` sending the tool-call protocol, a decide
+                                   node for ``AgentBot`` (``[llamabot]``)
 =================================  ===============================================================
 
 An integration is built on ``messages.convert``, ``messages.context``, ``messages.profiles`` and
