@@ -31,6 +31,7 @@ BENCHMARKS = {
     "autogen": "benchmarks.bench_autogen",
     "agent-framework": "benchmarks.bench_agent_framework",
     "compaction": "benchmarks.bench_compaction",
+    "turn": "benchmarks.bench_turn",
 }
 
 

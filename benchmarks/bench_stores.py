@@ -223,7 +223,7 @@ def main(quick: bool = False) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="bench-stores-") as tmp:
         directory = Path(tmp)
         backends: list[tuple[str, Callable[[], AbstractContextManager[ThreadStore]]]] = [
-            ("SQLite (synchronous=FULL, the default)", lambda: sqlite_store(directory)),
+            ("SQLite (synchronous=FULL)", lambda: sqlite_store(directory)),
         ]
         if dsn:
             backends.append(("PostgreSQL", lambda: postgres_store(dsn)))
@@ -231,7 +231,7 @@ def main(quick: bool = False) -> list[Figure]:
         for name, make in backends:
             results[name] = (appends(name, make, to_append, repeat), load(name, make, to_load, repeat))
         # SQLite's NORMAL sync mode, for comparison: durable across a killed process, not a power cut.
-        normal = "SQLite (synchronous=NORMAL)"
+        normal = "SQLite (synchronous=NORMAL, the default)"
         single = Table(f"{normal}: append {n_append:,} messages one at a time (one run)")
         with sqlite_store(directory, "NORMAL") as store:
             thread_id = store.create_thread()

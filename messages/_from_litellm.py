@@ -30,15 +30,48 @@ _UNHELD = {
 
 
 def field(obj: Any, key: str) -> Any:
-    """``obj[key]`` for a mapping, ``obj.key`` otherwise; ``None`` when absent."""
+    """``obj[key]`` for a mapping, ``obj.key`` otherwise; ``None`` when absent.
+
+    A pydantic object (litellm's and the OpenAI SDK's replies) is read from its fields and extras first: a
+    name it does not have is ``None`` without asking ``getattr``, whose miss costs a raised and caught
+    ``AttributeError`` in pydantic's ``__getattr__`` (most of what reading a reply took: ``python3
+    scripts/dev.py bench turn`` times ``from_litellm``)."""
+    if type(obj) is dict:
+        return obj.get(key)
+    values = getattr(obj, "__dict__", None)
+    if values is not None and key in values:
+        return values[key]
     if isinstance(obj, Mapping):
         return obj.get(key)
+    if values is not None and _pydantic_without(type(obj), key):
+        extra = getattr(obj, "__pydantic_extra__", None)
+        return extra.get(key) if extra else None
     return getattr(obj, key, None)
+
+
+_WITHOUT: dict[tuple[type, str], bool] = {}
+
+
+def _pydantic_without(kind: type, key: str) -> bool:
+    """Whether ``kind`` is a pydantic model class with no class attribute ``key`` (no property or method
+    of that name): an instance then holds ``key`` in its fields or extras, or not at all (cached: the
+    question costs a raised ``AttributeError`` in pydantic's metaclass when the answer is no)."""
+    found = _WITHOUT.get((kind, key))
+    if found is None:
+        found = hasattr(kind, "__pydantic_fields__") and not hasattr(kind, key)
+        if len(_WITHOUT) < 4_096:
+            _WITHOUT[(kind, key)] = found
+    return found
+
+
+_SCALARS = (str, int, float, bool)
 
 
 def plain(value: Any) -> Any:
     """A JSON-like copy of a provider payload (TypedDicts and pydantic objects become dicts; ``None`` values
     kept)."""
+    if value is None or type(value) in _SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -50,7 +83,7 @@ def plain(value: Any) -> Any:
 
 
 def _non_empty_fields(value: Any, *, drop: frozenset[str] = frozenset()) -> dict[str, Any] | None:
-    if not isinstance(value, Mapping):
+    if value is None or not isinstance(value, Mapping):
         return None
     kept = {str(k): plain(v) for k, v in value.items() if v is not None and k not in drop}
     return kept or None

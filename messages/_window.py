@@ -9,43 +9,54 @@ else (which starts a unit); and, for the bounds, through a weight per item.
 The same rules place the window read from a store (``LocalThread.read(store, window)``): ``plan_read``
 asks a store only for what a window can return (a generator without I/O, driven by ``read_sync`` and
 ``read_async``), with ``TailWalk`` (the newest whole units within a budget, which ``Suffix`` walks back
-with too) and ``head_end`` (where a head ends, which ``head_units`` counts with). Buffered and
-head-and-tail windows weigh each message 1, so the roles alone (one short column, no message parsed) place
-the cut, and only the kept messages are read; a token-limited window reads messages from the end, a page
-at a time, until its budget is spent. Every cut falls between units, so no call is cut from its result.
-The window is then given that part of the thread (``Units.mark_gap``: how many items it leaves out, and
-where). A summary checkpoint (a stored summary standing for every message before a position) fits the same
-read later: the walk stops at the newest checkpoint, whose summary then stands in for what precedes it, as
-the head and the placeholder do here (docs/stores.md). A plan with ``checkpoint`` asks for the newest
-checkpoint first (``Latest``), and the tail then never reaches below its position; with ``counter``, the
-counts of its weigher are read from the store where saved (``Counts``) and those it makes are saved back
-(``SaveCounts``), so that each message is counted once per counter. ``messages.compaction`` drives the same
-requests to compact a thread.
+with too) and ``head_end`` (where a head ends, which ``head_units`` counts with). It asks for one
+``Window``: the thread's length, the rows of its lead and head and of a page from the end, from one snapshot
+(one statement in the package's stores; the public methods of any other store, ``_Public``); again with a
+larger page when the window reaches past it. Buffered and head-and-tail windows weigh each message 1, so
+the roles alone place the cut; a token-limited window weighs each row by the count saved under its counter,
+else this process's count of the same text (``messages._counts``), else by counting it. Only the kept
+messages are parsed (``Keep``). Every cut falls between units, so no call is cut from its result. The
+window is then given that part of the thread (``Units.mark_gap``: how many items it leaves out, and where),
+with the cut already placed (``Suffix.place``). A summary checkpoint (a stored summary standing for every
+message before a position) fits the same read later: the walk stops at the newest checkpoint, whose summary
+then stands in for what precedes it, as the head and the placeholder do here (docs/stores.md). A plan with
+``checkpoint`` gets the newest checkpoint with the rows, and the tail never reaches below its position; with
+``counter``, the counts it had to find are handed back (``SaveCounts``), for the store to save with the
+thread's next append, so that each message is counted once per counter. ``messages.compaction`` drives the
+single-step requests (``Length``, ``Roles``, ``Messages``, ``Latest``, ``Counts``) to compact a thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from messages.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
+    from messages._counts import SharedCounts
     from messages.models import Message
 
 __all__ = [
     "SYSTEM_ROLES",
+    "Keep",
     "Part",
     "ReadPlan",
+    "SaveCounts",
+    "Snapshot",
     "Suffix",
     "TailWalk",
     "TokenWindow",
     "Units",
+    "Window",
+    "WindowRow",
+    "adrive",
     "answer_async",
     "answer_sync",
     "checked_count",
     "counter_argument",
+    "drive",
     "drive_sync",
     "head_and_tail_window",
     "head_end",
@@ -57,6 +68,7 @@ __all__ = [
     "read_async",
     "read_sync",
     "suffix_window",
+    "window_row",
 ]
 
 T = TypeVar("T")
@@ -125,6 +137,23 @@ class Units:
         else:
             self.starts.append(index)
 
+    def add_roles(self, roles: Iterable[str]) -> None:
+        """``add`` for items of these roles, one after the other (a system message's role is ``system`` or
+        ``developer``, a tool result's ``tool``): a store read's part, loaded at once."""
+        index, starts = self.size, self.starts
+        for role in roles:
+            if starts:
+                if role != "tool":
+                    starts.append(index)
+            elif role in SYSTEM_ROLES and self.lead == index and self.gap is None:
+                self.lead += 1
+            elif role == "tool" and self.skip_orphans:
+                self.skipped += 1
+            else:
+                starts.append(index)
+            index += 1
+        self.size = index
+
     def clear(self) -> None:
         self.lead = 0
         self.skipped = 0
@@ -169,6 +198,11 @@ class Suffix:
         self.first = 0
         self.total = 0
         self._synced = None
+
+    def place(self, units: Units, total: int) -> None:
+        """Set the window to the units after the items a store read left out, weighing ``total``: where the
+        read placed it (``Part.placed``), so that it is not walked again."""
+        self.first, self.total, self._synced = units.floor(), total, units.size
 
     def _weight(self, start: int, end: int) -> int:
         weigh = self._weigh
@@ -403,7 +437,8 @@ class ReadPlan:
     """What a window needs of a thread, from ``window._read_plan()``."""
 
     tail: Callable[[Sequence[Message]], float]
-    """The tail's budget, given the lead's messages."""
+    """The tail's budget, given the lead's messages and the summary (``checkpoint``); a plan that weighs
+    every message 1 (no ``weigh``) is given the summary alone: its budget counts messages after the lead."""
     weigh: Callable[[Message], int] | None = None
     """A message's weight (tokens); ``None``: every message weighs 1, and roles suffice to place the cut."""
     head: int | None = None
@@ -417,10 +452,13 @@ class ReadPlan:
     summary."""
     counter: str | None = None
     """The name of ``weigh``'s counter: counts saved in the store under it are used, and those made are
-    saved (``None``: counted on each read, nothing saved)."""
+    saved (``None``: nothing saved in the store)."""
     user_start: bool = False
     """When the tail cannot reach its floor (the budget cut it), start it on the first user turn among the
     units it keeps, if there is one, rather than on an answer without its question."""
+    counts: SharedCounts | None = None
+    """The counts ``weigh``'s counter made in this process, by message text (``messages._counts``): a
+    message no store saved a count of is counted only when it is not there."""
 
 
 @dataclass
@@ -436,6 +474,17 @@ class Part:
     checkpoint: Any = None
     """The checkpoint read (``ReadPlan.checkpoint``): its summary stands for what precedes the tail, but the
     lead; ``None`` when there is none."""
+    length: int = 0
+    """The thread's length when it was read."""
+    thread_id: str | None = None
+    """The thread read."""
+    source: Any = None
+    """The store's turn memo (``messages.stores._turns.TurnMemo``) when it keeps what is appended to the
+    thread after this read (a compacting read of one of the package's stores): what lets a compactor tell
+    whether compaction is due without reading again."""
+    placed: bool = False
+    """Whether the read placed the window's cut (``plan_read``): every unit of ``tail`` fits the window's
+    budget, which the window need not walk again (``Suffix.place``)."""
 
 
 class Length:
@@ -474,13 +523,79 @@ class Counts:
 
 @dataclass(frozen=True)
 class SaveCounts:
-    """A request: save these token counts (``{position: tokens}``) under ``counter``."""
+    """A request: save these token counts (``{position: tokens}``) under ``counter``; ``ids`` (by position)
+    are the ids of the messages counted, where the read knows them: a store that saves the counts later
+    saves only those whose message is still there."""
 
     counter: str
     counts: dict[int, int]
+    ids: dict[int, str] | None = None
 
 
-Request = Length | Roles | Messages | Latest | Counts | SaveCounts
+@dataclass(frozen=True)
+class Window:
+    """A request: what a window read needs of the thread, from one snapshot of it (a ``Snapshot``): its
+    length, its newest checkpoint (``checkpoint``), and a row for each of its first ``lead`` and last
+    ``tail`` positions (a store may give more). A row is the message's role, the count saved under
+    ``counter``, and, from the package's stores, the stored text and the message's id; a store that can
+    give no text gives the message itself where the read weighs messages (``weighted``)."""
+
+    lead: int
+    tail: int
+    counter: str | None = None
+    checkpoint: bool = False
+    weighted: bool = False
+
+    @property
+    def fetched(self) -> int:
+        """How many rows from the end the package's stores give: ``tail``, or four times that for a read
+        that weighs messages (a token budget reaches past the first page; a row's text is not decoded
+        unless it is kept or counted, so a few more rows cost little, and another statement more)."""
+        return self.tail * 4 if self.weighted else self.tail
+
+
+WindowRow = tuple[Any, ...]
+"""One position of a ``Snapshot``: a tuple (a stored row as the database gives it, not copied into an object
+of its own), read by these indexes: ``ROLE``, the message's role; ``TOKENS``, the count saved under the
+request's counter (or ``None``); ``TEXT``, the stored message (its JSON) when the store gives it;
+``MESSAGE_ID``, for a ``weighted`` request; ``MESSAGE``, the message itself when the store gives it instead
+of its text (``None``, or no such index)."""
+ROLE, TOKENS, TEXT, MESSAGE_ID, MESSAGE = 1, 2, 3, 4, 5
+
+
+def window_row(
+    position: int,
+    role: str,
+    tokens: int | None,
+    text: str | bytes | None,
+    message_id: str | None,
+    message: Message | None = None,
+) -> WindowRow:
+    """A ``WindowRow``."""
+    return (position, role, tokens, text, message_id, message)
+
+
+@dataclass
+class Snapshot:
+    """The answer to a ``Window`` request: what one snapshot of the thread holds."""
+
+    length: int
+    checkpoint: Any
+    rows: dict[int, WindowRow]
+    """By position: every position of the ranges asked for (and maybe more)."""
+    source: Any = None
+    """The store's turn memo, when it keeps what is appended after this read (``Part.source``)."""
+
+
+@dataclass(frozen=True)
+class Keep:
+    """A request: the messages of each of ``ranges`` (``[lo, hi)`` positions of the last ``Window``'s
+    snapshot), one list per range."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+
+Request = Length | Roles | Messages | Latest | Counts | SaveCounts | Window | Keep
 _LEAD_PAGE = 8
 _PAGE = 64
 
@@ -488,72 +603,140 @@ _PAGE = 64
 def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
     """The reads that give a window what it keeps of a thread, and that part (see the module docstring).
 
-    Positions are fixed by the length read first: messages are only ever appended, so later reads of
-    positions below it see the same messages, whatever is appended meanwhile. The checkpoint is read before
-    the length: a checkpoint never covers more than the thread held when it was stored."""
-    checkpoint = (yield Latest()) if plan.checkpoint else None
-    length: int = yield Length()
-    lead = yield from lead_length(length)
-    if checkpoint is not None and checkpoint.upto <= lead:
-        checkpoint = None  # it stands for nothing a read would leave out
-    if lead == length:  # no unit: the whole history is the window
-        return Part((yield Messages(0, length)), 0, [])
-    if plan.head is not None and plan.tail_fixed is not None and length - lead <= plan.head + plan.tail_fixed:
-        return Part((yield Messages(0, length)), 0, [])  # it fits: the whole history
-    head_messages: list[Message] = yield Messages(0, lead)
-    weights: dict[int, int] = {}
-    fresh: dict[int, int] = {}  # counts made here, to save under plan.counter
-    floor = lead if checkpoint is None else checkpoint.upto
-    if plan.head is not None:
-        roles = yield Roles(lead, min(length, lead + plan.head + 1))
-        starts = (p for p, role in enumerate(roles, lead) if p > lead and starts_unit(role, p, lead))
-        floor = head_end(starts, lead, plan.head)
-        if floor > lead:
-            head_messages += yield Messages(lead, floor)
-    walk = TailWalk(plan.tail([*head_messages[:lead], *([checkpoint.summary] if checkpoint else [])]))
-    tail: list[Message] = []  # the messages read from the end, oldest first
-    hi, unit, page = length, 0, _PAGE
-    start = length
-    while not walk.done and hi > floor:
-        lo = max(floor, hi - page)
-        if plan.weigh is None:
-            roles = yield Roles(lo, hi)
-            units = [(p, 1, roles[p - lo]) for p in range(hi - 1, lo - 1, -1)]
-        else:
-            got: list[Message] = yield Messages(lo, hi)
-            tail[:0] = got
-            saved: list[int | None] = (yield Counts(lo, hi, plan.counter)) if plan.counter else []
-            for p in range(lo, hi):
-                stored = saved[p - lo] if saved else None
-                if stored is None:
-                    stored = fresh[p] = plan.weigh(got[p - lo])
-                weights[p] = stored
-            units = [(p, weights[p], got[p - lo].role) for p in range(hi - 1, lo - 1, -1)]
-        for position, weight, role in units:
+    One ``Window`` request asks for the thread's length, its newest checkpoint, the first positions (the
+    lead, and the head) and a page from the end, all from one snapshot; when those rows do not reach as far
+    as the window does (a lead longer than the page, a tail that the budget takes past the page), the
+    request is made again with a larger page, and the new snapshot is used whole (a store answering from
+    a cache of what it read gives the rows it has again: see ``_Public``). The messages are decoded last,
+    only those kept (``Keep``); a weighted read weighs a row by the count saved in the store, else by the
+    count this process made of the same text (``ReadPlan.counts``), else by counting the message; the
+    counts it had to find are saved (``SaveCounts``)."""
+    lead_page = _LEAD_PAGE + (plan.head + 1 if plan.head is not None else 0)
+    tail_page = _PAGE
+    weighted = plan.weigh is not None
+    # Counts not saved in the store (made here, or this process's), by position, with the id of the message
+    # counted: a later snapshot's row is weighed by them only if it holds the same message.
+    found: dict[int, tuple[int, object]] = {}
+    while True:
+        snapshot: Snapshot = yield Window(lead_page, tail_page, plan.counter, plan.checkpoint, weighted)
+        rows, length = snapshot.rows, snapshot.length
+        lead = 0
+        while lead < length and lead in rows and rows[lead][ROLE] in SYSTEM_ROLES:
+            lead += 1
+        if lead < length and lead not in rows:  # every row of the page is a system message: read on
+            lead_page *= 4
+            continue
+        checkpoint = snapshot.checkpoint
+        if checkpoint is not None and checkpoint.upto <= lead:
+            checkpoint = None  # it stands for nothing a read would leave out
+        whole = lead == length or (
+            plan.head is not None
+            and plan.tail_fixed is not None
+            and length - lead <= plan.head + plan.tail_fixed
+        )
+        if whole:  # no unit, or a head-and-tail history that fits: the whole history is the window
+            if len(rows) < length:
+                tail_page = max(tail_page * 2, length)
+                continue
+            [messages] = yield Keep(((0, length),))
+            return _part(snapshot, messages, 0, [])
+        floor = lead if checkpoint is None else checkpoint.upto
+        if plan.head is not None:
+            top = min(length, lead + plan.head + 1)
+            if any(p not in rows for p in range(lead, top)):
+                lead_page = max(lead_page * 4, top)
+                continue
+            starts = (p for p in range(lead + 1, top) if starts_unit(rows[p][ROLE], p, lead))
+            floor = head_end(starts, lead, plan.head)
+        summary = [checkpoint.summary] if checkpoint else []
+        head_messages: list[Message] = []
+        if weighted:  # the lead's tokens count: read it first (else with the tail, in one parse)
+            [head_messages] = yield Keep(((0, lead),))
+        walk = TailWalk(plan.tail([*head_messages, *summary]))
+        weights: dict[int, int] = {}
+        unit, position, short = 0, length - 1, False
+        while not walk.done and position >= floor:
+            row = rows.get(position)
+            if row is None:
+                short = True  # the walk needs rows the snapshot does not hold
+                break
+            weight = 1
+            if weighted:
+                saved = row[TOKENS]
+                if saved is None:
+                    known = found.get(position)
+                    if known is not None and known[1] == row[MESSAGE_ID]:
+                        saved = known[0]
+                    else:
+                        saved = yield from _count_row(plan, row, position)
+                        found[position] = (saved, row[MESSAGE_ID])
+                weight = weights[position] = saved
             unit += weight
-            if starts_unit(role, position, lead):
+            if starts_unit(row[ROLE], position, lead):
                 if not walk.offer(position, unit):
                     break
                 unit = 0
-        hi, page = lo, page * 2
-    start = walk.start if walk.start is not None else length
-    if plan.counter and fresh:
-        yield SaveCounts(plan.counter, fresh)
-    if plan.weigh is None:
-        tail = yield Messages(start, length)
-    else:
-        tail = tail[len(tail) - (length - start) :]
-    if plan.user_start and start > floor:
-        # The budget cut the tail: start it on its first user turn, where it has one.
-        first_user = next((i for i, message in enumerate(tail) if message.role == "user"), None)
-        if first_user:
-            tail, start = tail[first_user:], start + first_user
-    if plan.weigh is not None:
+            position -= 1
+        if short:
+            tail_page *= 2
+            continue
+        start = walk.start if walk.start is not None else length
+        if plan.user_start and start > floor:
+            # The budget cut the tail: start it on its first user turn, where it has one.
+            start = next((p for p in range(start, length) if rows[p][ROLE] == "user"), start)
+        if plan.counter and found:
+            counts = {p: count for p, (count, _) in found.items()}
+            ids = {p: i for p, (_, i) in found.items() if isinstance(i, str)}
+            yield SaveCounts(plan.counter, counts, ids or None)
+        ranges = [] if weighted else [(0, lead)]
+        if plan.head is not None:
+            ranges.append((lead, floor))
+        ranges.append((start, length))
+        kept: list[list[Message]] = yield Keep(tuple(ranges))
+        for part in kept[:-1]:
+            head_messages += part
+        tail = kept[-1]
+        if start == floor and plan.head is not None:  # the tail reaches the head: nothing is left out
+            return _part(snapshot, head_messages + tail, 0, [])
         offset = len(head_messages) - start
-        weights = {position + offset: weight for position, weight in weights.items() if position >= start}
-    if start == floor and plan.head is not None:  # the tail reaches the head: nothing is left out
-        return Part(head_messages + tail, 0, [], {})
-    return Part(head_messages, start - (floor if checkpoint is None else lead), tail, weights, checkpoint)
+        weights = {p + offset: weight for p, weight in weights.items() if p >= start}
+        omitted = start - (floor if checkpoint is None else lead)
+        return _part(snapshot, head_messages, omitted, tail, weights, checkpoint)
+
+
+def _part(
+    snapshot: Snapshot,
+    head: list[Message],
+    omitted: int,
+    tail: list[Message],
+    weights: dict[int, int] | None = None,
+    checkpoint: Any = None,
+) -> Part:
+    return Part(
+        head, omitted, tail, weights or {}, checkpoint, snapshot.length, source=snapshot.source, placed=True
+    )
+
+
+def _count_row(plan: ReadPlan, row: WindowRow, position: int) -> Generator[Request, Any, int]:
+    """The weight of a row no store saved a count of: this process's count of the same text, else the
+    message counted (and kept for the next read)."""
+    assert plan.weigh is not None
+    cache = plan.counts
+    text = row[TEXT]
+    message = row[MESSAGE] if len(row) > MESSAGE else None
+    if cache is not None:
+        if text is None and message is not None:
+            text = message.model_dump_json()  # the text the store keeps
+        if text is not None:
+            count = cache.get(text)
+            if count is not None:
+                return count
+    if message is None:
+        [[message]] = yield Keep(((position, position + 1),))
+    count = plan.weigh(message)
+    if cache is not None and text is not None:
+        cache.put(text, count)
+    return count
 
 
 def lead_length(length: int) -> Generator[Request, Any, int]:
@@ -589,82 +772,223 @@ class AsyncReader(Protocol):
     ) -> Awaitable[list[Message]]: ...
 
 
-def read_sync(store: SyncReader, thread_id: str, plan: ReadPlan) -> Part:
-    """Run ``plan_read`` against a sync store."""
-    return drive_sync(store, thread_id, plan_read(plan))
+@dataclass(frozen=True)
+class Call:
+    """A call of a store's public method (``_Public`` asks for them): ``None`` for an ``optional`` method
+    the store does not have."""
+
+    method: str
+    args: tuple[Any, ...]
+    optional: bool = False
+
+
+class _Public:
+    """The answers to a read's requests made of a store's public methods (``thread_info``, ``roles``,
+    ``messages``, and ``latest_checkpoint``, ``token_counts`` and ``save_token_counts`` where it has them):
+    what a store that is not one of the package's, or wraps one (Agent Framework's history provider), is
+    read through. Not one snapshot: each call reads on its own, as positions below the length read first
+    never change (a thread only grows). What one read learns is kept for its later requests: a page
+    asked for again is not read again."""
+
+    def __init__(self, thread_id: str) -> None:
+        self.thread_id = thread_id
+        self.length: int | None = None
+        self.checkpoint: Any = None
+        self.roles: dict[int, str] = {}
+        self.messages: dict[int, Message] = {}
+        self.tokens: dict[int, int] = {}
+
+    def answer(self, request: Any) -> Generator[Call, Any, Any]:
+        """The calls that answer ``request`` (each sent its result), and the answer."""
+        if isinstance(request, Window):
+            return (yield from self._window(request))
+        if isinstance(request, Keep):
+            kept = []
+            for lo, hi in request.ranges:
+                if any(p not in self.messages for p in range(lo, hi)):
+                    got = (yield Call("messages", (self.thread_id, lo, hi))) if hi > lo else []
+                    self.messages.update(zip(range(lo, hi), got, strict=True))
+                kept.append([self.messages[p] for p in range(lo, hi)])
+            return kept
+        if isinstance(request, SaveCounts):
+            return (yield Call("save_token_counts", (self.thread_id, request.counter, request.counts), True))
+        return (yield from _old_answer(self.thread_id, request))
+
+    def _window(self, request: Window) -> Generator[Call, Any, Snapshot]:
+        if self.length is None:
+            if request.checkpoint:  # before the length: a checkpoint never covers more than the thread held
+                self.checkpoint = yield Call("latest_checkpoint", (self.thread_id,), True)
+            info = yield Call("thread_info", (self.thread_id,))
+            if info.kind != "local":
+                yield Call("messages", (self.thread_id,))  # raises the store's ThreadKindError
+            self.length = int(info.length)
+        length = self.length
+        wanted = [(0, min(request.lead, length)), (max(request.lead, length - request.tail), length)]
+        for lo, hi in wanted:
+            have = self.messages if request.weighted else self.roles
+            for first, end in _missing(have, lo, hi):
+                if request.weighted:
+                    got = yield Call("messages", (self.thread_id, first, end))
+                    self.messages.update(zip(range(first, end), got, strict=True))
+                    self.roles.update((p, m.role) for p, m in zip(range(first, end), got, strict=True))
+                    if request.counter:
+                        saved = yield Call(
+                            "token_counts", (self.thread_id, request.counter, first, end), True
+                        )
+                        for p, count in zip(range(first, end), saved or (), strict=False):
+                            if count is not None:
+                                self.tokens[p] = count
+                else:
+                    got = yield Call("roles", (self.thread_id, first, end))
+                    self.roles.update(zip(range(first, end), got, strict=True))
+        rows = {
+            p: window_row(p, role, self.tokens.get(p), None, None, self.messages.get(p))
+            for p, role in self.roles.items()
+        }
+        return Snapshot(length, self.checkpoint, rows)
+
+
+def _missing(have: Mapping[int, object], lo: int, hi: int) -> list[tuple[int, int]]:
+    """The runs of positions of ``[lo, hi)`` that ``have`` lacks."""
+    runs: list[tuple[int, int]] = []
+    for p in range(lo, hi):
+        if p not in have:
+            if runs and runs[-1][1] == p:
+                runs[-1] = (runs[-1][0], p + 1)
+            else:
+                runs.append((p, p + 1))
+    return runs
+
+
+def _old_answer(thread_id: str, request: Any) -> Generator[Call, Any, Any]:
+    """The calls that answer one of the single-step requests (``Length``, ``Roles``, ``Messages``,
+    ``Latest``, ``Counts``), which ``messages._compaction`` makes."""
+    if isinstance(request, Length):
+        info = yield Call("thread_info", (thread_id,))
+        if info.kind != "local":
+            yield Call("messages", (thread_id,))  # raises the store's ThreadKindError
+        return info.length
+    if isinstance(request, Roles):
+        return (yield Call("roles", (thread_id, request.lo, request.hi))) if request.hi > request.lo else []
+    if isinstance(request, Messages):
+        return (
+            (yield Call("messages", (thread_id, request.lo, request.hi))) if request.hi > request.lo else []
+        )
+    if isinstance(request, Latest):
+        return (yield Call("latest_checkpoint", (thread_id,), True))
+    if isinstance(request, Counts):
+        if request.hi <= request.lo:
+            return []
+        counts = yield Call("token_counts", (thread_id, request.counter, request.lo, request.hi), True)
+        return counts if counts is not None else [None] * (request.hi - request.lo)
+    if isinstance(request, SaveCounts):
+        return (yield Call("save_token_counts", (thread_id, request.counter, request.counts), True))
+    raise TypeError(f"no store answers {request!r}")
+
+
+def _call_sync(store: Any, call: Call) -> Any:
+    method = getattr(store, call.method, None)
+    if method is None and call.optional:
+        return None
+    return method(*call.args)  # type: ignore[misc]
+
+
+async def _call_async(store: Any, call: Call) -> Any:
+    method = getattr(store, call.method, None)
+    if method is None and call.optional:
+        return None
+    return await method(*call.args)  # type: ignore[misc]
+
+
+def _calls_sync(store: Any, calls: Generator[Call, Any, Any]) -> Any:
+    answer: Any = None
+    try:
+        while True:
+            answer = _call_sync(store, calls.send(answer))
+    except StopIteration as done:
+        return done.value
+
+
+async def _calls_async(store: Any, calls: Generator[Call, Any, Any]) -> Any:
+    answer: Any = None
+    try:
+        while True:
+            answer = await _call_async(store, calls.send(answer))
+    except StopIteration as done:
+        return done.value
 
 
 def answer_sync(store: Any, thread_id: str, request: Any) -> Any:
-    """What a sync store answers to one of ``Request``'s requests."""
-    if isinstance(request, Length):
-        info = store.thread_info(thread_id)
-        if info.kind != "local":
-            store.messages(thread_id)  # raises the store's ThreadKindError
-        return info.length
-    if isinstance(request, Roles):
-        return store.roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-    if isinstance(request, Messages):
-        return store.messages(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-    if isinstance(request, Latest):
-        latest = getattr(store, "latest_checkpoint", None)  # a store of the MessageStore protocol alone
-        return latest(thread_id) if latest is not None else None
-    if isinstance(request, Counts):
-        counts = getattr(store, "token_counts", None)
-        if counts is None or request.hi <= request.lo:
-            return [None] * (request.hi - request.lo)
-        return counts(thread_id, request.counter, request.lo, request.hi)
-    if isinstance(request, SaveCounts):
-        save = getattr(store, "save_token_counts", None)
-        return save(thread_id, request.counter, request.counts) if save is not None else None
-    raise TypeError(f"no store answers {request!r}")
+    """What a sync store answers to one of the single-step requests (``messages._compaction``'s): its
+    public methods; a ``SaveCounts`` is kept for the thread's next append where the store can
+    (``_defer_counts``)."""
+    defer = getattr(store, "_defer_counts", None)
+    if isinstance(request, SaveCounts) and defer is not None:
+        return defer(thread_id, request)
+    return _calls_sync(store, _old_answer(thread_id, request))
 
 
 async def answer_async(store: Any, thread_id: str, request: Any) -> Any:
     """``answer_sync`` for an async store."""
-    if isinstance(request, Length):
-        info = await store.thread_info(thread_id)
-        if info.kind != "local":
-            await store.messages(thread_id)  # raises the store's ThreadKindError
-        return info.length
-    if isinstance(request, Roles):
-        return await store.roles(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-    if isinstance(request, Messages):
-        return await store.messages(thread_id, request.lo, request.hi) if request.hi > request.lo else []
-    if isinstance(request, Latest):
-        latest = getattr(store, "latest_checkpoint", None)
-        return await latest(thread_id) if latest is not None else None
-    if isinstance(request, Counts):
-        counts = getattr(store, "token_counts", None)
-        if counts is None or request.hi <= request.lo:
-            return [None] * (request.hi - request.lo)
-        return await counts(thread_id, request.counter, request.lo, request.hi)
-    if isinstance(request, SaveCounts):
-        save = getattr(store, "save_token_counts", None)
-        return await save(thread_id, request.counter, request.counts) if save is not None else None
-    raise TypeError(f"no store answers {request!r}")
+    defer = getattr(store, "_defer_counts", None)
+    if isinstance(request, SaveCounts) and defer is not None:
+        return defer(thread_id, request)
+    return await _calls_async(store, _old_answer(thread_id, request))
+
+
+def drive(requests: Generator[Any, Any, T], answer: Callable[[Any], Any]) -> T:
+    """Run a generator of requests, each answered by ``answer(request)``; its result."""
+    reply: Any = None
+    try:
+        while True:
+            reply = answer(requests.send(reply))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+async def adrive(requests: Generator[Any, Any, T], answer: Callable[[Any], Awaitable[Any]]) -> T:
+    """``drive`` with an awaited ``answer``."""
+    reply: Any = None
+    try:
+        while True:
+            reply = await answer(requests.send(reply))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
 
 
 def drive_sync(store: Any, thread_id: str, requests: Generator[Any, Any, T]) -> T:
-    """Run a generator of requests against a sync store (``answer_sync``); its result."""
-    answer: Any = None
-    try:
-        while True:
-            answer = answer_sync(store, thread_id, requests.send(answer))
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+    """Run a generator of single-step requests against a sync store (``answer_sync``); its result."""
+    return drive(requests, lambda request: answer_sync(store, thread_id, request))
+
+
+def read_sync(store: SyncReader, thread_id: str, plan: ReadPlan) -> Part:
+    """Run ``plan_read`` against a sync store: the store's own read (``_read_window``: the package's
+    stores, one snapshot per request) where it has one, else its public methods (``_Public``)."""
+    native = getattr(store, "_read_window", None)
+    if native is not None:
+        return native(thread_id, plan)  # type: ignore[no-any-return]
+    public = _Public(thread_id)
+    part = drive(plan_read(plan), lambda request: _calls_sync(store, public.answer(request)))
+    part.thread_id = thread_id
+    return part
 
 
 async def read_async(store: AsyncReader, thread_id: str, plan: ReadPlan) -> Part:
     """Run ``plan_read`` against an async store. A store whose calls run in a worker thread of its own
     (``OffloadedStore``: the async SQLite store) runs the whole read there, in one call (``_read_part``):
-    the loop is woken once per read instead of once per step, and the window's walk runs off the loop."""
+    the loop is woken once per read instead of once per step, and the window's walk runs off the loop. A
+    natively async store of the package's (PostgreSQL) reads with its own ``_aread_window``."""
     whole = getattr(store, "_read_part", None)
     if whole is not None:
         return await whole(thread_id, plan)  # type: ignore[no-any-return]
-    reads = plan_read(plan)
-    answer: Any = None
-    try:
-        while True:
-            answer = await answer_async(store, thread_id, reads.send(answer))
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+    native = getattr(store, "_aread_window", None)
+    if native is not None:
+        return await native(thread_id, plan)  # type: ignore[no-any-return]
+    public = _Public(thread_id)
+
+    async def answer(request: Any) -> Any:
+        return await _calls_async(store, public.answer(request))
+
+    part = await adrive(plan_read(plan), answer)
+    part.thread_id = thread_id
+    return part

@@ -26,6 +26,7 @@ __all__ = [
     "DUMPERS",
     "Dumper",
     "WireModel",
+    "check_string_keys",
     "copy_json",
     "flat_init",
     "json_strings",
@@ -35,6 +36,7 @@ __all__ = [
 ]
 
 _REPR_LIMIT = 72
+_J = typing.TypeVar("_J")
 
 Dumper = Callable[[Any], dict[str, Any]]
 
@@ -102,6 +104,36 @@ def copy_json(value: Any) -> Any:
                 pending.append(copy)
             node[key] = copy  # replacing the value of an existing key: the iteration stays valid
     return top
+
+
+def check_string_keys(value: _J) -> _J:
+    """``value``, once every object key inside it is known to be a string; a ``ValueError`` naming the
+    path of the first one that is not (inside a model field, pydantic adds the field's location).
+
+    Provider payloads are opaque ``Any`` below their top level, and JSON has string keys only: a payload
+    holding ``{0: ...}`` would dump as ``{"0": ...}`` and read back as another value, so it is refused when
+    the message is built instead of changing on its way through a store. Iterative and cycle-aware, like
+    ``copy_json``.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if not isinstance(item, (dict, list)) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    where = f" at {path}" if path else ""
+                    raise ValueError(
+                        f"the key {key!r}{where} is not a string ({type(key).__name__}): JSON object keys "
+                        f"are strings, so it would not read back as it was given; use {str(key)!r}"
+                    )
+                stack.append((f"{path}.{key}" if path else key, child))
+        else:
+            stack.extend((f"{path}[{n}]", child) for n, child in enumerate(item))
+    return value
 
 
 def json_strings(value: Any) -> Iterator[tuple[str, str]]:

@@ -53,8 +53,15 @@ several processes compacting one thread at once, one stores its checkpoint and t
 read then uses the winner's.
 
 **Token counts.** With a named counter (``model=``, or ``counter_name=`` beside a counter function), each
-message is counted once and the count is saved beside it in the store (``store.token_counts``), so a turn
-counts only what is new.
+message is counted once and the count is saved beside it in the store (``store.token_counts``, by the
+thread's next append), so a turn counts only what is new; a counter function without a name is counted
+once per process (``messages._counts``).
+
+**Nothing read when nothing is due.** ``compact`` decides from the last read of the thread by one of the
+compactor's windows and what this process appended to it since (the package's stores keep that in memory):
+when compaction is not due it makes no call of the store. When that cannot be told (another writer appended
+in between, the thread was not read through the compactor's window) or compaction is due, it reads the
+thread.
 """
 
 from __future__ import annotations
@@ -76,6 +83,7 @@ from messages._compaction import (
     SummaryResult,
     plan_compaction,
 )
+from messages._counts import SharedCounts, shared_counts
 from messages._window import (
     Part,
     ReadPlan,
@@ -93,6 +101,7 @@ from messages.context import (
     MessageTokenCounter,
     TokenCounter,
     _check_message,
+    _counted,
     _counter_of,
 )
 from messages.errors import (
@@ -401,11 +410,13 @@ class CompactingContext(ChatCompletionContext):
         self._counter_name = f"litellm:{model}" if model is not None else counter_name
         # The counter and the list's overhead, made on first use, shared by the windows of one compactor.
         self._made: dict[str, Any] = {}
+        # The last store read of each thread by a window of these settings: what a compactor needs to tell,
+        # without reading again, whether compaction is due (shared by the windows of one compactor).
+        self._reads: dict[str, _Read] = {}
         self._tokens = TokenWindow(self._count_at, self._ensure_overhead)
         self._suffix = Suffix()
         self._checkpoint: Checkpoint | None = None
         self._summary_tokens: int | None = None
-        self._fixed: dict[str, int] = {}  # counts of the lead and summaries, read again each turn, by dump
         super().__init__(initial_messages)
 
     def __repr__(self) -> str:
@@ -453,7 +464,7 @@ class CompactingContext(ChatCompletionContext):
 
     def _same_settings(self) -> CompactingContext:
         """A fresh window with these settings, sharing this one's counter (made once: litellm's takes
-        milliseconds to set up) and its counts of the lead and the summaries."""
+        milliseconds to set up) and its record of the last read of each thread."""
         fresh = CompactingContext(
             self._limit,
             trigger=self._trigger,
@@ -463,7 +474,7 @@ class CompactingContext(ChatCompletionContext):
             message_token_counter=self._message_counter,
             counter_name=None if self._model is not None else self._counter_name,
         )
-        fresh._made, fresh._fixed = self._made, self._fixed
+        fresh._made, fresh._reads = self._made, self._reads
         return fresh
 
     # -- counting -----------------------------------------------------------------------------------------
@@ -486,14 +497,12 @@ class CompactingContext(ChatCompletionContext):
         )
 
     def _count_fixed(self, message: Message) -> int:
-        """``count_tokens`` for a message every turn reads again (the lead, a summary): counted once."""
-        key = message.model_dump_json()
-        count = self._fixed.get(key)
-        if count is None:
-            if len(self._fixed) > 256:
-                self._fixed.clear()
-            count = self._fixed[key] = self.count_tokens(message)
-        return count
+        """``count_tokens`` for a message every turn reads again (the lead, a summary): counted once in this
+        process (``messages._counts``)."""
+        counts = self._shared_counts()
+        if counts is None:
+            return self.count_tokens(message)  # an estimate: nothing to spare
+        return _counted(counts, self.count_tokens, message)
 
     def _ensure_counter(self) -> MessageTokenCounter:
         made = self._made
@@ -592,16 +601,26 @@ class CompactingContext(ChatCompletionContext):
             InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
                 ``TypeError`` and a ``ValueError``).
         """
+        size = self._whole_size()
+        return size is None or size > self._trigger
+
+    def _whole_size(self) -> int | None:
+        """The size of the lead, the summary and everything after it, as this window holds them; ``None``
+        when the store read slid (it left out messages after the checkpoint: over the limit)."""
         units = self._units
         floor = self._checkpoint.upto if self._checkpoint is not None else units.lead
         if units.gap is not None and units.omitted > floor - units.lead:
-            return True  # the read slid: the tail since the checkpoint is over the limit
+            return None  # the read slid: the tail since the checkpoint is over the limit
         if not self._counted:
-            size = len(self._history) - units.lead + (self._checkpoint is not None)
-        else:
-            size = self._ensure_overhead() + sum(self._tokens.count(i) for i in range(len(self._history)))
-            size += self._summary_weight()
-        return size > self._trigger
+            return len(self._history) - units.lead + (self._checkpoint is not None)
+        size = self._ensure_overhead() + sum(self._tokens.count(i) for i in range(len(self._history)))
+        return size + self._summary_weight()
+
+    def _shared_counts(self) -> SharedCounts | None:
+        """This process's counts of the window's counter (``messages._counts``): by its name, or by the
+        function given; ``None`` for a window that counts messages."""
+        key = self._counter_name or self._list_counter or self._message_counter
+        return shared_counts(key) if key is not None else None
 
     def _read_plan(self) -> ReadPlan | None:
         if type(self).get_messages is not CompactingContext.get_messages:
@@ -622,6 +641,7 @@ class CompactingContext(ChatCompletionContext):
             checkpoint=True,
             counter=self._counter_name,
             user_start=True,
+            counts=self._shared_counts(),
         )
 
     def _load_part(self, part: Part) -> None:
@@ -629,6 +649,20 @@ class CompactingContext(ChatCompletionContext):
         for index, weight in part.weights.items():
             self._tokens.counts[index] = weight
         self._checkpoint, self._summary_tokens = part.checkpoint, None
+        if self._counted:
+            for index in range(self._units.lead):  # the lead, read again each turn: counted once
+                self._tokens.counts[index] = self._count_fixed(self._history[index])
+        if part.placed:
+            if self._counted:
+                self._tokens.suffix.place(self._units, sum(part.weights.values()))
+            else:
+                self._suffix.place(self._units, len(part.tail))
+        if part.source is not None and part.thread_id is not None:
+            reads = self._reads
+            reads.pop(part.thread_id, None)
+            reads[part.thread_id] = _Read(part.source, part.length, self._whole_size())
+            while len(reads) > _READS:
+                del reads[next(iter(reads))]
 
     # -- state --------------------------------------------------------------------------------------------
 
@@ -686,6 +720,21 @@ class CompactingContext(ChatCompletionContext):
                 raise ContextStateError(f"the state's 'checkpoint' does not read: {exc}") from None
         super().load_state({k: v for k, v in state.items() if k != "checkpoint"})
         self._checkpoint, self._summary_tokens = checkpoint, None
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A compacting window's store read of a thread, as a compactor needs it to tell whether compaction is
+    due without reading again: the store's memo of what is appended after the read, the thread's length
+    then, and the window's whole size (``None``: the read slid, compaction is due)."""
+
+    source: Any
+    length: int
+    size: int | None
+
+
+_READS = 1_024
+"""How many threads' last reads a compactor keeps."""
 
 
 class Compactor:
@@ -803,6 +852,10 @@ class Compactor:
         """Compact ``thread`` (a ``LocalThread`` or its id) in the sync ``store`` if it is due (always
         with ``force``, when there is a whole exchange to summarize): what was written.
 
+        Whether it is due is told without a read where it can be: from the last read of the thread by a
+        window of this compactor (``window()``) and what this process appended to it since; then, when
+        nothing is due, the store is not called at all (see the module docstring).
+
         A checkpoint another compactor stored first on the same base is no error: ``Compaction.conflict``
         reports it. When the summarizer fails, nothing is written and the thread reads as before.
 
@@ -827,6 +880,9 @@ class Compactor:
         )
         force = check_flag(force, "force", "Compactor.compact")
         thread_id = getattr(thread, "id", thread)
+        if not force and self._not_due(store, thread_id):
+            return Compaction(False, (), None)
+        self._template._reads.pop(thread_id, None)  # read again below; what it writes changes the window
         steps = plan_compaction(self._settings(), thread_id, force=force)
         answer: Any = None
         try:
@@ -853,6 +909,9 @@ class Compactor:
         )
         force = check_flag(force, "force", "Compactor.acompact")
         thread_id = getattr(thread, "id", thread)
+        if not force and self._not_due(store, thread_id):
+            return Compaction(False, (), None)
+        self._template._reads.pop(thread_id, None)  # read again below; what it writes changes the window
         steps = plan_compaction(self._settings(), thread_id, force=force)
         answer: Any = None
         try:
@@ -866,6 +925,34 @@ class Compactor:
                     answer = await answer_async(store, thread_id, request)
         except StopIteration as done:
             return _compaction(done.value)
+
+    def _not_due(self, store: Any, thread_id: object) -> bool:
+        """Whether compaction of ``thread_id`` is not due, told without a read: from the last store read of
+        the thread by a window of this compactor and what this process appended to it since (the store's
+        memo), when both can say; ``False`` (read the thread, and decide there) when they cannot."""
+        if not isinstance(thread_id, str):
+            return False
+        read = self._template._reads.get(thread_id)
+        memo = getattr(store, "_memo", None)
+        if read is None or memo is None or read.source is not memo or read.size is None:
+            return False
+        appended = memo.since(thread_id, read.length)
+        if appended is None:
+            return False
+        window = self._template
+        size = read.size
+        counts = window._shared_counts()
+        for message, text in appended:
+            if window.measure == "messages":
+                size += 1
+            elif counts is not None and (found := counts.get(text)) is not None:
+                size += found
+            else:
+                count = window.count_tokens(message)
+                if counts is not None:
+                    counts.put(text, count)
+                size += count
+        return size <= window.trigger
 
     def _summarize(self, request: SummaryRequest) -> SummaryResult:
         """Call the summarizer (in a worker thread when there is a timeout); its failures as

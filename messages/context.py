@@ -48,12 +48,14 @@ are cached per message. Contexts are not thread-safe.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
+from messages._counts import SharedCounts, shared_counts
 from messages._io import dump_messages, load_messages
 from messages._tokens import OVERHEAD, direct_counter
 from messages._window import (
@@ -167,13 +169,14 @@ class ChatCompletionContext(ABC):
 
     def _load_part(self, part: Part) -> None:
         """Replace the history with the part of a thread a store read gave: ``part.head``, then
-        ``part.omitted`` messages left out, then ``part.tail``."""
+        ``part.omitted`` messages left out, then ``part.tail`` (at once: what ``_append`` does for each
+        message, and ``_reset`` for the new history)."""
         self.clear()
-        for message in part.head:
-            self._append(message)
+        self._history = [*part.head, *part.tail]
+        self._units.add_roles([message.role for message in part.head])
         self._units.mark_gap(part.omitted)
-        for message in part.tail:
-            self._append(message)
+        self._units.add_roles([message.role for message in part.tail])
+        self._reset()
 
     # -- state --------------------------------------------------------------------------------------------
 
@@ -308,6 +311,11 @@ class BufferedContext(ChatCompletionContext):
 
     def _reset(self) -> None:
         self._suffix.reset()
+
+    def _load_part(self, part: Part) -> None:
+        super()._load_part(part)
+        if part.placed:
+            self._suffix.place(self._units, len(part.tail))
 
     def _read_plan(self) -> ReadPlan | None:
         if type(self).get_messages is not BufferedContext.get_messages:
@@ -547,20 +555,44 @@ class TokenLimitedContext(ChatCompletionContext):
         super()._load_part(part)
         for index, weight in part.weights.items():
             self._tokens.counts[index] = weight
+        if self._units.lead:  # read again each turn: counted once in this process, whatever the counter
+            counts, count = (
+                self._shared_counts(),
+                self._checked_counter("the token count of a stored message"),
+            )
+            for index in range(self._units.lead):
+                self._tokens.counts[index] = _counted(counts, count, self._history[index])
+        if part.placed:
+            self._tokens.suffix.place(self._units, sum(part.weights.values()))
 
-    def _read_plan(self) -> ReadPlan | None:
-        if type(self).get_messages is not TokenLimitedContext.get_messages:
-            return None  # a subclass that chooses otherwise: it gets the whole thread
+    def _checked_counter(self, what: str) -> MessageTokenCounter:
+        """The window's counter, its counts checked (``checked_count``) and named ``what`` when refused."""
         counter = self._ensure_counter()
         argument = counter_argument(self._list_counter, self._message_counter)
 
         def count(message: Message) -> int:
-            return checked_count(counter(message), "the token count of a stored message", argument)
+            return checked_count(counter(message), what, argument)
+
+        return count
+
+    def _read_plan(self) -> ReadPlan | None:
+        if type(self).get_messages is not TokenLimitedContext.get_messages:
+            return None  # a subclass that chooses otherwise: it gets the whole thread
+        counts = self._shared_counts()
+        count = self._checked_counter("the token count of a stored message")
 
         def tail(lead: Sequence[Message]) -> float:
-            return self.token_limit - self._overhead - sum(count(message) for message in lead)
+            return self.token_limit - self._overhead - sum(_counted(counts, count, m) for m in lead)
 
-        return ReadPlan(tail=tail, weigh=count)
+        # The counts of litellm's counter are saved in the store under its name (a function has none).
+        name = f"litellm:{self._model}" if self._model is not None else None
+        return ReadPlan(tail=tail, weigh=count, counter=name, counts=counts)
+
+    def _shared_counts(self) -> SharedCounts:
+        """This process's counts of the window's counter (``messages._counts``): by the model's name, or by
+        the function given."""
+        key = self._model or self._list_counter or self._message_counter
+        return shared_counts(f"litellm:{key}" if isinstance(key, str) else key)
 
     def _reset(self) -> None:
         self._tokens.reset(len(self._history))
@@ -577,14 +609,22 @@ class TokenLimitedContext(ChatCompletionContext):
         return self._overhead
 
     def _count(self, index: int) -> int:
-        """The token count of the history's message at ``index`` (``TokenWindow`` caches it)."""
+        """The token count of the history's message at ``index`` (``TokenWindow`` caches it); litellm's
+        counts of a model are shared with every window of that model in this process
+        (``messages._counts``), a function's are made by each window."""
         counter = self._ensure_counter()
         what = f"the token count of message {index}"
         if self._list_counter is not None:
             what += f" (token_counter([message {index}]) - token_counter([]): it must add up per message)"
-        return checked_count(
-            counter(self._history[index]), what, counter_argument(self._list_counter, self._message_counter)
-        )
+        argument = counter_argument(self._list_counter, self._message_counter)
+
+        def count(message: Message) -> int:
+            return checked_count(counter(message), what, argument)
+
+        message = self._history[index]
+        if self._model is None:
+            return count(message)
+        return _counted(self._shared_counts(), count, message)
 
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit.
@@ -606,6 +646,16 @@ class TokenLimitedContext(ChatCompletionContext):
         return self._tokens.size(self._units, self.token_limit)
 
 
+def _counted(counts: SharedCounts, count: MessageTokenCounter, message: Message) -> int:
+    """``count(message)``, made once in this process: kept in ``counts`` by the message's JSON."""
+    text = message.model_dump_json()
+    found = counts.get(text)
+    if found is None:
+        found = count(message)
+        counts.put(text, found)
+    return found
+
+
 def _counter_of(
     model: str | None, token_counter: TokenCounter | None, message_token_counter: MessageTokenCounter | None
 ) -> tuple[int, MessageTokenCounter]:
@@ -621,6 +671,7 @@ def _counter_of(
     return _litellm_counter(model)
 
 
+@functools.lru_cache(maxsize=64)  # made once per model: a bot makes a window each turn
 def _litellm_counter(model: str) -> tuple[int, MessageTokenCounter]:
     """litellm's ``token_counter`` for ``model``: the list overhead, and a per-message count without it.
     Counted with tiktoken directly, without importing litellm, where that gives litellm's count

@@ -29,7 +29,7 @@ from typing_extensions import TypedDict
 from messages._arguments import encode_arguments
 from messages._from_litellm import assistant_fields, check_not_empty
 from messages._stream import StreamAssembly
-from messages._wire import WireModel, nest_flat
+from messages._wire import WireModel, check_string_keys, nest_flat
 from messages.errors import ToolArgumentsError
 from messages.parts import (
     AssistantPart,
@@ -111,6 +111,8 @@ class ToolCall(WireModel):
     provider_specific_fields: dict[str, Any] | None = None
     """Opaque per-call provider data that must be sent back to the same provider (Gemini's
     ``thought_signature``); the profiles strip it for other providers."""
+
+    _string_keys = field_validator("provider_specific_fields")(check_string_keys)
 
     if TYPE_CHECKING:  # the flat keywords, for type checkers
 
@@ -278,6 +280,10 @@ class AIMessage(WireModel):
     audio: AudioReference | None = None
     """The reference to an audio reply (OpenAI ``modalities=["audio"]``): ``{"id": ...}``, what OpenAI needs
     back on the next turn. ``from_litellm`` keeps the id, and the transcript as ``content``."""
+
+    _string_keys = field_validator("thinking_blocks", "provider_specific_fields", "annotations", "images")(
+        check_string_keys
+    )
 
     @field_validator("thinking_blocks")
     @classmethod

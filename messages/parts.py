@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, Field, model_validator
 
-from messages._wire import WireModel, flat_init, short_repr
+from messages._wire import WireModel, check_string_keys, flat_init, short_repr
 
 __all__ = [
     "AssistantPart",
@@ -281,7 +281,7 @@ class FileRef(WireModel):
     detail: str | None = None
     """Resolution for video and images (``"low"``, ``"medium"``, ``"high"``, ``"ultra_high"``; Gemini's
     media resolution through litellm)."""
-    video_metadata: dict[str, Any] | None = None
+    video_metadata: Annotated[dict[str, Any], AfterValidator(check_string_keys)] | None = None
     """Video clipping and sampling (``{"fps": ..., "start_offset": ..., "end_offset": ...}``; Gemini)."""
 
     @model_validator(mode="after")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from messages import (
+    AIMessage,
     AudioPart,
     FilePart,
     ImagePart,
@@ -377,3 +378,25 @@ def test_a_payload_or_an_url_is_accepted():
     ImagePart(image_url="data:image/png;base64,AA==")
     FilePart(file_id="file-abc")
     AudioPart(data="UklGRg==", format="wav")
+
+
+@pytest.mark.parametrize(
+    ("build", "where"),
+    [
+        (lambda: AIMessage(content="x", provider_specific_fields={"a": {0: 1}}), "provider_specific_fields"),
+        (lambda: AIMessage(content="x", thinking_blocks=[{"type": "thinking", "extra": {2: "x"}}]), "thinking_blocks"),
+        (
+            lambda: ToolCall(id="c", name="f", provider_specific_fields={"s": [{1.5: 2}]}),
+            "provider_specific_fields",
+        ),
+    ],
+)
+def test_a_provider_payload_with_a_key_json_cannot_hold_is_refused_naming_the_field_and_the_path(
+    build, where
+):
+    # Found by the mutation property above: {0: 1} dumped as {"0": 1} and read back as another value.
+    with pytest.raises(ValidationError) as caught:
+        build()
+    text = str(caught.value)
+    assert where in text
+    assert "JSON object keys are strings" in text

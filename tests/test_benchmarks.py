@@ -125,3 +125,18 @@ def test_the_quick_compaction_benchmark_runs_and_prints_the_cache_shares_side_by
     ):
         assert approach in out, out
     assert "SQLite: read after a checkpoint, 10,000 vs 1,000" in out, out
+
+
+def test_the_quick_turn_benchmark_runs_every_window_beside_the_floor_and_litellm():
+    # --quick: threads of 100 messages, SQLite at one setting (and PostgreSQL when the suite has a server),
+    # 4 rounds: 7 s in all with the machine to itself, most of it importing litellm.
+    out = quick_run("turn")
+    assert "== litellm.completion of a" in out, out
+    table = out.split("== SQLite synchronous=NORMAL: the package's turn beside the floor", 1)[1]
+    for conversation in ("chat", "tool-heavy"):
+        for window in ("buffered", "head-and-tail", "token-limited", "compacting", "buffered, 1 write"):
+            assert f"{conversation:<10}  {window:<17}" in table, out
+    assert "== the turn that writes once" in out, out
+    summary = out.split("== summary", 1)[1]
+    assert "SQLite synchronous=NORMAL: slowest turn vs the floor" in summary, summary
+    assert "SQLite synchronous=NORMAL: slowest turn, % of litellm" in summary, summary

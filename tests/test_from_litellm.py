@@ -265,3 +265,20 @@ def test_mutated_replies_raise_only_reply_or_validation_errors(data):
     for obj in (root[0] if root else {}, reply):
         with contextlib.suppress(ReplyError, ValidationError):
             AIMessage.from_litellm(obj)
+
+
+def test_a_field_of_a_pydantic_reply_reads_as_getattr_reads_it(litellm):
+    # from_litellm reads a pydantic object's fields and extras without getattr (whose misses raise and
+    # catch AttributeError in pydantic): the same values, set or extra, properties included, None for the
+    # rest, on litellm's own types.
+    from messages._from_litellm import field
+
+    message = litellm.types.utils.Message(
+        content="hi", role="assistant", reasoning_content="thought", custom_extra={"x": 1}
+    )
+    names = ["content", "role", "tool_calls", "reasoning_content", "custom_extra", "model_extra", "absent"]
+    for name in names:
+        assert field(message, name) == getattr(message, name, None), name
+    response = litellm.ModelResponse(choices=[{"message": {"role": "assistant", "content": "x"}}])
+    for name in ("choices", "model", "usage", "object", "delta", "nothing_here"):
+        assert field(response, name) == getattr(response, name, None), name

@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 import math
 import operator
-import uuid
+import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,7 +33,7 @@ from pydantic import ConfigDict, JsonValue, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from messages._io import MESSAGE_LIST, collector_paused
-from messages._window import check_flag
+from messages._window import TEXT, check_flag
 from messages._wire import json_strings
 from messages.errors import (
     CorruptDataError,
@@ -64,6 +66,7 @@ __all__ = [
     "diagnose",
     "encode_rows",
     "encode_thread",
+    "keep_rows",
     "kind_change",
     "message_exists",
     "missing_position",
@@ -148,8 +151,27 @@ def utc_now() -> datetime:
 
 
 def new_message_id() -> str:
-    """A fresh random message id (32 hex digits)."""
-    return uuid.uuid4().hex
+    """A fresh message id: 32 hex digits, in the layout of a UUIDv7 (RFC 9562), so ids minted later sort
+    later and the unique index of a thread's ids takes each new one at its end (a random uuid4 lands
+    anywhere in it: ``python3 scripts/dev.py bench turn`` measures appends either way). The first 48 bits
+    are the Unix time in milliseconds, the next 12 the fraction of that millisecond (RFC 9562's third
+    method), raised by one where needed so that this process never mints an id twice nor out of order;
+    the last 62 bits are random.
+    """
+    global _LAST_STAMP
+    now = time.time_ns()
+    stamp = (now // 1_000_000) << 12 | (now % 1_000_000) * 4096 // 1_000_000
+    with _STAMP_LOCK:
+        if stamp <= _LAST_STAMP:
+            stamp = _LAST_STAMP + 1
+        _LAST_STAMP = stamp
+    random = int.from_bytes(os.urandom(8)) & 0x3FFF_FFFF_FFFF_FFFF
+    # 48 bits of milliseconds, the version (7), 12 bits of fraction, the variant (0b10), 62 random bits.
+    return f"{(stamp >> 12) << 80 | 0x7 << 76 | (stamp & 0xFFF) << 64 | 0x2 << 62 | random:032x}"
+
+
+_LAST_STAMP = 0
+_STAMP_LOCK = threading.Lock()
 
 
 def _check_id(value: object, what: str) -> str:
@@ -476,6 +498,19 @@ def decode_thread(thread_id: str, text: object) -> LocalThread | RemoteThread:
     return thread
 
 
+def _joined(rows: Sequence[object]) -> str | bytes | None:
+    """The stored rows (text, or UTF-8 bytes) as one JSON array, or ``None`` when they are not all of one
+    of those types (damage: the row-by-row read names it)."""
+    if not rows:
+        return None
+    try:
+        if isinstance(rows[0], bytes):
+            return b"[" + b",".join(rows) + b"]"  # type: ignore[arg-type]
+        return "[" + ",".join(rows) + "]"  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
 def decode_messages(thread_id: str, first: int, rows: Sequence[object]) -> list[Message]:
     """The messages stored in ``rows`` (positions ``first``, ``first + 1``, ...).
 
@@ -484,20 +519,33 @@ def decode_messages(thread_id: str, first: int, rows: Sequence[object]) -> list[
     """
     if not rows:
         return []
-    try:
-        # Rows of one type, str or UTF-8 bytes; anything else fails to join: TypeError.
-        if isinstance(rows[0], bytes):
-            joined: str | bytes = b"[" + b",".join(rows) + b"]"  # type: ignore[arg-type]
-        else:
-            joined = "[" + ",".join(rows) + "]"  # type: ignore[arg-type]
-    except TypeError:
-        pass
-    else:
+    joined = _joined(rows)  # rows of one type, str or UTF-8 bytes; anything else does not join
+    if joined is not None:
         with collector_paused():
             decoded = decode_joined(joined, len(rows))
         if decoded is not None:
             return decoded
     return diagnose(thread_id, first, lambda: rows)
+
+
+def keep_rows(
+    thread_id: str, rows: Mapping[int, Any], ranges: Sequence[tuple[int, int]]
+) -> list[list[Message]]:
+    """The messages of each of ``ranges`` (``[lo, hi)``), decoded from the stored texts of a window read's
+    rows (``messages._window.WindowRow``, by position): one parse for all of them, and, when it fails, one
+    per range, whose ``CorruptDataError`` names the first damaged position."""
+    texts = [rows[p][TEXT] for lo, hi in ranges for p in range(lo, hi)]
+    joined = _joined(texts)
+    if joined is not None:
+        with collector_paused():
+            decoded = decode_joined(joined, len(texts))
+        if decoded is not None:
+            kept, start = [], 0
+            for lo, hi in ranges:
+                kept.append(decoded[start : start + hi - lo])
+                start += hi - lo
+            return kept
+    return [decode_messages(thread_id, lo, [rows[p][TEXT] for p in range(lo, hi)]) for lo, hi in ranges]
 
 
 def decode_joined(joined: str | bytes, expected: int) -> list[Message] | None:

@@ -10,18 +10,20 @@ which ``query`` turns into the driver's.
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 from abc import abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, suppress
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal, TypeVar
 
 from messages._io import collector_paused
+from messages._window import ROLE, Snapshot, Window, WindowRow
 from messages.errors import CheckpointNotFoundError, CorruptDataError, ThreadKindError, ThreadNotFoundError
 from messages.models import Message
-from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end
+from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end, decode_checkpoint
 from messages.stores._codec import (
     StoredThread,
     bounds,
@@ -55,6 +57,9 @@ __all__ = [
     "SQLThreadStore",
     "check_roles",
     "postgres",
+    "window_parameters",
+    "window_snapshot",
+    "window_statement",
 ]
 
 LOCAL_LENGTH = "SELECT length, kind FROM thread_store_threads WHERE id = ?"
@@ -91,6 +96,125 @@ INSERT_COUNT = (
     "INSERT INTO thread_store_token_counts (thread_id, counter, position, tokens) VALUES (?, ?, ?, ?) "
     "ON CONFLICT DO NOTHING"
 )
+
+
+# A window read (``messages._window.Window``) in one statement, so one snapshot: a row for the thread
+# (position -2: its kind and length), one for its newest checkpoint when asked (-1), and one per message of
+# the first `lead` and the last `tail` positions. The two ranges are two index range scans (an OR of the
+# two scans the thread). A row is as wide as the request needs (each column of each row costs the driver an
+# object): position, role (or kind, or the checkpoint's id), the count saved under the counter (or the
+# length, or the checkpoint's upto), the stored text (or the checkpoint's summary); then, for a read that
+# weighs messages, the message's id (or the checkpoint's base); then, for a read of the checkpoint, its
+# provenance and time.
+_WINDOW_ROWS = (
+    "SELECT m.position, m.role, {tokens}, {message}{extra} "
+    "FROM thread_store_messages m{join} WHERE m.thread_id = {id} AND m.position {range}"
+)
+_WINDOW_COUNT_JOIN = (
+    " LEFT JOIN thread_store_token_counts c ON c.thread_id = {id} AND c.counter = {counter} "
+    "AND c.position = m.position"
+)
+_WINDOW_CHECKPOINT = (
+    "SELECT -1, checkpoint_id, upto, summary, base, provenance, created_at FROM thread_store_checkpoints "
+    "WHERE thread_id = {id} ORDER BY upto DESC LIMIT 1"
+)
+
+
+@functools.cache
+def window_statement(
+    dialect: Literal["sqlite", "postgres"], *, checkpoint: bool, counted: bool, weighted: bool
+) -> str:
+    """The statement of a window read in ``dialect``; its parameters are ``window_parameters``'s."""
+    width = 7 if checkpoint else 5 if weighted else 4
+    if dialect == "sqlite":
+        names = {"id": "?1", "counter": "?2", "lead": "?3", "tail": "?4"}
+        message, greatest = "CAST(m.message AS BLOB)", "max"  # bytes: see sqlite._READ_SPAN
+        nulls = ", NULL" * (width - 3)
+        head = f"SELECT -2, kind, length{nulls} FROM thread_store_threads WHERE id = ?1"
+        length = "(SELECT length FROM thread_store_threads WHERE id = ?1)"
+
+        def member(sql: str) -> str:
+            return f"SELECT * FROM ({sql})"
+
+    else:
+        names = {"id": "%(id)s", "counter": "%(counter)s", "lead": "%(lead)s", "tail": "%(tail)s"}
+        message, greatest = "m.message", "greatest"
+        nulls = "".join((", NULL::text", ", NULL::text", ", NULL::text", ", NULL::timestamptz")[: width - 3])
+        head = (
+            "WITH t AS (SELECT length, kind FROM thread_store_threads WHERE id = %(id)s) "
+            f"SELECT -2::bigint, kind, length{nulls} FROM t"
+        )
+        length = "(SELECT length FROM t)"
+
+        def member(sql: str) -> str:
+            return f"({sql})"
+
+    rows = functools.partial(
+        _WINDOW_ROWS.format,
+        tokens="c.tokens" if counted else "NULL",
+        message=message,
+        extra=(", m.message_id" if width >= 5 else "") + (", NULL, NULL" if width == 7 else ""),
+        join=_WINDOW_COUNT_JOIN.format(**names) if counted else "",
+        id=names["id"],
+    )
+    parts = [head]
+    floor = f"{length} - {names['tail']}"
+    if checkpoint:
+        parts.append(member(_WINDOW_CHECKPOINT.format(**names)))
+        # The tail never reaches below the newest checkpoint: the rows before it are not fetched.
+        newest = "SELECT max(upto) FROM thread_store_checkpoints WHERE thread_id = {id}".format(**names)
+        floor = f"{greatest}({floor}, coalesce(({newest}), 0))"
+    parts.append(member(rows(range=f"< {names['lead']}")))
+    parts.append(member(rows(range=f">= {greatest}({names['lead']}, {floor})")))
+    return " UNION ALL ".join(parts)
+
+
+def window_parameters(
+    dialect: Literal["sqlite", "postgres"], thread_id: str, request: Window, tail: int
+) -> tuple[object, ...] | dict[str, object]:
+    """The parameters of ``window_statement`` for ``request``, ``tail`` rows from the end."""
+    if dialect == "sqlite":
+        return (thread_id, request.counter, request.lead, tail)
+    return {"id": thread_id, "counter": request.counter, "lead": request.lead, "tail": tail}
+
+
+def window_snapshot(
+    thread_id: str,
+    request: Window,
+    tail: int,
+    fetched: Iterable[tuple[Any, ...]],
+    timestamp: Callable[[Any], datetime],
+) -> Snapshot:
+    """The ``Snapshot`` of the rows ``window_statement`` fetched (``tail`` from the end): the thread's length
+    and newest checkpoint, and its rows, checked (every position of both ranges there, each with a role)."""
+    length: int | None = None
+    kind = None
+    checkpoint = None
+    rows: dict[int, WindowRow] = {}
+    for row in fetched:
+        position = row[0]
+        if position >= 0:
+            rows[position] = row  # the row as it is: (position, role, tokens, text[, message id, ...])
+        elif position == -2:
+            kind, length = row[1], int(row[2])
+        else:
+            _, checkpoint_id, upto, summary, base, provenance, at = row
+            stored = StoredCheckpoint(checkpoint_id, base, int(upto), summary, provenance, timestamp(at))
+            checkpoint = decode_checkpoint(thread_id, stored)
+    if length is None:
+        raise ThreadNotFoundError(thread_id)
+    if kind != "local":
+        raise not_local(thread_id, "read")
+    first = max(request.lead, length - tail, checkpoint.upto if checkpoint is not None else 0)
+    ranges = ((0, min(request.lead, length)), (first, length))
+    if len(rows) != sum(max(0, hi - lo) for lo, hi in ranges):
+        for lo, hi in ranges:
+            if any(p not in rows for p in range(lo, hi)):
+                raise missing_position(thread_id, lo, hi, rows)
+    damaged = sorted(p for p, row in rows.items() if not isinstance(row[ROLE], str))
+    if damaged:  # a row whose dump did not read when the store was upgraded has no role: named
+        check_roles(thread_id, damaged[0], [rows[damaged[0]][ROLE]])
+    return Snapshot(length, checkpoint, rows)
 
 
 def postgres(sql: str) -> str:
@@ -200,6 +324,24 @@ class SQLThreadStore(ThreadStore):
                     return None
                 decoded += part
         return decoded
+
+    _dialect: ClassVar[Literal["sqlite", "postgres"]] = "sqlite"
+
+    def _window_snapshot(self, thread_id: str, request: Window) -> Snapshot:
+        tail = request.fetched
+        statement = window_statement(
+            self._dialect,
+            checkpoint=request.checkpoint,
+            counted=bool(request.counter),
+            weighted=request.weighted,
+        )
+        parameters = window_parameters(self._dialect, thread_id, request, tail)
+        fetched = self._connection().execute(statement, parameters).fetchall()
+        snapshot = window_snapshot(thread_id, request, tail, fetched, self._timestamp)
+        if request.checkpoint:  # a compacting read: what this process appends next is logged
+            self._memo.watch(thread_id, snapshot.length)
+            snapshot.source = self._memo
+        return snapshot
 
     def _read_range(self, sql: str, thread_id: str, start: int, stop: int | None) -> tuple[int, list[Any]]:
         """The rows ``sql`` selects from ``[start:stop]`` of the thread, from one snapshot; a missing

@@ -11,7 +11,9 @@ The contract (tests/stores/ runs one suite, unchanged, against every backend in 
   returns the positions they got. Positions are assigned atomically: appends from many threads, processes
   or machines never interleave inside one call, and none is lost or doubled. Once ``append`` returns, the
   messages are committed: a process killed afterwards (or during a later append) loses none of them, and a
-  process killed during an append leaves all of that call's messages or none, never a torn one.
+  process killed during an append leaves all of that call's messages or none, never a torn one. What an
+  operating system crash or a power cut may take is the backend's durability setting (SQLite's
+  ``synchronous``, PostgreSQL's ``synchronous_commit``: docs/stores.md, "Durability").
 * Each message has an envelope: an id unique in its thread (``ids=``, one per message, or minted) and a
   JSON object of metadata (``metadata=``). ``records()`` reads them back beside the messages. An id the
   thread holds already raises ``MessageExistsError`` (nothing is appended); with ``skip_existing=True``
@@ -71,7 +73,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
-from messages._window import Part, ReadPlan, read_sync
+from messages._window import Keep, Part, ReadPlan, SaveCounts, Snapshot, Window, drive, plan_read, read_sync
 from messages.errors import MessagesError, StoreClosedError
 from messages.models import Message
 from messages.stores._checkpoints import (
@@ -97,9 +99,11 @@ from messages.stores._codec import (
     decode_thread,
     encode_rows,
     encode_thread,
+    keep_rows,
 )
 from messages.stores._failures import BackendFailedError, ClosedError, backend_error
-from messages.threads import LocalThread, RemoteThread, new_thread_id
+from messages.stores._turns import TurnMemo
+from messages.threads import LocalThread, RemoteThread, as_message_list, new_thread_id
 
 if TYPE_CHECKING:
     import asyncio
@@ -223,6 +227,9 @@ class _Failures:
 
     def __init__(self) -> None:
         self._calls = _Calls()
+        self._memo = TurnMemo()
+        """What the store keeps of its threads' turns in this process: token counts to save with the next
+        append, and what was appended since a compacting read (``messages.stores._turns``)."""
 
     def _label(self) -> str:
         """How errors name the store."""
@@ -387,9 +394,15 @@ class ThreadStore(_Failures, ABC):
         """
         thread_id = check_thread_id(thread_id)
         skip_existing = check_flag(skip_existing, "skip_existing", "append")
-        rows = encode_rows(messages, ids, metadata)
+        listed = as_message_list(messages)
+        rows = encode_rows(listed, ids, metadata)
         with self._operation("append", thread_id, writes=bool(rows)):  # appending none writes nothing
             first, added = self._append_rows(thread_id, rows, skip_existing)
+        if added:
+            if added == len(rows):
+                self._memo.appended(thread_id, first, listed, [row.text for row in rows])
+            else:  # some were left out (skip_existing): the log cannot say which
+                self._memo.forget(thread_id)
         return range(first, first + added)
 
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
@@ -506,6 +519,35 @@ class ThreadStore(_Failures, ABC):
             stored = self._read_thread(thread_id)
         kind = decode_thread(thread_id, stored.state).kind
         return ThreadInfo(thread_id, kind, stored.length, stored.created_at, stored.updated_at)
+
+    def _read_window(self, thread_id: str, plan: ReadPlan) -> Part:
+        """A window's read (``messages._window.plan_read``) answered by this store itself: each ``Window``
+        request from one snapshot (``_window_snapshot``), the messages kept decoded from it, the counts
+        made kept for the thread's next append (``_defer_counts``)."""
+        thread_id = check_thread_id(thread_id)
+        with self._operation("read", thread_id, writes=False):
+            last: list[Snapshot] = []
+
+            def answer(request: object) -> object:
+                if isinstance(request, Window):
+                    snapshot = self._window_snapshot(thread_id, request)
+                    last[:] = [snapshot]
+                    return snapshot
+                if isinstance(request, Keep):
+                    return keep_rows(thread_id, last[0].rows, request.ranges)
+                if isinstance(request, SaveCounts):
+                    self._defer_counts(thread_id, request)
+                    return None
+                raise TypeError(f"no store answers {request!r}")
+
+            part = drive(plan_read(plan), answer)
+        part.thread_id = thread_id
+        return part
+
+    def _defer_counts(self, thread_id: str, request: SaveCounts) -> None:
+        """Keep the counts a read made for the thread's next append, which saves them in its own
+        transaction (``messages.stores._turns``)."""
+        self._memo.defer_counts(thread_id, request.counter, request.counts, request.ids)
 
     # -- summary checkpoints and token counts (messages.compaction) -----------------------------------------
 
@@ -666,6 +708,13 @@ class ThreadStore(_Failures, ABC):
         self.close()
 
     # -- what a backend implements (ids already checked; ThreadNotFoundError when there is no such thread) --
+
+    @abstractmethod
+    def _window_snapshot(self, thread_id: str, request: Window) -> Snapshot:
+        """The answer to a window read's ``Window`` request, from one snapshot of the thread
+        (``ThreadNotFoundError``, ``not_local(thread_id, "read")``, ``missing_position`` as a read raises
+        them); when the request asks for the checkpoint, ``_memo`` watches the thread from the length
+        read."""
 
     @abstractmethod
     def _insert_thread(self, thread_id: str, state: str) -> None:
@@ -1088,6 +1137,14 @@ class OffloadedStore(AsyncThreadStore):
             return await _settled_job(job)
         finally:
             self._calls.leave()
+
+    @property
+    def _memo(self) -> TurnMemo:
+        """The sync store's memo of its threads' turns (its appends and reads are this store's)."""
+        return self._sync._memo
+
+    def _defer_counts(self, thread_id: str, request: SaveCounts) -> None:
+        self._sync._defer_counts(thread_id, request)
 
     async def _read_part(self, thread_id: str, plan: ReadPlan) -> Part:
         """A window's read (``messages._window.read_async``), every step of it in the worker, as the sync

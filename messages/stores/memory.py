@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from messages._window import SaveCounts, Snapshot, Window, WindowRow, window_row
 from messages.errors import CheckpointNotFoundError, ThreadExistsError, ThreadNotFoundError
-from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end
+from messages.stores._checkpoints import StoredCheckpoint, admit, counts_past_end, decode_checkpoint
 from messages.stores._codec import Row, StoredThread, bounds, kind_change, message_exists, not_local, utc_now
 from messages.stores._failures import ClosedError
 from messages.stores.base import OffloadedStore, ThreadStore
@@ -139,6 +140,37 @@ class InMemoryThreadStore(ThreadStore):
             else:
                 record.state = state
                 record.updated_at = now
+
+    def _window_snapshot(self, thread_id: str, request: Window) -> Snapshot:
+        with self._lock:
+            record = self._get_local(thread_id, "read")
+            length = len(record.rows)
+            saved = record.counts.get(request.counter, {}) if request.counter else {}
+            newest = record.checkpoints[-1] if request.checkpoint and record.checkpoints else None
+            # As the SQL stores read: the page from the end (never below the newest checkpoint) and the lead.
+            first = max(request.lead, length - request.fetched, newest.upto if newest is not None else 0)
+            positions = [*range(min(request.lead, length)), *range(first, length)]
+            rows: dict[int, WindowRow] = {}
+            for position in positions:
+                row = record.rows[position][0]
+                rows[position] = window_row(position, row.role, saved.get(position), row.text, row.id)
+            if request.checkpoint:
+                self._memo.watch(thread_id, length)
+        checkpoint = decode_checkpoint(thread_id, newest) if newest is not None else None
+        return Snapshot(length, checkpoint, rows, self._memo if request.checkpoint else None)
+
+    def _defer_counts(self, thread_id: str, request: SaveCounts) -> None:
+        # Nothing to gain by waiting for the next append: saved now (of the messages still there).
+        with self._lock:
+            record = self._threads.get(thread_id)
+            if record is None:
+                return
+            saved = record.counts.setdefault(request.counter, {})
+            for position, tokens in request.counts.items():
+                held = record.rows[position][0].id if position < len(record.rows) else None
+                expected = request.ids.get(position) if request.ids else None
+                if held is not None and (expected is None or held == expected):
+                    saved.setdefault(position, tokens)
 
     def _read_thread(self, thread_id: str) -> StoredThread:
         with self._lock:

@@ -45,6 +45,7 @@ from datetime import UTC
 from typing import Any, Literal
 
 from messages._io import collector_paused
+from messages._window import Keep, Part, ReadPlan, SaveCounts, Snapshot, Window, adrive, plan_read
 from messages.errors import (
     CheckpointNotFoundError,
     InvalidArgumentError,
@@ -79,6 +80,7 @@ from messages.stores._codec import (
     decode_thread,
     encode_rows,
     encode_thread,
+    keep_rows,
     kind_change,
     message_exists,
     missing_position,
@@ -109,9 +111,13 @@ from messages.stores._sql import (
     SQLThreadStore,
     check_roles,
     postgres,
+    window_parameters,
+    window_snapshot,
+    window_statement,
 )
+from messages.stores._turns import Pending
 from messages.stores.base import Ids, LoopStore, Metadata, _Release, records_of, started_writing
-from messages.threads import LocalThread, RemoteThread, new_thread_id
+from messages.threads import LocalThread, RemoteThread, as_message_list, new_thread_id
 
 __all__ = ["MIGRATIONS", "AsyncPostgresThreadStore", "PostgresThreadStore"]
 
@@ -132,6 +138,21 @@ WITH bumped AS (
 )
 SELECT first FROM bumped
 """
+# The same, saving the token counts a window read made (``_memo``) in the same statement: only where the
+# message counted still holds its position (its id, where the read knew it), and only when the append is made.
+_APPEND_COUNTED = _APPEND.replace(
+    "\nSELECT first FROM bumped",
+    """, counted AS (
+    INSERT INTO thread_store_token_counts (thread_id, counter, position, tokens)
+    SELECT %(id)s, c.counter, c.position, c.tokens
+    FROM bumped, unnest(%(counters)s::text[], %(positions)s::bigint[], %(tokens)s::bigint[],
+                        %(counted_ids)s::text[]) AS c (counter, position, tokens, message_id)
+    WHERE EXISTS (SELECT 1 FROM thread_store_messages m WHERE m.thread_id = %(id)s
+                  AND m.position = c.position AND (c.message_id IS NULL OR m.message_id = c.message_id))
+    ON CONFLICT DO NOTHING
+)
+SELECT first FROM bumped""",
+)
 _LOCK_THREAD = "SELECT 1 FROM thread_store_threads WHERE id = %s FOR UPDATE"
 _HELD = (
     "SELECT message_id, position FROM thread_store_messages WHERE thread_id = %s AND message_id = ANY(%s) "
@@ -155,8 +176,9 @@ _DELETE = "DELETE FROM thread_store_threads WHERE id = %s"
 _SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
 
-def _append_params(thread_id: str, rows: list[Row]) -> dict[str, object]:
-    return {
+def _append_statement(thread_id: str, rows: list[Row], counts: Pending) -> tuple[str, dict[str, object]]:
+    """The append of ``rows``, saving ``counts`` with it, and its parameters."""
+    params: dict[str, object] = {
         "id": thread_id,
         "count": len(rows),
         "messages": [r.text for r in rows],
@@ -164,6 +186,13 @@ def _append_params(thread_id: str, rows: list[Row]) -> dict[str, object]:
         "metadata": [r.metadata for r in rows],
         "roles": [r.role for r in rows],
     }
+    if not counts:
+        return _APPEND, params
+    counters, positions, tokens, ids = zip(*counts, strict=True)
+    params.update(
+        counters=list(counters), positions=list(positions), tokens=list(tokens), counted_ids=list(ids)
+    )
+    return _APPEND_COUNTED, params
 
 
 def _import_psycopg(store: str) -> Any:
@@ -262,6 +291,7 @@ class PostgresThreadStore(SQLThreadStore):
     """
 
     _placeholder = "%s"
+    _dialect = "postgres"
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
         super().__init__()
@@ -364,9 +394,13 @@ class PostgresThreadStore(SQLThreadStore):
         return self._append(conn, thread_id, rows), len(rows)
 
     def _append(self, conn: Any, thread_id: str, rows: list[Row]) -> int:
+        counts = self._memo.take_counts(thread_id)
         try:
-            row = conn.execute(_APPEND, _append_params(thread_id, rows)).fetchone()
-        except self._psycopg.errors.UniqueViolation:
+            row = conn.execute(*_append_statement(thread_id, rows, counts)).fetchone()
+        except BaseException as exc:
+            self._memo.give_back(thread_id, counts)
+            if not isinstance(exc, self._psycopg.errors.UniqueViolation):
+                raise
             held = conn.execute(_HELD, (thread_id, [r.id for r in rows])).fetchone()
             if held is None:
                 raise
@@ -651,11 +685,60 @@ class AsyncPostgresThreadStore(LoopStore):
     ) -> range:
         thread_id = check_thread_id(thread_id)
         skip_existing = check_flag(skip_existing, "skip_existing", "append")
-        rows = encode_rows(messages, ids, metadata)
+        listed = as_message_list(messages)
+        rows = encode_rows(listed, ids, metadata)
         with self._operation("append", thread_id, writes=bool(rows)):
             async with self._connection(writes=bool(rows)) as conn:
                 first, added = await self._append_rows(conn, thread_id, rows, skip_existing)
+        if added:
+            if added == len(rows):
+                self._memo.appended(thread_id, first, listed, [row.text for row in rows])
+            else:  # some were left out (skip_existing): the log cannot say which
+                self._memo.forget(thread_id)
         return range(first, first + added)
+
+    async def _aread_window(self, thread_id: str, plan: ReadPlan) -> Part:
+        """A window's read (``messages._window.plan_read``) answered by this store, as
+        ``ThreadStore._read_window`` answers it: each ``Window`` request one statement."""
+        thread_id = check_thread_id(thread_id)
+        with self._operation("read", thread_id, writes=False):
+            last: list[Snapshot] = []
+
+            async def answer(request: object) -> object:
+                if isinstance(request, Window):
+                    tail = request.fetched
+                    statement = window_statement(
+                        "postgres",
+                        checkpoint=request.checkpoint,
+                        counted=bool(request.counter),
+                        weighted=request.weighted,
+                    )
+                    async with self._connection(writes=False) as conn:
+                        cursor = await conn.execute(
+                            statement, window_parameters("postgres", thread_id, request, tail)
+                        )
+                        fetched = await cursor.fetchall()
+                    snapshot = window_snapshot(
+                        thread_id, request, tail, fetched, lambda at: at.astimezone(UTC)
+                    )
+                    if request.checkpoint:
+                        self._memo.watch(thread_id, snapshot.length)
+                        snapshot.source = self._memo
+                    last[:] = [snapshot]
+                    return snapshot
+                if isinstance(request, Keep):
+                    return keep_rows(thread_id, last[0].rows, request.ranges)
+                if isinstance(request, SaveCounts):
+                    self._defer_counts(thread_id, request)
+                    return None
+                raise TypeError(f"no store answers {request!r}")
+
+            part = await adrive(plan_read(plan), answer)
+        part.thread_id = thread_id
+        return part
+
+    def _defer_counts(self, thread_id: str, request: SaveCounts) -> None:
+        self._memo.defer_counts(thread_id, request.counter, request.counts, request.ids)
 
     async def _append_rows(
         self, conn: Any, thread_id: str, rows: list[Row], skip_existing: bool
@@ -674,9 +757,13 @@ class AsyncPostgresThreadStore(LoopStore):
         return await self._append(conn, thread_id, rows), len(rows)
 
     async def _append(self, conn: Any, thread_id: str, rows: list[Row]) -> int:
+        counts = self._memo.take_counts(thread_id)
         try:
-            row = await (await conn.execute(_APPEND, _append_params(thread_id, rows))).fetchone()
-        except self._psycopg.errors.UniqueViolation:
+            row = await (await conn.execute(*_append_statement(thread_id, rows, counts))).fetchone()
+        except BaseException as exc:
+            self._memo.give_back(thread_id, counts)
+            if not isinstance(exc, self._psycopg.errors.UniqueViolation):
+                raise
             held = await (await conn.execute(_HELD, (thread_id, [r.id for r in rows]))).fetchone()
             if held is None:
                 raise

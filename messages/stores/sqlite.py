@@ -6,9 +6,20 @@ sqlite3), the embedded default.
   bumped (``UPDATE ... RETURNING``) and the rows inserted in the same transaction, so positions come out
   contiguous and in order whatever the number of writers; a writer that finds the lock taken waits (the
   busy timeout, ``timeout`` seconds) instead of failing.
-* ``synchronous=FULL`` by default: once ``append`` returns, the messages survive a killed process and a
-  power cut. ``synchronous="NORMAL"`` keeps them across a killed process only, and appends one at a time
-  faster.
+* Durability: ``synchronous="NORMAL"`` by default. Once ``append`` returns, its messages survive the
+  process being killed (a crash, ``SIGKILL``, an out-of-memory kill): the commit is in the WAL file, in the
+  operating system's hands. An operating system crash or a power cut may lose the newest commits, those
+  not yet synced to the disk (SQLite syncs the WAL before each checkpoint, about every 1,000 pages of
+  writes; Linux writes dirty pages back within about 30 s): what survives is every commit up to some
+  point, in order, never a torn message nor part of an append, and the file is never corrupted.
+  ``synchronous="FULL"`` syncs the WAL at every commit (an fsync: 1 to 4 ms each on the disks measured,
+  two per bot turn), so a returned append also survives a power cut on a disk that honours the sync. The
+  default was ``FULL`` until the measure of a bot's whole turn (issue 38, ``python3 scripts/dev.py bench
+  turn``): at ``FULL`` the syncs alone cost more than the rest of the turn together, and even the turn
+  written by hand is a third to a half of ``litellm.completion``'s own time. PostgreSQL's
+  ``synchronous_commit`` is the same choice there (``on``, its default, is ``FULL``; ``off`` is ``NORMAL``,
+  losing at most the last few hundred milliseconds of commits on a server crash): see docs/stores.md,
+  "Durability".
 * One connection per thread and per process, as sqlite3 requires (a connection never crosses a fork).
 * Failures (a full disk, a file size limit, a lock held past the timeout) raise ``NotWrittenError`` or
   ``MaybeWrittenError`` naming the operation and the thread. Each write is one ``BEGIN IMMEDIATE`` ...
@@ -84,6 +95,13 @@ _HELD = (
     "SELECT message_id, position FROM thread_store_messages "
     "WHERE thread_id = ? AND message_id IN (SELECT value FROM json_each(?))"
 )
+# The token counts a window read made (``_memo``), saved by the thread's next append in its transaction: only
+# where the message counted still holds its position (its id, where the read knew it).
+_SAVE_COUNT = (
+    "INSERT INTO thread_store_token_counts (thread_id, counter, position, tokens) SELECT ?1, ?2, ?3, ?4 "
+    "WHERE EXISTS (SELECT 1 FROM thread_store_messages WHERE thread_id = ?1 AND position = ?3 "
+    "AND (?5 IS NULL OR message_id = ?5)) ON CONFLICT DO NOTHING"
+)
 _SAVE = (
     "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
     f"VALUES (?, ?, ?, 0, ?, ?, {_NEXT_ORDINAL}) "
@@ -104,6 +122,10 @@ _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
 class SQLiteThreadStore(SQLThreadStore):
     """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it.
 
+    ``synchronous`` says what a returned ``append`` survives: ``"NORMAL"`` (the default), a killed process;
+    ``"FULL"``, an operating system crash and a power cut as well, at the price of a sync of the disk per
+    write (see the module docstring). ``timeout`` is how long a writer waits for another's write lock.
+
     Raises:
         StoreError: this Python's SQLite is older than the store needs.
         InvalidArgumentError: ``synchronous`` is neither ``"FULL"`` nor ``"NORMAL"``, ``timeout`` is not a
@@ -118,7 +140,7 @@ class SQLiteThreadStore(SQLThreadStore):
         path: str | os.PathLike[str],
         *,
         timeout: float = 30.0,
-        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        synchronous: Literal["FULL", "NORMAL"] = "NORMAL",
     ) -> None:
         super().__init__()
         if sqlite3.sqlite_version_info < _MIN_SQLITE:
@@ -269,6 +291,7 @@ class SQLiteThreadStore(SQLThreadStore):
         if not rows:
             return self._local_length(conn, thread_id, "append"), 0
         now = utc_now().isoformat()
+        counts = self._memo.take_counts(thread_id)
         try:
             with _transaction(conn, "IMMEDIATE"):
                 if skip_existing:  # under the write lock: no other process adds one of these meanwhile
@@ -277,6 +300,7 @@ class SQLiteThreadStore(SQLThreadStore):
                     }
                     rows = [row for row in rows if row.id not in held]
                     if not rows:
+                        self._memo.give_back(thread_id, counts)  # nothing is written: kept for the next
                         return self._local_length(conn, thread_id, "append"), 0
                 row = conn.execute(_BUMP, (len(rows), now, thread_id)).fetchone()
                 if row is None:
@@ -291,7 +315,12 @@ class SQLiteThreadStore(SQLThreadStore):
                         for offset, r in enumerate(rows)
                     ],
                 )
-        except sqlite3.IntegrityError:
+                if counts:
+                    conn.executemany(_SAVE_COUNT, [(thread_id, *count) for count in counts])
+        except BaseException as exc:
+            self._memo.give_back(thread_id, counts)
+            if not isinstance(exc, sqlite3.IntegrityError):
+                raise
             # An id the thread holds (the unique index refused it; nothing was written): say which.
             ids = json.dumps([r.id for r in rows])
             held_at = conn.execute(_HELD + " ORDER BY position LIMIT 1", (thread_id, ids)).fetchone()
@@ -345,7 +374,7 @@ class AsyncSQLiteThreadStore(OffloadedStore):
         path: str | os.PathLike[str],
         *,
         timeout: float = 30.0,
-        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        synchronous: Literal["FULL", "NORMAL"] = "NORMAL",
         workers: int = 1,
     ) -> None:
         check_number(workers, "workers", "AsyncSQLiteThreadStore", minimum=1, whole=True)
