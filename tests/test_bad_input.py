@@ -384,7 +384,10 @@ def test_a_payload_or_an_url_is_accepted():
     ("build", "where"),
     [
         (lambda: AIMessage(content="x", provider_specific_fields={"a": {0: 1}}), "provider_specific_fields"),
-        (lambda: AIMessage(content="x", thinking_blocks=[{"type": "thinking", "extra": {2: "x"}}]), "thinking_blocks"),
+        (
+            lambda: AIMessage(content="x", thinking_blocks=[{"type": "thinking", "extra": {2: "x"}}]),
+            "thinking_blocks",
+        ),
         (
             lambda: ToolCall(id="c", name="f", provider_specific_fields={"s": [{1.5: 2}]}),
             "provider_specific_fields",
