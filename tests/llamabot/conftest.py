@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,26 +25,16 @@ from messages import (
     PostgresThreadStore,
     SQLiteThreadStore,
 )
-from tests.stores.conftest import make_spec, postgres_server  # noqa: F401 - fixtures, used by name
+
+# ALL: every backend in both flavours (the store a memory is given, an async one as it is); DURABLE: those
+# that outlive their process. make_spec and postgres_server are fixtures, used by name.
+from tests.stores.conftest import ALL, DURABLE, make_spec, postgres_server  # noqa: F401
 
 with warnings.catch_warnings(), contextlib.suppress(ImportError):
     # llamabot's recorder builds its tables with SQLAlchemy's old declarative_base, which warns once, at its
     # import: imported here, before the test modules, so that the suite's "error" filter does not fail them.
     warnings.simplefilter("ignore", DeprecationWarning)
     import llamabot.recorder  # noqa: F401
-
-ALL = [
-    pytest.param("memory", id="memory"),
-    pytest.param("sqlite", id="sqlite"),
-    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
-    pytest.param("memory-async", id="memory-async"),
-    pytest.param("sqlite-async", id="sqlite-async"),
-    pytest.param("postgres-async", id="postgres-async", marks=pytest.mark.postgres),
-]
-"""Every backend in both flavours: the store the memory is given (an async one as it is)."""
-DURABLE = [param for param in ALL if not param.values[0].startswith("memory")]
-
-_counter = itertools.count()
 
 
 @pytest.fixture(autouse=True)

@@ -33,6 +33,7 @@ from messages.context import BufferedContext
 from messages.convert import ConversionError
 from messages.errors import InvalidThreadIdError, MessageTypeError
 from messages.integrations.llamabot import ThreadStoreChatMemory
+from tests.stores.test_turn import Statements
 
 pytestmark = LLAMABOT_WARNINGS
 
@@ -184,6 +185,22 @@ def test_a_thread_goes_on_in_another_memory_with_every_role_and_call(durable, ma
     assert again.read()[2] == AIMessage(
         tool_calls=[ToolCall(id=f"c{n}", name="add", arguments='{"a": 1, "b": 2}') for n in (1, 2, 3)]
     )
+
+
+def test_the_packages_bots_read_a_sqlite_thread_in_one_statement(tmp_path):
+    # read() is the history the bots of messages.integrations.llamabot send: the store's own window read
+    # (one snapshot); a compacting window with nothing due asks the store nothing more.
+    store = SQLiteThreadStore(tmp_path / "chat.db")
+    compactor = Compactor(summarize, limit=60)
+    for window, compacting in ((BufferedContext(4), None), (None, compactor)):
+        memory = ThreadStoreChatMemory(store, window=window, compactor=compacting)
+        memory.append([lm.HumanMessage(content=f"message {n}") for n in range(20)])
+        statements = Statements(store)
+        got = memory.read()
+        [statement] = statements.take()
+        assert statement.startswith("SELECT -2, kind, length"), statement
+        assert got[-1] == UserMessage(content="message 19")
+    store.close()
 
 
 # --- what append reads for what it is ---------------------------------------------------------------------

@@ -12,25 +12,14 @@ from tests.llamabot._shared import LLAMABOT_WARNINGS, MISSING
 
 pytest.importorskip("llamabot", reason=MISSING)
 from llamabot import ChatMemory, ToolBot
-from llamabot.components.tools import tool
 
 from messages import AIMessage, ToolCall, UserMessage
 from messages.integrations.llamabot import ThreadStoreChatMemory
+from tests.llamabot._tools import add
 
 pytestmark = [pytest.mark.litellm, *LLAMABOT_WARNINGS]
 
 MODEL = "openai/gpt-4o-mini"
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two numbers.
-
-    :param a: The first number.
-    :param b: The second number.
-    :return: Their sum.
-    """
-    return a + b
 
 
 def toolbot(server, memory) -> ToolBot:

@@ -371,7 +371,9 @@ class ThreadStoreChatMemory:
         del query, context_depth
         if self.asynchronous:
             return self._sync(self.aretrieve(n_results=n_results))
-        return _to_llamabot(self._read_kept(self._window(n_results), compact=n_results is None))
+        return _to_llamabot(
+            self._read_kept(self._window(n_results), compact=n_results is None, envelopes=True)
+        )
 
     def reset(self) -> None:
         """Go on in a new, empty thread (the old one stays in the store, with its checkpoints).
@@ -393,7 +395,7 @@ class ThreadStoreChatMemory:
         """
         if self.asynchronous:
             return self._sync(self.aread())
-        return [message for message, _ in self._read_kept(self.window(), compact=True)]
+        return [message for message, _ in self._read_kept(self.window(), compact=True, envelopes=False)]
 
     # -- the same, awaited -------------------------------------------------------------------------------
 
@@ -420,7 +422,8 @@ class ThreadStoreChatMemory:
         Raises what ``retrieve`` raises.
         """
         del query, context_depth
-        return _to_llamabot(await self._aread_kept(self._window(n_results), compact=n_results is None))
+        window = self._window(n_results)
+        return _to_llamabot(await self._aread_kept(window, compact=n_results is None, envelopes=True))
 
     async def areset(self) -> None:
         """``reset`` (nothing to await: the old thread stays in the store).
@@ -434,7 +437,8 @@ class ThreadStoreChatMemory:
 
         Raises what ``read`` raises (``Compactor.acompact``'s errors for the compaction).
         """
-        return [message for message, _ in await self._aread_kept(self.window(), compact=True)]
+        kept = await self._aread_kept(self.window(), compact=True, envelopes=False)
+        return [message for message, _ in kept]
 
     # -- the store's calls -----------------------------------------------------------------------------
 
@@ -473,32 +477,35 @@ class ThreadStoreChatMemory:
                 return found
             size *= 4
 
-    def _read_kept(self, window: ChatCompletionContext, *, compact: bool) -> Kept:
+    def _read_kept(self, window: ChatCompletionContext, *, compact: bool, envelopes: bool) -> Kept:
         store = self.store
         assert isinstance(store, ThreadStore)
         self._ensure_thread()
-        kept = self._read_once(store, window)
+        kept = self._read_once(store, window, envelopes)
         if compact and self.compactor is not None and _due(window):
             self.last_compaction = self.compactor.compact(store, self._thread_id)
             if self.last_compaction.written or self.last_compaction.conflict:
                 window.clear()
-                kept = self._read_once(store, window)
+                kept = self._read_once(store, window, envelopes)
         return kept
 
-    def _read_once(self, store: ThreadStore, window: ChatCompletionContext) -> Kept:
-        reader = _Records(store)
+    def _read_once(self, store: ThreadStore, window: ChatCompletionContext, envelopes: bool) -> Kept:
+        """One read of the thread through ``window``: with ``envelopes``, each message's record read beside
+        it (llamabot's messages are given back from them); without, the store's own read of a window (one
+        snapshot in the package's stores), as the package's bots need it."""
+        reader = _Records(store) if envelopes else None
         plan = window._read_plan()
         if plan is None:  # a window that chooses otherwise: it is given every message
             window.clear()
-            for message in reader.messages(self._thread_id):
+            for message in (reader or store).messages(self._thread_id):
                 window.add_message(message)
         else:
-            window._load_part(read_sync(reader, self._thread_id, plan))
-        return _kept(window, reader.records)
+            window._load_part(read_sync(reader or store, self._thread_id, plan))
+        return _kept(window, reader.records if reader else {})
 
-    async def _aread_kept(self, window: ChatCompletionContext, *, compact: bool) -> Kept:
+    async def _aread_kept(self, window: ChatCompletionContext, *, compact: bool, envelopes: bool) -> Kept:
         await self._aensure_thread()
-        kept = await self._aread_once(window)
+        kept = await self._aread_once(window, envelopes)
         if compact and self.compactor is not None and _due(window):
             if isinstance(self.store, AsyncThreadStore):
                 self.last_compaction = await self.compactor.acompact(self.store, self._thread_id)
@@ -506,18 +513,25 @@ class ThreadStoreChatMemory:
                 self.last_compaction = await in_worker(self.compactor.compact, self.store, self._thread_id)
             if self.last_compaction.written or self.last_compaction.conflict:
                 window.clear()
-                kept = await self._aread_once(window)
+                kept = await self._aread_once(window, envelopes)
         return kept
 
-    async def _aread_once(self, window: ChatCompletionContext) -> Kept:
-        reader = _AsyncRecords(self.store)
+    async def _aread_once(self, window: ChatCompletionContext, envelopes: bool) -> Kept:
+        """``_read_once``, awaited: an async store's read awaited, a sync store's run in a worker thread."""
+        store = self.store
+        if isinstance(store, ThreadStore) and not envelopes:
+            return await in_worker(self._read_once, store, window, False)
+        reader = _AsyncRecords(store)
         plan = window._read_plan()
         if plan is None:
             window.clear()
             for message in await reader.messages(self._thread_id):
                 window.add_message(message)
-        else:
+        elif envelopes:
             window._load_part(await read_async(reader, self._thread_id, plan))
+        else:
+            assert isinstance(store, AsyncThreadStore)
+            window._load_part(await read_async(store, self._thread_id, plan))
         return _kept(window, reader.records)
 
 
