@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 
 from tests.llamabot._checking import ORPHAN, checking_server
-from tests.llamabot._models import ADD, arithmetic
+from tests.llamabot._models import ADD, SUMMARY, arithmetic
 from tests.llamabot._shared import LLAMABOT_WARNINGS, MISSING
 
 pytest.importorskip("llamabot", reason=MISSING)
@@ -32,6 +32,8 @@ from messages import (
     ToolMessage,
     UserMessage,
 )
+from messages.compaction import SUMMARY_MARKER, Compactor, LiteLLMSummarizer
+from messages.context import BufferedContext
 from messages.integrations.llamabot import AsyncSimpleBot, SimpleBot, ThreadStoreChatMemory
 
 pytestmark = [pytest.mark.litellm, *LLAMABOT_WARNINGS]
@@ -126,6 +128,47 @@ def test_async_simplebot_does_the_same_awaited(store, litellm):
     roles = [m.role for m in memory.read()]
     assert roles == ["user", "assistant", "tool", "assistant", "user", "assistant"]
     assert memory.read()[-1].tool_calls[0].name == "add"  # the streamed reply's call, kept whole
+
+
+def test_a_small_window_over_many_tool_turns_sends_whole_exchanges(store, litellm):
+    with checking_server(arithmetic) as server:
+        memory = ThreadStoreChatMemory(store, window=BufferedContext(3))
+        bot = SimpleBot("Add.", memory=memory, tools=[ADD], stream_target="none", **bot_kwargs(server))
+        for n in range(4):
+            bot(f"What is {n} + 1?")
+            assert bot(lm.ToolMessage(content=str(n + 1))).content == f"The answer is {n + 1}."
+        bodies = server.bodies()
+    assert len(bodies) == 8  # every request passed OpenAI's checks
+    for body in bodies:
+        history = body["messages"][1:-1]  # between the system prompt and the new message
+        assert [m["role"] for m in history[:1]] != ["tool"]
+        assert len(history) <= 3
+    last = tool_conversation(bodies[-1])
+    assert [role for role, _ in last] == ["system", "assistant", "user", "call", "result"]
+    assert last[3][1] == last[4][1] == memory.read()[-2].tool_call_id
+    whole = ThreadStoreChatMemory(store, memory.thread_id, window=BufferedContext(100)).read()
+    assert len(whole) == 16  # the thread holds every turn
+
+
+def test_a_compacted_tool_conversation_sends_the_summary_and_whole_exchanges(store, litellm):
+    with checking_server(arithmetic) as server:
+        summarizer = LiteLLMSummarizer(MODEL, api_base=server.url, api_key="sk-test", num_retries=0)
+        compactor = Compactor(summarizer, limit=8, trigger=6, keep=2)
+        memory = ThreadStoreChatMemory(store, "long", compactor=compactor)
+        bot = SimpleBot("Add.", memory=memory, tools=[ADD], stream_target="none", **bot_kwargs(server))
+        for n in range(4):
+            bot(f"What is {n} + 1?")
+            assert bot(lm.ToolMessage(content=str(n + 1))).content == f"The answer is {n + 1}."
+        bodies = server.bodies()
+    chat = [body for body in bodies if not body["messages"][-1]["content"].startswith("Write the summary")]
+    assert len(bodies) > len(chat) == 8  # the summarizer's requests passed OpenAI's checks too
+    last = chat[-1]["messages"]
+    assert last[1] == {"role": "system", "content": f"{SUMMARY_MARKER}\n\n{SUMMARY}"}
+    (call, result) = tool_conversation(chat[-1])[-2:]
+    assert call == ("call", result[1]) and result == ("result", memory.read()[-2].tool_call_id)
+    assert memory.last_compaction is not None
+    whole = ThreadStoreChatMemory(store, "long", window=BufferedContext(100)).read()
+    assert len(whole) == 16  # nothing rewritten: the summary is a checkpoint beside the messages
 
 
 def test_the_providers_profile_is_applied_to_what_is_sent(litellm):
