@@ -56,7 +56,7 @@ def test_import_messages_leaves_the_library_converters_unloaded():
     code = (
         "import sys, json, messages; print(json.dumps(sorted(m for m in sys.modules if m in "
         "('messages.convert.langchain', 'messages.convert.pydantic_ai', 'messages.convert.autogen', "
-        "'messages.convert.agent_framework'))))"
+        "'messages.convert.agent_framework', 'messages.convert.llamabot'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
@@ -109,6 +109,16 @@ def test_the_agent_framework_integration_without_agent_framework_says_how_to_ins
     assert (
         "ImportError: messages.integrations.agent_framework needs Agent Framework's core package: "
         "pip install 'llm-messages[agent-framework]'"
+    ) in result.stderr
+
+
+def test_the_llamabot_integration_without_llamabot_says_how_to_install_it():
+    code = "import sys; sys.modules['llamabot'] = None; import messages.integrations.llamabot"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert (
+        "ImportError: messages.integrations.llamabot needs llamabot and PocketFlow: pip install "
+        "'llm-messages[llamabot]'"
     ) in result.stderr
 
 

@@ -6,6 +6,8 @@ functions                                      the other side
 ``from_langchain``, ``to_langchain``           LangChain ``BaseMessage`` lists (extra ``[langchain]``)
 ``from_pydantic_ai``, ``to_pydantic_ai``       pydantic-ai ``ModelMessage`` lists (``[pydantic-ai]``)
 ``from_autogen``, ``to_autogen``               AutoGen ``LLMMessage`` lists (``[autogen]``)
+``from_llamabot``, ``to_llamabot``             llamabot's messages, with what llamabot keeps beside a
+                                               message in an envelope (``[llamabot]``)
 ``from_agent_framework``, ``to_agent_framework``  Agent Framework ``Message`` lists, with what Agent
                                                Framework keeps beside a message in an envelope
                                                (``[agent-framework]``)
@@ -16,9 +18,9 @@ functions                                      the other side
 Each converter keeps everything or raises ``ConversionError`` (a ``MessagesError`` and a ``ValueError``)
 naming the message index and the part it cannot carry: nothing is dropped silently. Within what the other
 side can hold, ``from_x(to_x(conversation)) == conversation``. The other libraries are imported inside the
-functions that need them, never by ``import messages``; the LangChain, pydantic-ai, AutoGen and Agent
-Framework modules themselves load on first use (``import messages`` reaches this package for the Responses
-converter only).
+functions that need them, never by ``import messages``; the LangChain, pydantic-ai, AutoGen, Agent
+Framework and llamabot modules themselves load on first use (``import messages`` reaches this package for
+the Responses converter only).
 """
 
 from importlib import import_module
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from messages.convert.agent_framework import from_agent_framework, to_agent_framework
     from messages.convert.autogen import from_autogen, to_autogen
     from messages.convert.langchain import from_langchain, to_langchain
+    from messages.convert.llamabot import from_llamabot, to_llamabot
     from messages.convert.pydantic_ai import from_pydantic_ai, to_pydantic_ai
 
 __all__ = [
@@ -38,11 +41,13 @@ __all__ = [
     "from_agent_framework",
     "from_autogen",
     "from_langchain",
+    "from_llamabot",
     "from_pydantic_ai",
     "from_responses_items",
     "to_agent_framework",
     "to_autogen",
     "to_langchain",
+    "to_llamabot",
     "to_pydantic_ai",
     "to_responses_items",
 ]
@@ -54,6 +59,8 @@ _LAZY = {
     "to_autogen": "autogen",
     "from_langchain": "langchain",
     "to_langchain": "langchain",
+    "from_llamabot": "llamabot",
+    "to_llamabot": "llamabot",
     "from_pydantic_ai": "pydantic_ai",
     "to_pydantic_ai": "pydantic_ai",
 }

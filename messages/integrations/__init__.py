@@ -9,6 +9,9 @@ subpackage                         what it gives the framework
 ``agent_framework``                stores, sync or async (``[agent-framework]``)
 ``messages.integrations.``         an OpenAI Agents SDK session over the package's thread stores,
 ``openai_agents``                  sync or async (``[openai-agents]``)
+``messages.integrations.``         llamabot's bots on the package's messages: a chat memory over the
+``llamabot``                       stores, a ``SimpleBot`` sending the tool-call protocol, a decide
+                                   node for ``AgentBot`` (``[llamabot]``)
 =================================  ===============================================================
 
 An integration is built on ``messages.convert``, ``messages.context``, ``messages.profiles`` and

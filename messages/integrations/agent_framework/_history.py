@@ -39,9 +39,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import inspect
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from agent_framework import AgentSession, HistoryProvider, SessionContext, SupportsAgentRun
@@ -61,6 +60,7 @@ from messages.errors import (
     ThreadKindError,
     ThreadNotFoundError,
 )
+from messages.integrations._windows import WindowFactory, window_factory
 from messages.integrations.agent_framework._replay import Entry, already_stored
 from messages.models import Message, ToolMessage
 from messages.stores import AsyncThreadStore, Checkpoint, MessageRecord, ThreadInfo, ThreadStore
@@ -78,42 +78,6 @@ STATE_KEY = "session_state"
 ``AgentSession.to_dict()`` writes it)."""
 
 _LOCK_STRIPES = 64
-
-WindowFactory = Callable[[], ChatCompletionContext]
-"""Makes a fresh window of ``messages.context`` for one read (a window holds one history at a time)."""
-
-
-def _window_factory(window: ChatCompletionContext | WindowFactory | None) -> WindowFactory | None:
-    """``window`` as a factory of fresh windows: a window is copied empty for each read; a factory is
-    called once here to check what it makes. ``InvalidArgumentError`` naming ``window`` for anything
-    else."""
-    if window is None:
-        return None
-    if isinstance(window, ChatCompletionContext):
-        template = copy.deepcopy(window)
-        template.clear()
-        return lambda: copy.deepcopy(template)
-    what = (
-        "ThreadStoreHistoryProvider(): window must be a window of messages.context "
-        "(BufferedContext(buffer_size=50), ...) or a function that makes one and takes no argument "
-        "(lambda: BufferedContext(buffer_size=50))"
-    )
-    if not callable(window):
-        raise InvalidArgumentError(f"{what}; got {window!r}", argument="window")
-    try:
-        inspect.signature(window).bind()
-    except TypeError:
-        raise InvalidArgumentError(
-            f"{what}; got {window!r}, which needs arguments", argument="window"
-        ) from None
-    except ValueError:
-        pass  # no signature to read (a builtin): calling it says the rest
-    made = window()
-    if not isinstance(made, ChatCompletionContext):
-        raise InvalidArgumentError(
-            f"{what}; got a function that makes a {type(made).__name__}", argument="window"
-        )
-    return window
 
 
 class ThreadStoreHistoryProvider(HistoryProvider):
@@ -169,7 +133,11 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         self.compactor = compactor
         """Compacts each session's thread after a run when its window is over the trigger (``None``:
         never); its window is the one each run loads, unless ``window`` is given."""
-        self.window = _window_factory(window) if window is not None or compactor is None else compactor.window
+        self.window = (
+            window_factory(window, "ThreadStoreHistoryProvider")
+            if window is not None or compactor is None
+            else compactor.window
+        )
         """Makes the window each run loads (``None``: the whole history)."""
         self.skip_excluded = skip_excluded
         """Leave out of what is loaded the messages whose ``additional_properties["_excluded"]`` is true
