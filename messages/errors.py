@@ -7,74 +7,45 @@ is wrong, where (message index, tool-call id, field) and what to do about it.
 Validation problems inside a model are raised as plain ``ValueError`` from validators, so that Pydantic
 turns them into a ``ValidationError`` that carries the field location (``[3].tool_calls.0.id``).
 
-::
+```text
+MessagesError
+  InvalidArgumentError (ValueError, TypeError)
+  MessageTypeError (TypeError)
+  ReplyError (ValueError)
+  ToolArgumentsError (ValueError)
+  ConversationError (ValueError)
+    EmptyConversationError
+    OrphanToolResultError
+    UnansweredToolCallError
+    DuplicateToolCallIdError
+  ContextStateError (ValueError)
+  ProfileError
+    UnknownProfileError (KeyError)
+    UnfixableError (ValueError)
+  ConversionError (ValueError)
+    UnsupportedContentError
+  StoreError
+    ThreadNotFoundError (KeyError)
+    ThreadExistsError (ValueError)
+    MessageExistsError (ValueError)
+    InvalidThreadIdError (InvalidArgumentError)
+    CorruptDataError (ValueError)
+    ThreadKindError (ValueError)
+    UnstorableMessageError (ValueError)
+    StoreClosedError
+    CheckpointConflictError (ValueError)
+    CheckpointNotFoundError (KeyError)
+    InvalidCheckpointError (ValueError)
+    PositionError (IndexError)
+    BackendError
+      NotWrittenError
+      MaybeWrittenError
+  CompactionError
+    SummarizerError (RuntimeError)
+    SummaryInputTooLargeError (ValueError)
+```
 
-    MessagesError
-      InvalidArgumentError (ValueError, TypeError)  an argument a store or a thread cannot take: names the
-                                               argument, the message index, and what to give instead
-                                               (bad ids or metadata, a position, a window that is not a
-                                               window, a store of the other flavour, a non-bool flag)
-      MessageTypeError (TypeError)             a dict or other object where a Message was expected
-      ReplyError (ValueError)                  a provider reply that cannot be read as an AIMessage
-      ToolArgumentsError (ValueError)          tool-call arguments that are not a JSON object
-      ConversationError (ValueError)           the tool-call protocol is broken
-        EmptyConversationError                   no messages at all
-        OrphanToolResultError                    a tool result without a matching earlier call
-        UnansweredToolCallError                  a call without a result before the next non-tool message
-        DuplicateToolCallIdError                 one id used by two calls, or answered twice
-      ContextStateError (ValueError)           a context state that cannot be loaded into this context
-      ProfileError                             a provider profile cannot be resolved or applied
-        UnknownProfileError (KeyError)           no profile registered under that name
-        UnfixableError (ValueError)              what the provider cannot take and its profile cannot fix:
-                                                 nothing is sent; lists each finding (message index, part,
-                                                 quirk, what to do)
-      ConversionError (ValueError)             a message another library's types (LangChain, pydantic-ai,
-                                               Responses API items) cannot hold, or one of theirs ours
-                                               cannot: names the message index and the part
-        UnsupportedContentError                  content the target API has no form for (Responses API audio)
-      StoreError                               a thread store failed
-        ThreadNotFoundError (KeyError)           no thread with that id
-        ThreadExistsError (ValueError)           create_thread with an id that is taken
-        MessageExistsError (ValueError)          append of a message whose id the thread already holds
-        InvalidThreadIdError (InvalidArgumentError)  a thread id that is not a non-empty string
-        CorruptDataError (ValueError)            stored data that no longer reads (bad JSON, a dump that no
-                                                 longer validates, a missing position): thread and position
-        ThreadKindError (ValueError)             messages appended to or read from a remote thread, or a
-                                                 saved thread replaced by one of the other kind
-        UnstorableMessageError (ValueError)      a message whose dump cannot be stored (text that is not
-                                                 valid Unicode): message index and field
-        StoreClosedError                         the store was closed before this operation
-        CheckpointConflictError (ValueError)     add_checkpoint on a base that is no longer the thread's
-                                                 newest checkpoint (another compactor won): carries it
-        CheckpointNotFoundError (KeyError)       no checkpoint with that id in the thread
-        InvalidCheckpointError (ValueError)      a checkpoint that cannot stand: a position not after its
-                                                 base's, a cut inside an exchange, a summary that calls tools
-        PositionError (IndexError)               a position past the thread's end: a checkpoint up to it, a
-                                                 token count for a message the thread does not hold
-        BackendError                             the database, its file or the connection to it failed the
-                                                 operation; names the operation and the thread, and chains
-                                                 the driver's error (``raise ... from``); one of:
-          NotWrittenError                          nothing of the operation is in the store: a read, or a
-                                                   write that failed before its commit (no connection,
-                                                   a disk full or a file size limit reached while
-                                                   writing, a statement the database refused); safe to
-                                                   retry as it is
-          MaybeWrittenError                        a write whose commit may or may not have happened: the
-                                                   connection was lost after the statement was sent (the
-                                                   commit, if it came, was not acknowledged), or the
-                                                   commit itself failed in a way that may have left it
-                                                   on disk; read back before retrying
-      CompactionError                          compaction could not write a checkpoint; nothing was written
-        SummarizerError (RuntimeError)           the summarizer raised, timed out, returned nothing, or
-                                                 returned more than the span it was to replace
-        SummaryInputTooLargeError (ValueError)   one whole exchange is larger than the summarizer's input
-                                                 budget: it cannot be chained, and is never truncated
-
-A store that raised a ``BackendError`` works again without being reopened: SQLite goes on with the same
-file; PostgreSQL replaces a lost connection on the next call. Every ``BackendError`` says which of the two
-it is, so a bot can retry a ``NotWrittenError`` as it is, and reconcile after a ``MaybeWrittenError``
-(``store.messages(thread_id, -n)`` shows whether the ``n`` messages it appended are there, whole: an append
-is all or nothing).
+Each class's own entry below says when it is raised and what it carries.
 """
 
 from __future__ import annotations

@@ -1,13 +1,21 @@
 """Hypothesis strategies for every message kind, for property-testing bots built on this package.
 
-Install the extra (``pip install 'llm-messages[hypothesis]'``), then::
+Install the extra (``pip install 'llm-messages[hypothesis]'``), then:
 
-    from hypothesis import given
-    from messages import strategies as ms
+```python
+from hypothesis import given
+from messages import strategies as ms, validate_conversation
+from messages.context import BufferedContext
 
-    @given(ms.conversations())
-    def test_my_bot_keeps_the_protocol(conversation):
-        validate_conversation(my_bot.trim(conversation))
+
+@given(ms.conversations())
+def test_a_window_keeps_the_protocol(conversation):
+    window = BufferedContext(10, initial_messages=conversation)
+    validate_conversation(window.get_messages())
+
+
+test_a_window_keeps_the_protocol()  # pytest calls it for you
+```
 
 ``conversations()`` follows the tool-call protocol (every call answered right after its turn, ids distinct
 within a turn and now and then used again by a later turn, as Kimi K2 and local servers mint them), with

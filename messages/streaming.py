@@ -1,12 +1,18 @@
 """Assembling a streamed reply: ``StreamAccumulator`` turns stream chunks into an ``AIMessage``.
 
 Feed it the chunks of ``litellm.completion(..., stream=True)`` (or ``acompletion``), OpenAI SDK
-``ChatCompletionChunk`` objects, or plain chunk dicts, one at a time::
+``ChatCompletionChunk`` objects, or plain chunk dicts, one at a time:
 
-    accumulator = StreamAccumulator()
-    for chunk in litellm.completion(model=..., messages=..., stream=True):
-        print(accumulator.add(chunk).text, end="", flush=True)
-    reply = accumulator.message()          # an AIMessage; accumulator.usage, .finish_reason beside it
+```python
+import litellm
+from messages import StreamAccumulator, UserMessage, dump_messages
+
+messages = dump_messages([UserMessage(content="Say hello.")], model="gpt-4o-mini")
+accumulator = StreamAccumulator()
+for chunk in litellm.completion(model="gpt-4o-mini", messages=messages, stream=True):
+    print(accumulator.add(chunk).text, end="", flush=True)
+reply = accumulator.message()  # an AIMessage; accumulator.usage, .finish_reason too
+```
 
 ``add`` is synchronous, so the same accumulator serves ``async for chunk in await litellm.acompletion(...)``;
 ``AIMessage.from_stream(chunks)`` and ``await AIMessage.afrom_stream(async_chunks)`` do the loop for you.

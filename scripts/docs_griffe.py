@@ -64,14 +64,6 @@ def _code_a_reader_cannot_use(value: object) -> bool:
     return bool(_PRIVATE_NAME.search(text)) or "lambda" in text
 
 
-def _is_literal(text: str) -> bool:
-    try:
-        ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False
-    return True
-
-
 class DocsSite(griffe.Extension):
     """The extension (see the module docstring)."""
 
@@ -93,13 +85,41 @@ class DocsSite(griffe.Extension):
                     _add_fields(obj)
 
 
+_LONGEST_STRING = 60
+"""The longest string a value may hold and still show in a signature: a longer one would run past the code
+column (88 characters), so the value is said in the docstring instead."""
+
+
 def _clean_value(attribute: Any) -> None:
     if attribute.value is None:
         return
-    if "instance-attribute" in attribute.labels and "class-attribute" not in attribute.labels:
+    instance = "instance-attribute" in attribute.labels and "class-attribute" not in attribute.labels
+    if instance or _code_a_reader_cannot_use(attribute.value):
         attribute.value = None
-    elif _code_a_reader_cannot_use(attribute.value):
+    elif _long_strings(str(attribute.value)):
+        text = str(attribute.value)
         attribute.value = None
+        try:
+            literal = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return
+        if isinstance(literal, str) and attribute.docstring is not None:
+            fence = "``" if "`" in literal else "`"
+            attribute.docstring.parsed.append(
+                griffe.DocstringSectionText(f"The value: {fence}{literal}{fence}")
+            )
+
+
+def _long_strings(text: str) -> bool:
+    """Whether the expression ``text`` holds a string longer than ``_LONGEST_STRING``."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return len(text) > _LONGEST_STRING
+    return any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > _LONGEST_STRING
+        for node in ast.walk(tree)
+    )
 
 
 def _clean_defaults(function: Any) -> None:
@@ -264,4 +284,5 @@ def _add_fields(cls: Any) -> None:
 def _first_paragraph(field: Any) -> str:
     if field.docstring is None:
         return ""
-    return field.docstring.value.strip().split("\n\n", 1)[0]
+    text: str = field.docstring.value
+    return text.strip().split("\n\n", 1)[0]

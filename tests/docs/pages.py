@@ -137,9 +137,7 @@ def code_blocks(site: Path, page: Path) -> list[Block]:
             signature = signature or bool(holder.classes & {"doc-signature", "doc-heading"})
         code = element.text()
         numbers[language] = numbers.get(language, 0) + 1
-        blocks.append(
-            Block(where, numbers[language], language, code, signature, frozenset(element.classes))
-        )
+        blocks.append(Block(where, numbers[language], language, code, signature, frozenset(element.classes)))
     return blocks
 
 

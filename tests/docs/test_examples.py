@@ -34,9 +34,9 @@ SUMMARY_REQUEST = "Write the summary of the conversation above"
 
 
 def stand_in_model(body: dict) -> AIMessage:
-    """The stand-in's model (chat completions and the Responses API): "What is 2 + 40?" calls the first tool with a=2, b=40; a tool result is
-    reported ("The answer is 42."); a summarizer's request gets a short summary; anything else gets a
-    greeting."""
+    """The stand-in's model (chat completions and the Responses API): "What is 2 + 40?" calls the first
+    tool with a=2, b=40; a tool result is reported ("The answer is 42."); a summarizer's request gets a
+    short summary; anything else gets a greeting."""
     if "messages" in body:
         conversation = load_messages(body["messages"])
     else:  # the Responses API: input items
@@ -174,10 +174,14 @@ def test_the_stand_in_model_answers_each_kind_of_request():
     asked = {"messages": [{"role": "user", "content": "What is 2 + 40?"}], "tools": [add]}
     call = stand_in_model(asked).tool_calls[0]
     assert (call.name, call.parse_arguments()) == ("add", {"a": 2, "b": 40})
-    answered = {"messages": [*asked["messages"], {"role": "assistant", "tool_calls": [call.model_dump()]},
-                             {"role": "tool", "tool_call_id": call.id, "content": "42"}]}
+    answered = {
+        "messages": [
+            *asked["messages"],
+            {"role": "assistant", "tool_calls": [call.model_dump()]},
+            {"role": "tool", "tool_call_id": call.id, "content": "42"},
+        ]
+    }
     assert stand_in_model(answered).content == "The answer is 42."
     summary = {"messages": [{"role": "user", "content": f"{SUMMARY_REQUEST} now."}]}
     assert stand_in_model(summary).content == "The user and the assistant talked."
     assert stand_in_model({"messages": [{"role": "user", "content": "hi"}]}).content.startswith("Hello")
-
