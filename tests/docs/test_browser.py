@@ -64,13 +64,54 @@ def test_the_search_finds_unfixable_error(page):
     assert re.search(r"/reference/messages\.errors/(\?|#|$)", href), href
 
 
-def test_no_page_logs_a_console_error(page, site: Path):
+# The code blocks of the page that would run past their box if they did not wrap: each with a line of
+# at most `columns` characters whose box scrolls once wrapping is turned off.
+_HIDDEN_COLUMNS = """(columns) => {
+  const style = document.createElement("style");
+  style.textContent = ".md-typeset pre > code { white-space: pre !important }";
+  document.head.append(style);
+  const hidden = [...document.querySelectorAll("article pre > code")]
+    .filter(code => code.textContent.split("\\n").every(line => line.length <= columns))
+    .filter(code => code.scrollWidth > code.clientWidth)
+    .map(code => code.textContent.slice(0, 60));
+  style.remove();
+  return hidden;
+}"""
+
+
+def test_no_page_logs_a_console_error_and_every_code_line_shows_whole(page, site: Path):
+    # At a laptop's width (1280 x 720, Playwright's default), on every page: nothing logged as an error,
+    # and every code block's 88 columns in view without scrolling or wrapping (docs/css/extra.css).
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("index.html"))
     assert len(pages) > 40  # the guide, the catalog and every module's reference
-    logged = {}
+    logged, hidden = {}, {}
     for path in pages:
-        page.open(path.removesuffix("index.html"))
+        tab = page.open(path.removesuffix("index.html"))
         if page.errors:
             logged[path] = list(page.errors)
             page.errors.clear()
+        if cut := tab.evaluate(_HIDDEN_COLUMNS, 88):
+            hidden[path] = cut
     assert logged == {}
+    assert hidden == {}
+
+
+def test_at_a_phones_width_code_wraps_instead_of_hiding_its_lines(page, site: Path):
+    guide = ["", "getting-started/"] + sorted(
+        f"guide/{p.name}/" for p in (site / "guide").iterdir() if (p / "index.html").is_file()
+    )
+    page.tab.set_viewport_size({"width": 390, "height": 844})
+    scrolled, small = {}, {}
+    for path in [*guide, "reference/messages.compaction/"]:
+        tab = page.open(path)
+        boxes = tab.evaluate(
+            """() => [...document.querySelectorAll("article pre > code")].map(code =>
+                 [code.scrollWidth > code.clientWidth, parseFloat(getComputedStyle(code).fontSize)])"""
+        )
+        assert boxes, path
+        if any(scrolls for scrolls, _ in boxes):
+            scrolled[path] = sum(scrolls for scrolls, _ in boxes)
+        if min(size for _, size in boxes) < 11:
+            small[path] = min(size for _, size in boxes)
+    assert scrolled == {}
+    assert small == {}  # still readable: the font shrinks no further than 11 px, then lines wrap
