@@ -673,8 +673,32 @@ def _bug_guard(where: str) -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``messages`` command with ``argv`` (default: the process's arguments); return the status.
 
+    Args:
+        argv: the arguments after the command's name (``["check", "--model", M, FILE]``); ``None``
+            reads ``sys.argv[1:]``.
+
+    Returns:
+        The exit status: 0 no problems, 1 problems found, 2 input that cannot be read or bad usage.
+
     Raises nothing: every problem is an exit status and a line on standard error (2 for unreadable input or
     bad usage; ``MESSAGES_TRACEBACK=1`` shows the traceback of a bug).
+
+    Examples:
+        ```python
+        import json
+
+        from messages.cli import main
+
+        call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        conversation = [
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "user", "content": "Hello?"},  # the call was never answered
+        ]
+        with open("conversation.json", "w") as file:
+            json.dump(conversation, file)
+        assert main(["check", "conversation.json"]) == 1  # and the report says where and why
+        ```
     """
     # The check is offline: if a bare model name makes the profiles ask litellm for its provider, litellm
     # reads its bundled model map instead of downloading one (an explicit setting wins).

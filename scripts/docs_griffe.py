@@ -7,6 +7,7 @@ the package's objects look like on a page, so that a reader sees what they can u
   themselves are left as they are, so the methods the class inherits from them are still found and shown
   (``inherited_members`` in mkdocs.yml); the bases to show are kept in ``extra["docs_site"]["bases"]``,
   which the class template (scripts/docs_templates) reads.
+* **Signatures.** A hypothesis ``@composite`` strategy is shown as it is called: without ``draw``.
 * **Values.** An instance attribute's value is code of ``__init__`` (``path = Path(path)``), not a value:
   it is not shown. Nor is an attribute's value or a parameter's default that is code a reader cannot use
   (a private name, a lambda): a default shows as ``...``, and the docstring says what it is.
@@ -123,6 +124,9 @@ def _long_strings(text: str) -> bool:
 
 
 def _clean_defaults(function: Any) -> None:
+    if any(str(d.value).endswith("composite") for d in function.decorators) and function.parameters:
+        # A hypothesis composite strategy is called without its first parameter, ``draw``.
+        del function.parameters[0]
     for parameter in function.parameters:
         if parameter.default is not None and _code_a_reader_cannot_use(parameter.default):
             parameter.default = "..."

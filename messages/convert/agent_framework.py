@@ -220,6 +220,12 @@ class AgentFrameworkEnvelope:
     def from_json(cls, data: Mapping[str, Any]) -> AgentFrameworkEnvelope:
         """An envelope from its ``to_json`` form; ``ValueError`` naming the field for anything else.
 
+        Args:
+            data: what ``to_json`` gave (as read back from JSON).
+
+        Returns:
+            The envelope.
+
         Raises:
             ValueError: ``data`` is not an envelope's JSON object (the key that is wrong named).
         """
@@ -541,6 +547,14 @@ def to_agent_framework(
     envelopes=True)`` kept beside them: the fields, the contents and the whole messages kept there. Raises
     ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming the message and
     the field for what Agent Framework cannot hold.
+
+    Args:
+        messages: messages of this package, in order.
+        envelopes: one per message (``None`` for none), as ``from_agent_framework(...,
+            envelopes=True)`` returned them.
+
+    Returns:
+        Agent Framework ``Message`` objects.
 
     Raises:
         MessageTypeError: an item is not a ``Message``.
@@ -1004,10 +1018,33 @@ def from_agent_framework(
     raises ``ConversionError`` (nothing is dropped). Errors name the message index (and content
     position).
 
+    Args:
+        messages: Agent Framework ``Message`` objects, in order (a session's history).
+        envelopes: also return, for each message, the ``AgentFrameworkEnvelope`` that keeps what this
+            package has no field for; without it, such a message is refused.
+
+    Returns:
+        The messages; with ``envelopes=True``, ``(messages, envelopes)``.
+
     Raises:
         ConversionError: a value that is not JSON (a store cannot keep it); without ``envelopes=True``, a
             message that needs an envelope (the message index and the content or field named).
         ImportError: agent-framework-core is not installed (``pip install 'llm-messages[agent-framework]'``).
+
+    Examples:
+        ```python
+        from agent_framework import Content, Message
+        from messages import AIMessage, UserMessage
+        from messages.convert import from_agent_framework, to_agent_framework
+
+        history = [
+            Message(role="user", contents=[Content.from_text("Hi")]),
+            Message(role="assistant", contents=[Content.from_text("Hello!")]),
+        ]
+        conversation = from_agent_framework(history)
+        assert conversation == [UserMessage(content="Hi"), AIMessage(content="Hello!")]
+        assert from_agent_framework(to_agent_framework(conversation)) == conversation
+        ```
     """
     af = _import()
     out: list[Message] = []

@@ -164,6 +164,12 @@ def to_langchain(messages: Iterable[Message]) -> list[BaseMessage]:
     ``from_langchain`` gives back equal messages. Raises ``MessageTypeError`` for an item that is not a
     message.
 
+    Args:
+        messages: messages of this package, in order.
+
+    Returns:
+        LangChain messages (``SystemMessage``, ``HumanMessage``, ``AIMessage``, ``ToolMessage``).
+
     Raises:
         MessageTypeError: an item is not a ``Message``.
         ConversionError: something LangChain's messages cannot hold (a message-level ``cache_control``, a mark
@@ -432,10 +438,29 @@ def from_langchain(messages: Iterable[BaseMessage]) -> list[Message]:
     where). Raises ``ConversionError`` naming the message index and the field or content part it cannot
     hold.
 
+    Args:
+        messages: LangChain messages, in order.
+
+    Returns:
+        The messages, tool-call arguments byte for byte.
+
     Raises:
         ConversionError: a message or block a message of this package cannot hold (the message index and the
             field named).
         ImportError: langchain-core is not installed (``pip install 'llm-messages[langchain]'``).
+
+    Examples:
+        ```python
+        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+        from messages.convert import from_langchain, to_langchain
+
+        call = {"name": "multiply", "args": {"a": 3, "b": 12}, "id": "call_1"}
+        history = [HumanMessage("What is 3 * 12?"), AIMessage("", tool_calls=[call]),
+                   ToolMessage("36", tool_call_id="call_1")]
+        conversation = from_langchain(history)
+        assert conversation[1].tool_calls[0].parse_arguments() == {"a": 3, "b": 12}
+        assert to_langchain(conversation)[1].tool_calls == history[1].tool_calls
+        ```
     """
     lc = _import()
     out: list[Message] = []

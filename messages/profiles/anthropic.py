@@ -115,6 +115,12 @@ NO_PREFILL_FAMILIES: tuple[str, ...] = tuple(
 def no_prefill_families(profile: Profile) -> dict[str, Profile]:
     """``profile`` for each Claude family that refuses prefill (quirk 15).
 
+    Args:
+        profile: the provider's profile, which the families build on.
+
+    Returns:
+        The family profiles, by family name.
+
     Raises nothing.
     """
     return {key: profile.with_family(key, NoPrefill(row=15)) for key in NO_PREFILL_FAMILIES}

@@ -74,12 +74,14 @@ def package() -> Any:
     import yaml
 
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    handler = next(p["mkdocstrings"] for p in config["plugins"] if isinstance(p, dict) and "mkdocstrings" in p)
-    names = handler["handlers"]["python"]["options"]["extensions"]
-    extensions = griffe.load_extensions(*[str(ROOT / n) if n.endswith(".py") or ".py:" in n else n for n in names])
-    loader = griffe.GriffeLoader(
-        extensions=extensions, search_paths=[str(ROOT)], docstring_parser="google"
+    handler = next(
+        p["mkdocstrings"] for p in config["plugins"] if isinstance(p, dict) and "mkdocstrings" in p
     )
+    names = handler["handlers"]["python"]["options"]["extensions"]
+    extensions = griffe.load_extensions(
+        *[str(ROOT / n) if n.endswith(".py") or ".py:" in n else n for n in names]
+    )
+    loader = griffe.GriffeLoader(extensions=extensions, search_paths=[str(ROOT)], docstring_parser="google")
     loaded = loader.load("messages")
     loader.resolve_aliases(implicit=False, external=None)
     return loaded
@@ -238,7 +240,11 @@ def test_no_page_shows_a_stray_double_colon(site: Path):
 def test_every_public_module_has_a_named_place_in_the_navigation():
     hook = docs_site_module()
     placed = [
-        module for section in hook.reference_nav() for _, entries in section.items() for e in entries for module in e
+        module
+        for section in hook.reference_nav()
+        for _, entries in section.items()
+        for e in entries
+        for module in e
     ]
     assert sorted(placed) == sorted(hook.public_modules())
     assert "Other" not in {title for section in hook.reference_nav() for title in section}
