@@ -2,8 +2,9 @@
 
 The browser (the ``browser`` and ``page`` fixtures of tests/docs/conftest.py) is the system's
 (scripts/chromium.sh installs it; ``python3 scripts/dev.py test`` runs that beside its set-up and names it
-in MESSAGES_TEST_CHROMIUM): Playwright launches it by its path and never downloads one. Without it these tests skip, giving the reason, except under CI=1, where they fail. The
-site is the one the test command built, served on a loopback port.
+in MESSAGES_TEST_CHROMIUM): Playwright launches it by its path and never downloads one. Without it these
+tests skip, giving the reason, except under CI=1, where they fail. The site is the one the test command
+built, served on a loopback port.
 """
 
 from __future__ import annotations
@@ -97,9 +98,8 @@ def test_no_page_logs_a_console_error_and_every_code_line_shows_whole(page, site
 
 
 def test_at_a_phones_width_code_wraps_instead_of_hiding_its_lines(page, site: Path):
-    guide = ["", "getting-started/"] + sorted(
-        f"guide/{p.name}/" for p in (site / "guide").iterdir() if (p / "index.html").is_file()
-    )
+    guide = sorted(f"guide/{p.name}/" for p in (site / "guide").iterdir() if (p / "index.html").is_file())
+    guide = ["", "getting-started/", *guide]
     page.tab.set_viewport_size({"width": 390, "height": 844})
     scrolled, small = {}, {}
     for path in [*guide, "reference/messages.compaction/"]:
