@@ -97,8 +97,8 @@ def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[Message
         ```python
         from messages import AIMessage, UserMessage, load_messages
 
-        saved = '[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}]'
-        assert load_messages(saved) == [UserMessage(content="Hi"), AIMessage(content="Hello!")]
+        saved = '[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hey"}]'
+        assert load_messages(saved) == [UserMessage(content="Hi"), AIMessage(content="Hey")]
         ```
     """
     if isinstance(data, (str, bytes, bytearray)):

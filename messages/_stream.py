@@ -152,6 +152,12 @@ class StreamAssembly:
     def add(self, chunk: Any) -> StreamDelta:
         """Take one stream chunk; return the text, reasoning and refusal it added.
 
+        Args:
+            chunk: one chunk of the stream (litellm's, the OpenAI SDK's, or a dict).
+
+        Returns:
+            What it added: ``text``, ``reasoning`` and ``refusal`` (empty strings where it added none).
+
         Raises ``ReplyError`` for a chunk that cannot be read; what the chunk held before the field at
         fault stays added.
 

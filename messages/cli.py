@@ -9,7 +9,7 @@ messages check --fix --model gemini/gemini-2.5-flash conversation.json > fixed.j
 cat requests.jsonl | messages check --format json -
 messages quirks                                  # the quirk catalog, one line per row
 messages quirks 30                               # quirk 30 in full: errors, sources
-messages quirks mistral                          # the quirks of one provider (or profile)
+messages quirks mistral                          # one provider's (or profile's) quirks
 ```
 
 Input: a JSON list of OpenAI-shape messages; or a request log object with ``"messages"`` (and usually
@@ -67,7 +67,7 @@ what waits until they read.
                     "messages_moved": 0, "roles_changed": 0, "contents_changed": 0,
                     "arguments_changed": 0, "tool_calls_removed": 0},
         "remaining": []}],              # check(apply(...)): index, rule, row, message
-     "fix": null}                       # with --fix: {"written", "changes", "remaining"}
+     "fix": null}                       # --fix: {"written", "changes", "remaining"}
   ],
   "summary": {"problems": 1, "fixable": 1, "conversations": 1,
               "conversations_with_problems": 1}
@@ -689,7 +689,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         from messages.cli import main
 
-        call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        function = {"name": "get_weather", "arguments": "{}"}
+        call = {"id": "call_1", "type": "function", "function": function}
         conversation = [
             {"role": "user", "content": "Weather?"},
             {"role": "assistant", "content": None, "tool_calls": [call]},

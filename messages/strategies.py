@@ -86,6 +86,13 @@ _built = functools.cache
 def texts(*, min_size: int = 0, max_size: int = 200) -> st.SearchStrategy[str]:
     """Text as users and models write it: unicode (emoji, CJK, RTL, combining marks), whitespace, empty.
 
+    Args:
+        min_size: the fewest characters.
+        max_size: the most characters.
+
+    Returns:
+        A strategy of strings.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _texts(min_size, max_size)
@@ -153,6 +160,12 @@ def arguments(*, valid_json: bool = True) -> st.SearchStrategy[str]:
     """Tool-call argument strings: JSON objects (compact or spaced), ``""`` for none; with
     ``valid_json=False`` also text that is not JSON, as models sometimes emit.
 
+    Args:
+        valid_json: only JSON objects (and ``""``); ``False`` adds text that is not JSON.
+
+    Returns:
+        A strategy of argument strings.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _arguments(valid_json)
@@ -197,6 +210,15 @@ def tool_calls(
 ) -> st.SearchStrategy[ToolCall]:
     """One tool call; with ``extensions`` it may carry a Gemini thought signature in its provider fields,
     with ``invalid_arguments`` its arguments may be text that is not a JSON object.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        ids: the strategy of the calls' ids (default: ids in the shapes real providers mint).
+        invalid_arguments: sometimes arguments that are not a JSON object.
+
+    Returns:
+        A strategy of ``ToolCall``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -249,6 +271,13 @@ def _sometimes_cached(extensions: bool) -> st.SearchStrategy[CacheControl | None
 def text_parts(*, extensions: bool = True) -> st.SearchStrategy[TextPart]:
     """A text part (possibly empty); with ``extensions``, sometimes a cache breakpoint on it.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``TextPart``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _text_parts(extensions)
@@ -267,6 +296,13 @@ def _media_types(kind: str) -> st.SearchStrategy[str]:
 def image_parts(*, extensions: bool = True) -> st.SearchStrategy[ImagePart]:
     """An image by https URL or as a small base64 data URL, with or without ``detail``; with
     ``extensions``, also an URL given as a bare string, and litellm's ``format``.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``ImagePart``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -331,6 +367,13 @@ def file_parts(*, extensions: bool = True) -> st.SearchStrategy[FilePart]:
     """A file, inline (a data URL with a filename) or by uploaded file id; with ``extensions``, sometimes
     with litellm's ``format``, ``detail`` and ``video_metadata``.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``FilePart``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _file_parts(extensions)
@@ -370,6 +413,13 @@ def content_parts(
 ) -> st.SearchStrategy[TextPart | ImagePart | AudioPart | FilePart | VideoPart]:
     """Any content part, text most often; with ``extensions``, video parts and litellm's keys too.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of content parts.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _content_parts(extensions)
@@ -395,6 +445,13 @@ def system_messages(*, extensions: bool = True) -> st.SearchStrategy[SystemMessa
     """A system (or developer) message, as a string or text parts, sometimes named; with ``extensions``,
     sometimes a cache breakpoint on it or on its parts.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``SystemMessage``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _system_messages(extensions)
@@ -414,6 +471,13 @@ def _system_messages(extensions: bool) -> st.SearchStrategy[SystemMessage]:
 def user_messages(*, extensions: bool = True) -> st.SearchStrategy[UserMessage]:
     """A user message: text, or a list of text, image, audio and file parts (and video, with
     ``extensions``); sometimes named; with ``extensions``, sometimes a cache breakpoint.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``UserMessage``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -469,6 +533,14 @@ def ai_messages(
     """An assistant message: text, tool calls (``calls`` if given, else drawn), or both, and sometimes a
     refusal (alone, or beside text, as OpenAI may send it); with ``extensions``, reasoning text, signed
     thinking blocks, message-level provider fields and the provider that produced them.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        calls: the tool calls the message makes (default: drawn).
+
+    Returns:
+        A strategy of ``AIMessage``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -591,6 +663,14 @@ def tool_messages(
     """A tool result: JSON, plain or empty text, text parts; with ``extensions`` also images, the tool's
     ``name``, ``is_error`` and a cache breakpoint.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        tool_call_id: the id of the call it answers (default: drawn).
+
+    Returns:
+        A strategy of ``ToolMessage``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     if tool_call_id is None:
@@ -628,6 +708,13 @@ def _result_fields(extensions: bool) -> st.SearchStrategy[dict[str, Any]]:
 
 def messages(*, extensions: bool = True) -> st.SearchStrategy[Message]:
     """Any single message (not necessarily a valid conversation on its own).
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of messages of every role.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -674,7 +761,33 @@ def conversations(
     of an earlier turn again, as Kimi K2 (``functions.NAME:0``) and local servers (``call_0``) mint them
     and as the protocol allows (quirk 17): ``reused_ids=False`` keeps every id of the conversation unique.
 
+    Args:
+        min_turns: the fewest turns.
+        max_turns: the most turns.
+        max_parallel_calls: the most calls in one assistant turn.
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        reused_ids: let a later turn use a call id of an earlier one again.
+
+    Returns:
+        A strategy of conversations (lists of messages) that pass ``validate_conversation``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+
+    Examples:
+        ```python
+        from hypothesis import given
+        from messages import validate_conversation
+        from messages.strategies import conversations
+
+
+        @given(conversations(max_turns=4))
+        def test_every_generated_conversation_is_valid(conversation):
+            validate_conversation(conversation)
+
+
+        test_every_generated_conversation_is_valid()  # pytest calls it for you
+        ```
     """
     conversation: list[Message] = list(draw(_openings(extensions)))
     kinds = draw(_turn_kinds(min_turns, max_turns))
@@ -901,6 +1014,19 @@ def broken_conversations(
     them apart with ``protocol_errors``; ``validate_conversation`` should reject exactly the broken ones.
     A breakage that needs a tool exchange adds one when the conversation has none. ``"empty"`` gives
     ``[]`` and is drawn rarely.
+
+    Args:
+        kinds: the breakages to draw from (``Breakage``: a trimmed history, a call dropped, results lost,
+            a message between a call and its results, an id used twice, a call answered twice).
+        max_breaks: the most breakages applied to one conversation.
+        max_turns: the most turns of the conversation broken.
+        max_parallel_calls: the most calls in one assistant turn.
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        reused_ids: let a later turn use a call id of an earlier one again.
+
+    Returns:
+        A strategy of conversations, most of them broken.
 
     Raises:
         ValueError: ``kinds`` is empty or names a breakage not in ``BREAKAGES``, or ``max_breaks`` is less

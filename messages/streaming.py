@@ -84,8 +84,27 @@ class StreamAccumulator(StreamAssembly):
     all gets ``"{}"`` in ``message()``, as ``litellm.stream_chunk_builder`` and a non-streamed reply give
     it (``partial`` keeps ``""`` until text arrives). The module docstring has every merging rule.
 
+    Args:
+        choice: which completion to follow when the request asked for several (``n > 1``).
+        provider: the litellm provider that produced the stream, when its chunks do not say.
+
     Raises:
         ValueError: ``choice`` is not a choice index (an int of at least 0).
+
+    Examples:
+        ```python
+        from messages import StreamAccumulator
+
+        chunks = [  # a streamed reply, as OpenAI-shape chunk dicts
+            {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hel"}}]},
+            {"choices": [{"index": 0, "delta": {"content": "lo!"}, "finish_reason": "stop"}]},
+        ]
+        accumulator = StreamAccumulator()
+        for chunk in chunks:
+            print(accumulator.add(chunk).text, end="")  # what each chunk added
+        assert accumulator.message().content == "Hello!"
+        assert accumulator.finish_reason == "stop"
+        ```
     """
 
     def __init__(self, *, choice: int = 0, provider: str | None = None) -> None:

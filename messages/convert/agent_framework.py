@@ -36,11 +36,11 @@ has a form for is typed, the rest is kept exactly, as ``Content.to_dict()`` writ
 message back in its place and its order. Kept whole, because no message a model reads holds them:
 
 * every content type but the ones above: approval requests and responses
-  (``function_approval_request`` / ``_response``), ``oauth_consent_request``, ``usage``, ``error``,
-  ``hosted_vector_store``, the calls and results of the service's own tools (code interpreter, image
-  generation, MCP, search, shell, computer use) and a ``function_call`` the service made itself
-  (``hosted`` or ``informational_only``): a record of what the service ran, with no result for this
-  conversation to answer;
+  (``function_approval_request`` and ``function_approval_response``), ``oauth_consent_request``,
+  ``usage``, ``error``, ``hosted_vector_store``, the calls and results of the service's own tools (code
+  interpreter, image generation, MCP, search, shell, computer use) and a ``function_call`` the service
+  made itself (``hosted`` or ``informational_only``): a record of what the service ran, with no result
+  for this conversation to answer;
 * a content where its message has no place for it (media in a system or assistant message, a call outside
   an assistant message, a result outside a tool message), a second reasoning text, reasoning details or
   refusal, reasoning held only as ``protected_data`` that is not reasoning details (the Responses API's
