@@ -10,7 +10,9 @@ the package's objects look like on a page, so that a reader sees what they can u
 * **Signatures.** A hypothesis ``@composite`` strategy is shown as it is called: without ``draw``.
 * **Values.** An instance attribute's value is code of ``__init__`` (``path = Path(path)``), not a value:
   it is not shown. Nor is an attribute's value or a parameter's default that is code a reader cannot use
-  (a private name, a lambda): a default shows as ``...``, and the docstring says what it is.
+  (a private name, a lambda) or a string too long for the code column: a default shows as ``...``, and
+  the docstring says what it is. A return annotation that names a private class (a rule's ``start``)
+  shows the overridden method's instead, or none.
 * **Fields.** A Pydantic model (or a dataclass) takes its fields as keyword arguments: it gets a signature
   of its fields when it has no ``__init__`` of its own (or only ``(**data)``), and a "Parameters" section
   made of its fields' docstrings when its docstring has none.
@@ -128,8 +130,29 @@ def _clean_defaults(function: Any) -> None:
         # A hypothesis composite strategy is called without its first parameter, ``draw``.
         del function.parameters[0]
     for parameter in function.parameters:
-        if parameter.default is not None and _code_a_reader_cannot_use(parameter.default):
-            parameter.default = "..."
+        default = parameter.default
+        if default is not None and (_code_a_reader_cannot_use(default) or _long_strings(str(default))):
+            parameter.default = "..."  # the field's or parameter's docstring says the value
+    if function.returns is not None and _PRIVATE_NAME.search(str(function.returns)):
+        function.returns = _overridden_returns(function)
+
+
+def _overridden_returns(function: Any) -> Any:
+    """The return annotation of the method ``function`` overrides (a rule's ``start`` returns its private
+    state class; ``Rule.start`` says ``Any``), or ``None``: no annotation rather than a private name."""
+    parent = function.parent
+    if parent is None or not parent.is_class:
+        return None
+    try:
+        mro = parent.mro()
+    except ValueError:
+        return None
+    for klass in mro:
+        method = klass.members.get(function.name)
+        if method is not None and not method.is_alias and method.is_function:
+            returns = method.returns
+            return returns if returns is not None and not _PRIVATE_NAME.search(str(returns)) else None
+    return None
 
 
 def _shown_bases(cls: Any, documented: set[str], seen: tuple[str, ...]) -> list[Any]:
@@ -187,6 +210,8 @@ def _fields(cls: Any) -> list[Any]:
                 continue
             if "property" in member.labels or _keyword(member, "init") == "False":
                 continue
+            if "class-attribute" in member.labels and "instance-attribute" not in member.labels:
+                continue  # a ClassVar (griffe unwraps its annotation): not a field
             found[name] = member
     return list(found.values())
 
@@ -227,6 +252,12 @@ def _default(field: Any) -> str | None:
     return None
 
 
+def _shown_default(field: Any) -> str | None:
+    """``_default``, or ``...`` where that is code a reader cannot use (a private constant)."""
+    default = _default(field)
+    return "..." if default is not None and _code_a_reader_cannot_use(default) else default
+
+
 def _add_fields(cls: Any) -> None:
     fields = _fields(cls)
     init = cls.all_members.get("__init__")
@@ -245,9 +276,7 @@ def _add_fields(cls: Any) -> None:
     if not written and "dataclass" not in cls.labels:
         parameters = [griffe.Parameter("self", kind=griffe.ParameterKind.positional_or_keyword)]
         for field in fields:
-            default = _default(field)
-            if default is not None and _code_a_reader_cannot_use(default):
-                default = "..."
+            default = _shown_default(field)
             parameters.append(
                 griffe.Parameter(
                     field.name,
@@ -277,7 +306,7 @@ def _add_fields(cls: Any) -> None:
             field.name,
             description=_first_paragraph(field),
             annotation=field.annotation,
-            value=_default(field),
+            value=_shown_default(field),
         )
         for field in fields
     ]

@@ -133,8 +133,11 @@ def _chromium() -> str:
     pytest.skip(why)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium, driven by Playwright's sync API: for one test module at a time, because while it runs its
+    event loop counts as running in this thread, and a later test's ``asyncio.run`` (a guide block's)
+    would be refused."""
     executable = _chromium()
     from playwright.sync_api import sync_playwright
 
