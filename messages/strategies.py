@@ -112,6 +112,9 @@ def _texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
 def participant_names() -> st.SearchStrategy[str]:
     """``name`` values that OpenAI's strictest documented pattern accepts (quirk 4).
 
+    Returns:
+        A strategy of names (1 to 64 letters, digits, ``_`` and ``-``).
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return st.text(alphabet=_ALNUM + "_-", min_size=1, max_size=64)
@@ -120,6 +123,9 @@ def participant_names() -> st.SearchStrategy[str]:
 @_built
 def tool_names() -> st.SearchStrategy[str]:
     """Function names as tool schemas declare them.
+
+    Returns:
+        A strategy of names.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -138,6 +144,9 @@ def _chars(alphabet: str, size: int) -> st.SearchStrategy[str]:
 @_built
 def tool_call_ids() -> st.SearchStrategy[str]:
     """Tool-call ids in the shapes providers mint, and long or odd ones that break other providers' rules.
+
+    Returns:
+        A strategy of ids.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -255,6 +264,9 @@ def _call(call_id: str, body: _CallBody) -> ToolCall:
 def cache_controls() -> st.SearchStrategy[CacheControl]:
     """A prompt-cache breakpoint: ``{"type": "ephemeral"}``, with or without a ``ttl``.
 
+    Returns:
+        A strategy of ``CacheControl``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return st.builds(CacheControl, ttl=st.sampled_from([None, None, "5m", "1h"]))
@@ -333,6 +345,9 @@ def _image_parts(extensions: bool) -> st.SearchStrategy[ImagePart]:
 def video_parts() -> st.SearchStrategy[VideoPart]:
     """A video by URL (a litellm extension: only some providers read it), nested or as a bare string.
 
+    Returns:
+        A strategy of ``VideoPart``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     urls = st.one_of(
@@ -353,6 +368,9 @@ def video_parts() -> st.SearchStrategy[VideoPart]:
 @_built
 def audio_parts() -> st.SearchStrategy[AudioPart]:
     """A short base64 audio clip in a format OpenAI accepts (wav or mp3).
+
+    Returns:
+        A strategy of ``AudioPart``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """

@@ -120,11 +120,15 @@ class StreamAccumulator(StreamAssembly):
         return self._partial
 
     def message(self) -> AIMessage:
-        """The assembled reply; raises ``ReplyError`` if a tool call never received its id or name, or if
-        the stream carried choices but never the one followed. A call that received no argument text has
+        """The assembled reply, once the stream has ended. A call that received no argument text has
         arguments ``"{}"``.
 
-        Raises nothing.
+        Returns:
+            The whole reply.
+
+        Raises:
+            ReplyError: a tool call never received its id or name, or the stream carried choices but
+                never the one followed (the choices it carried named).
         """
         return AIMessage.model_validate(self.reply_fields())
 

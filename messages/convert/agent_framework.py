@@ -184,12 +184,18 @@ class AgentFrameworkEnvelope:
     def is_empty(self) -> bool:
         """Whether the envelope holds nothing: the message alone gives back the Agent Framework message.
 
+        Returns:
+            ``True`` when ``to_json()`` would be ``{}``.
+
         Raises nothing.
         """
         return self == _EMPTY
 
     def to_json(self) -> dict[str, Any]:
         """The envelope as a JSON object, without its empty fields.
+
+        Returns:
+            The fields that hold something, as JSON.
 
         Raises nothing.
         """

@@ -138,6 +138,9 @@ class IdRule:
     def first_rewriter(self) -> Callable[[str], str]:
         """``rewrite(call_id)`` (the first attempt), as a function with its cache at hand.
 
+        Returns:
+            A function from a call id to its first rewrite.
+
         Raises nothing.
         """
         cache = _FIRST_REWRITES.setdefault(self, {})
@@ -156,6 +159,9 @@ class IdRule:
         """``(known, judge)``: ``judge(call_id)`` is ``""`` when the rule accepts the id, else the first new
         id proposed for it (``rewrite(call_id)``); ``known`` holds the verdicts given so far (per rule, kept
         between calls and bounded), so that a conversation dumped again each turn looks each id up once.
+
+        Returns:
+            The verdicts so far, and the function that gives one (and records it).
 
         Raises nothing.
         """
@@ -231,6 +237,9 @@ class IdRule:
 
     def describe(self) -> str:
         """The rule in words, for error messages.
+
+        Returns:
+            The length and characters the rule allows (``"at most 40 characters, any characters"``).
 
         Raises nothing.
         """

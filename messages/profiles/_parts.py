@@ -186,6 +186,9 @@ class PartTable:
     def rows(self) -> frozenset[int]:
         """Every row the table cites.
 
+        Returns:
+            The quirk catalog rows of every refusal the table holds.
+
         Raises nothing.
         """
         found: set[int] = set()

@@ -180,6 +180,9 @@ def register_profile(profile: Profile, *, aliases: Iterable[str] = ()) -> None:
 def registered_profiles() -> list[Profile]:
     """Every registered profile: each provider's own, then its family rules, sorted by name.
 
+    Returns:
+        The profiles, sorted by provider and family.
+
     Raises nothing.
     """
     _load_builtins()

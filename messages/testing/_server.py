@@ -143,7 +143,10 @@ class StandInServer:
         return f"http://{host!s}:{port}"
 
     def start(self) -> Self:
-        """Start listening on a free port, serving from a daemon thread.
+        """Start listening on a free port, serving from a daemon thread (``with`` does it for you).
+
+        Returns:
+            The server itself, started; ``url`` names its port.
 
         Raises:
             OSError: no loopback port can be bound.
@@ -198,6 +201,9 @@ class StandInServer:
     def last_body(self) -> Any:
         """The body of the most recent request.
 
+        Returns:
+            Its JSON body, parsed (or its text when it is not JSON).
+
         Raises:
             LookupError: no request has come yet.
         """
@@ -208,6 +214,9 @@ class StandInServer:
 
     def bodies(self) -> list[Any]:
         """The bodies of every request so far, oldest first.
+
+        Returns:
+            Each request's JSON body, parsed (or its text when it is not JSON).
 
         Raises nothing.
         """
