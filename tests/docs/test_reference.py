@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -87,6 +87,11 @@ def package() -> Any:
     return loaded
 
 
+def _sections(*docstrings: Any) -> set[str]:
+    """The kinds of the sections the docstrings have (``"parameters"``, ``"returns"``, ...)."""
+    return {section.kind.value for d in docstrings if d is not None for section in d.parsed}
+
+
 def _documented_parameters(*docstrings: Any) -> dict[str, str]:
     """The parameters the docstrings' "Parameters" sections name, with their descriptions."""
     found: dict[str, str] = {}
@@ -104,13 +109,28 @@ def _taken(function: Any) -> list[str]:
     return [p.name for p in function.parameters if p.name not in ("self", "cls")]
 
 
-def public_callables() -> dict[str, tuple[list[str], tuple[Any, ...]]]:
+class Callable(NamedTuple):
+    """A function, method or class as its page shows it."""
+
+    taken: list[str]
+    """The parameters it takes (a class: its constructor's)."""
+    docstrings: tuple[Any, ...]
+    """The docstrings that may document them (a class: its own and its constructor's)."""
+    returns: str | None
+    """Its return annotation as the page shows it (``None``: none, or a class)."""
+
+
+def _returns(function: Any) -> str | None:
+    return None if function.returns is None else str(function.returns)
+
+
+def public_callables() -> dict[str, Callable]:
     """Every function and class a public module's ``__all__`` renders, and every public method a rendered
-    class shows (its own and those it inherits from the package): the parameters it takes and the
-    docstrings that may document them."""
+    class shows (its own and those it inherits from the package): the parameters it takes, the docstrings
+    that may document them, and what it returns."""
     hook = docs_site_module()
     root = package()
-    found: dict[str, tuple[list[str], tuple[Any, ...]]] = {}
+    found: dict[str, Callable] = {}
     for module in hook.public_modules():
         own, _ = hook.rendered_here(module)
         for name in own:
@@ -118,7 +138,7 @@ def public_callables() -> dict[str, tuple[list[str], tuple[Any, ...]]]:
             obj = root[path.removeprefix("messages.")]
             obj = obj.final_target if obj.is_alias else obj
             if obj.is_function:
-                found[obj.path] = (_taken(obj), (obj.docstring,))
+                found[obj.path] = Callable(_taken(obj), (obj.docstring,), _returns(obj))
             if not obj.is_class:
                 continue
             init = obj.all_members.get("__init__")
@@ -126,7 +146,7 @@ def public_callables() -> dict[str, tuple[list[str], tuple[Any, ...]]]:
                 init = init.final_target if init.is_alias else init
                 exception = any("Error" in str(base) or "Exception" in str(base) for base in obj.bases)
                 if not exception:
-                    found[obj.path] = (_taken(init), (obj.docstring, init.docstring))
+                    found[obj.path] = Callable(_taken(init), (obj.docstring, init.docstring), None)
             for member_name, member in obj.all_members.items():
                 if member_name.startswith("_"):
                     continue
@@ -135,7 +155,8 @@ def public_callables() -> dict[str, tuple[list[str], tuple[Any, ...]]]:
                     continue
                 if not target.path.startswith("messages."):
                     continue
-                found[f"{obj.path}.{member_name}"] = (_taken(target), (member.docstring, target.docstring))
+                docstrings = (member.docstring, target.docstring)
+                found[f"{obj.path}.{member_name}"] = Callable(_taken(target), docstrings, _returns(target))
     return found
 
 
@@ -161,7 +182,7 @@ def test_every_public_callable_says_what_each_parameter_means():
     missing: dict[str, list[str]] = {}
     callables = public_callables()
     assert len(callables) > 500
-    for path, (taken, docstrings) in sorted(callables.items()):
+    for path, (taken, docstrings, _) in sorted(callables.items()):
         if not taken or _exempt(_home(path)):
             continue
         documented = _documented_parameters(*docstrings)
@@ -173,12 +194,22 @@ def test_every_public_callable_says_what_each_parameter_means():
 
 def test_no_parameter_section_names_a_parameter_the_signature_lacks():
     stale: dict[str, list[str]] = {}
-    for path, (taken, docstrings) in sorted(public_callables().items()):
+    for path, (taken, docstrings, _) in sorted(public_callables().items()):
         documented = _documented_parameters(*docstrings)
         extra = sorted(set(documented) - set(taken))
         if extra:
             stale[path] = extra
     assert stale == {}
+
+
+def test_every_public_function_that_returns_something_says_what():
+    silent = []
+    for path, (_, docstrings, returns) in sorted(public_callables().items()):
+        if returns in (None, "None") or path.endswith(".__init__") or _exempt(_home(path)):
+            continue
+        if not _sections(*docstrings) & {"returns", "yields"}:
+            silent.append(path)
+    assert silent == []
 
 
 def test_entry_points_show_an_example():
