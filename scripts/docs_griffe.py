@@ -13,6 +13,8 @@ the package's objects look like on a page, so that a reader sees what they can u
   (a private name, a lambda) or a string too long for the code column: a default shows as ``...``, and
   the docstring says what it is. A return annotation that names a private class (a rule's ``start``)
   shows the overridden method's instead, or none.
+* **Inherited constructors.** A class whose ``__init__`` is a base's shows the base's "Parameters"
+  section when it has none of its own (the errors of one family share their constructor).
 * **Fields.** A Pydantic model (or a dataclass) takes its fields as keyword arguments: it gets a signature
   of its fields when it has no ``__init__`` of its own (or only ``(**data)``), and a "Parameters" section
   made of its fields' docstrings when its docstring has none.
@@ -86,6 +88,9 @@ class DocsSite(griffe.Extension):
                 obj.extra["docs_site"]["bases"] = _shown_bases(obj, documented, ())
                 if _takes_fields(obj):
                     _add_fields(obj)
+        for obj in walk(pkg):
+            if obj.is_class:
+                _inherit_parameters(obj)
 
 
 _LONGEST_STRING = 60
@@ -312,6 +317,32 @@ def _add_fields(cls: Any) -> None:
     ]
     position = 1 if sections and sections[0].kind is griffe.DocstringSectionKind.text else 0
     sections.insert(position, griffe.DocstringSectionParameters(items))
+
+
+def _parameters_section(docstring: Any) -> Any:
+    if docstring is None:
+        return None
+    return next((s for s in docstring.parsed if s.kind is griffe.DocstringSectionKind.parameters), None)
+
+
+def _inherit_parameters(cls: Any) -> None:
+    """A class that takes its constructor from a base of the package (``EmptyConversationError`` from
+    ``ConversationError``) and says nothing of its parameters shows the base's "Parameters" section."""
+    init = cls.all_members.get("__init__")
+    if init is None or cls.docstring is None or "__init__" in cls.members:
+        return
+    init = init.final_target if init.is_alias else init
+    owner = init.parent
+    if owner is None or not owner.is_class or owner.package.name != "messages":
+        return
+    if _parameters_section(cls.docstring) is not None:
+        return
+    section = _parameters_section(owner.docstring) or _parameters_section(init.docstring)
+    if section is None:
+        return
+    sections = cls.docstring.parsed
+    position = 1 if sections and sections[0].kind is griffe.DocstringSectionKind.text else 0
+    sections.insert(position, section)
 
 
 def _first_paragraph(field: Any) -> str:

@@ -144,9 +144,7 @@ def public_callables() -> dict[str, Callable]:
             init = obj.all_members.get("__init__")
             if init is not None:
                 init = init.final_target if init.is_alias else init
-                exception = any("Error" in str(base) or "Exception" in str(base) for base in obj.bases)
-                if not exception:
-                    found[obj.path] = Callable(_taken(init), (obj.docstring, init.docstring), None)
+                found[obj.path] = Callable(_taken(init), (obj.docstring, init.docstring), None)
             for member_name, member in obj.all_members.items():
                 if member_name.startswith("_"):
                     continue
