@@ -84,7 +84,7 @@ Refused with ``ConversionError`` naming the message index and the field or conte
 
 * from Agent Framework: a value that is not JSON (in ``additional_properties``, a result, a tool's
   output...), which a store cannot keep and Agent Framework's own ``to_dict`` would drop or mangle;
-* to Agent Framework: what ``messages.convert._guard`` refuses for every library (prompt-cache marks, a
+* to Agent Framework: what every converter of this package refuses (prompt-cache marks, a
   reply's annotations, images and audio, media in an assistant turn, video parts, litellm's file keys, an
   image given as a bare string, ``is_error=False``), thinking blocks, provider fields other than
   reasoning details alone, a reply's ``provider``, an assistant content ``[]`` (it would come back

@@ -30,8 +30,9 @@ refused, as is a mark on any block but text (no other part of ours holds one) an
 ``extras`` (LangChain's v1 spelling, which langchain-anthropic does not send for text).
 
 ``name`` is kept on every message. ``from_langchain(to_langchain(c)) == c`` for every conversation that
-``to_langchain`` converts; it refuses, naming the message and the field, what LangChain has no place for
-(``messages.convert._guard``).
+``to_langchain`` converts; it refuses, naming the message and the field, what LangChain has no place for:
+a reply's annotations, images and audio, video parts, litellm's own part keys, media in an assistant
+turn, and the marks above.
 
 ``from_langchain`` also reads what LangChain itself and its integrations produce: string items and LangChain's
 standard content blocks (``{"type": "image", "url" | "base64", "mime_type"}``, ``file``, ``audio``) in

@@ -127,7 +127,7 @@ class ToolCallIds(Rule):
     ``functions.NAME:0``, a local server's ``call_0``) gets a new one for each later turn. A result answers
     the nearest call before it with its id, and gets what that call got. New ids never collide with each
     other or with an id kept: when a guess made during the pass does, the pass runs again with ids planned
-    over the whole list (``messages.profiles._ids``). ``check`` also reports ids that litellm would send as
+    over the whole list. ``check`` also reports ids that litellm would send as
     one (it cuts Gemini thought signatures off ids for every other provider), and ids used twice in one
     turn (not fixable: ``repair_conversation``).
     """
