@@ -16,6 +16,12 @@ def quirk_url(number: int) -> str:
     """The address of quirk ``number``'s entry on the documentation site (``DOCS_URL``): the link that
     errors and ``messages quirks`` print beside a quirk's number. Made without reading the catalog.
 
+    Args:
+        number: a row of the quirk catalog.
+
+    Returns:
+        ``https://.../quirks/#quirk-N``.
+
     Raises nothing.
     """
     return f"{DOCS_URL}quirks/#quirk-{number}"

@@ -81,12 +81,25 @@ _MESSAGE_DUMPERS = _MessageDumpers()
 def load_messages(data: str | bytes | bytearray | Iterable[Any]) -> list[Message]:
     """Read a conversation: a JSON string (or bytes) of a list, or a list of OpenAI-shape dicts.
 
-    Raises ``pydantic.ValidationError`` naming the message index and field of every problem (an unknown
-    role, a tool message without ``tool_call_id``, content of the wrong type, ...).
+    Args:
+        data: the JSON text of a list of messages, or the list itself (dicts in the OpenAI Chat
+            Completions shape, as ``dump_messages`` gives them and litellm's request logs hold them).
+
+    Returns:
+        The typed messages, in order: equal to the ones that were dumped.
 
     Raises:
-        pydantic.ValidationError: an item is not a message (the index, the field and the valid choices named),
-            or the text is not JSON.
+        pydantic.ValidationError: an item is not a message (the index, the field and the valid choices named:
+            an unknown role, a tool message without ``tool_call_id``, content of the wrong type), or the
+            text is not JSON.
+
+    Examples:
+        ```python
+        from messages import AIMessage, UserMessage, load_messages
+
+        saved = '[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hey"}]'
+        assert load_messages(saved) == [UserMessage(content="Hi"), AIMessage(content="Hey")]
+        ```
     """
     if isinstance(data, (str, bytes, bytearray)):
         with collector_paused():
@@ -120,6 +133,17 @@ def dump_messages(
     ``UnfixableError``, listing each message, part and quirk, and nothing is returned to send, unless
     ``on_unfixable="send"``.
 
+    Args:
+        messages: the conversation, typed messages in order.
+        model: a litellm model string; its provider's profile adjusts the list.
+        profile: a ``Profile``, or a provider name, to adjust the list with instead of ``model``'s.
+        validate: check the tool-call protocol first (``validate_conversation``).
+        on_unfixable: ``"raise"`` refuses what the profile cannot fix; ``"send"`` returns the list
+            anyway, for a caller who knows better.
+
+    Returns:
+        A new list of OpenAI-shape dicts, for ``litellm.completion(messages=...)``.
+
     Raises:
         MessageTypeError: an item of ``messages`` is not a ``Message`` (a dict: read it with
             ``load_messages``).
@@ -129,6 +153,20 @@ def dump_messages(
         UnfixableError: with a model or profile, what its provider cannot take and the profile cannot fix
             (unless ``on_unfixable="send"``).
         ValueError: ``on_unfixable`` is neither ``"raise"`` nor ``"send"``.
+
+    Examples:
+        ```python
+        from messages import AIMessage, ToolCall, ToolMessage, UserMessage, dump_messages
+
+        call = ToolCall(id="call_abc123DEF456ghi789", name="weather", arguments={"at": "Oslo"})
+        conversation = [UserMessage(content="Weather in Oslo?"), AIMessage(tool_calls=[call]),
+                        ToolMessage.for_call(call, "rain")]
+        assert dump_messages(conversation)[2] == {
+            "role": "tool", "tool_call_id": "call_abc123DEF456ghi789", "content": "rain"}
+        # For Mistral: ids of 9 letters and digits, the call's and its result's alike.
+        sent = dump_messages(conversation, model="mistral/mistral-large-latest")
+        assert sent[1]["tool_calls"][0]["id"] == sent[2]["tool_call_id"] != call.id
+        ```
     """
     conversation = list(messages)
     target = profile if profile is not None else model

@@ -134,8 +134,14 @@ class StreamAssembly:
         return self._provider
 
     def reply_fields(self) -> dict[str, Any]:
-        """The fields of the reply once the stream has ended: what ``StreamAccumulator.message()`` validates,
-        with the ``ReplyError`` it documents."""
+        """The fields of the reply once the stream has ended: what ``StreamAccumulator.message()`` validates.
+
+        Returns:
+            The reply's fields, by name, as ``AIMessage`` takes them.
+
+        Raises:
+            ReplyError: what ``message()`` raises (a call without id or name, the choice never seen).
+        """
         if self._other_choices and not self._followed_seen:
             raise ReplyError(
                 f"the stream carried choices {sorted(self._other_choices)} but never choice {self._choice}; "
@@ -144,13 +150,25 @@ class StreamAssembly:
         return self._fields(strict=True)
 
     def partial_fields(self) -> dict[str, Any]:
-        """The fields of the reply so far: what ``StreamAccumulator.partial`` validates."""
+        """The fields of the reply so far: what ``StreamAccumulator.partial`` validates.
+
+        Returns:
+            The reply's fields so far, by name, as ``AIMessage`` takes them.
+
+        Raises nothing.
+        """
         return self._fields(strict=False)
 
     # -- feeding -----------------------------------------------------------------------------------------
 
     def add(self, chunk: Any) -> StreamDelta:
         """Take one stream chunk; return the text, reasoning and refusal it added.
+
+        Args:
+            chunk: one chunk of the stream (litellm's, the OpenAI SDK's, or a dict).
+
+        Returns:
+            What it added: ``text``, ``reasoning`` and ``refusal`` (empty strings where it added none).
 
         Raises ``ReplyError`` for a chunk that cannot be read; what the chunk held before the field at
         fault stays added.

@@ -183,14 +183,35 @@ class WireModel(BaseModel):
                 yield name, value
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
-        """The wire dict; keys whose value is ``None`` are omitted unless ``exclude_none=False``."""
+        """The wire dict; keys whose value is ``None`` are omitted unless ``exclude_none=False``.
+
+        Args:
+            **kwargs: Pydantic's ``model_dump`` arguments (``exclude_none``, ``include``, ``exclude``,
+                ``mode``...); without any, the compiled dumper gives the wire dict.
+
+        Returns:
+            The OpenAI-shape dict ``litellm.completion`` takes.
+
+        Raises:
+            pydantic_core.PydanticSerializationError: an argument Pydantic cannot serialize with.
+        """
         if not kwargs:
             return DUMPERS[type(self)](self)
         kwargs.setdefault("exclude_none", True)
         return super().model_dump(**kwargs)
 
     def model_dump_json(self, **kwargs: Any) -> str:
-        """The wire JSON; keys whose value is ``None`` are omitted unless ``exclude_none=False``."""
+        """The wire JSON; keys whose value is ``None`` are omitted unless ``exclude_none=False``.
+
+        Args:
+            **kwargs: Pydantic's ``model_dump_json`` arguments (``exclude_none``, ``indent``...).
+
+        Returns:
+            The wire dict as JSON text.
+
+        Raises:
+            pydantic_core.PydanticSerializationError: an argument Pydantic cannot serialize with.
+        """
         kwargs.setdefault("exclude_none", True)
         return super().model_dump_json(**kwargs)
 

@@ -61,6 +61,12 @@ DEFAULT_MIN_CACHEABLE_TOKENS = 1024
 def min_cacheable_tokens(model: str) -> int:
     """The shortest prefix ``model`` caches, in tokens (quirk 74).
 
+    Args:
+        model: a litellm model string.
+
+    Returns:
+        The fewest tokens a cached prefix holds (0 where the route caches nothing).
+
     Raises nothing.
     """
     name = model.lower()
@@ -73,6 +79,12 @@ def min_cacheable_tokens(model: str) -> int:
 def cache_limit(model: str) -> int:
     """How many breakpoints a request to ``model`` may carry: its profile's limit (4 for Claude on every
     platform), 0 where the route carries none.
+
+    Args:
+        model: a litellm model string.
+
+    Returns:
+        The most breakpoints a request may carry.
 
     Raises nothing.
     """
@@ -89,6 +101,12 @@ def cache_limit(model: str) -> int:
 def estimate_tokens(message: Message) -> int:
     """A rough token count of one message (4 characters of its wire JSON per token): enough to tell a prefix
     far below the minimum cacheable length from one above it. Pass ``token_counter=`` for exact counts.
+
+    Args:
+        message: a message.
+
+    Returns:
+        Its size in tokens, roughly.
 
     Raises nothing.
     """
@@ -108,22 +126,44 @@ def place_cache_breakpoints(
 ) -> list[Message]:
     """``messages`` with prompt-cache breakpoints where ``model``'s cache reads them back, turn after turn.
 
-    * ``placement="auto"``: one on the last leading system message, then, newest first, one on the last
-      message and one on the end of each earlier request (a user message or tool result answered by the
-      model), within the limit; ``"system"``: the system prompt only.
-    * ``limit``: at most this many (default: the model's, 4 for Claude); ``marked_tools``: how many of them
-      the request's tools already use.
-    * ``min_tokens``: no mark on a prefix shorter than this (default: the model's minimum cacheable length,
-      ``min_cacheable_tokens``), counted with ``token_counter`` (default ``estimate_tokens``).
-    * ``ttl``: ``"1h"`` for hour-long entries (Anthropic's default is five minutes).
-
     Marks the messages already had are removed first. A message keeps its place and everything it says;
-    only ``cache_control`` changes (on the message, and off its text parts). Raises ``ValueError`` for a
-    ``placement`` it does not know or a negative ``limit`` or ``marked_tools``.
+    only ``cache_control`` changes (on the message, and off its text parts).
+
+    Args:
+        messages: the conversation as it will be sent; never changed.
+        model: the litellm model string of the request: its cache's limit and minimum length.
+        placement: ``"auto"``: one mark on the last leading system message, then, newest first, one on
+            the last message and one on the end of each earlier request (a user message or tool result
+            answered by the model), within the limit; ``"system"``: the system prompt only.
+        limit: at most this many marks (default: the model's, 4 for Claude; 0 where its route carries
+            none).
+        marked_tools: how many of the limit the request's tools already use.
+        min_tokens: no mark on a prefix shorter than this (default: the model's minimum cacheable
+            length, ``min_cacheable_tokens``).
+        ttl: ``"1h"`` for hour-long entries (Anthropic's default is five minutes).
+        token_counter: counts a message's tokens for ``min_tokens`` (default ``estimate_tokens``).
+
+    Returns:
+        A new list, the messages marked.
 
     Raises:
         ValueError: ``placement`` is neither ``"auto"`` nor ``"system"``, or ``limit`` or ``marked_tools`` is
             negative.
+
+    Examples:
+        ```python
+        from messages import AIMessage, SystemMessage, UserMessage
+        from messages.caching import place_cache_breakpoints
+
+        conversation = [
+            SystemMessage(content="You answer questions about the handbook. " * 200),
+            UserMessage(content="What does chapter 1 say?"),
+            AIMessage(content="That the handbook has chapters. " * 100),
+            UserMessage(content="And chapter 2?"),
+        ]
+        marked = place_cache_breakpoints(conversation, model="anthropic/claude-sonnet-4-5")
+        assert [m.cache_control is not None for m in marked] == [True, True, False, True]
+        ```
     """
     if placement not in ("auto", "system"):
         raise ValueError(f"placement must be 'auto' or 'system', not {placement!r}")

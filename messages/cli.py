@@ -1,16 +1,16 @@
 """The ``messages`` command: ``messages check FILE`` explains a provider's 400 before it happens, and
 ``messages quirks`` prints the quirk catalog it cites.
 
-::
-
-    messages check conversation.json                       # shape and tool-call protocol
-    messages check --model mistral/mistral-large-latest conversation.json
-    messages check --all-providers request-log.json        # every registered profile
-    messages check --fix --model gemini/gemini-2.5-flash conversation.json > fixed.json
-    cat requests.jsonl | messages check --format json -
-    messages quirks                                        # the quirk catalog, one line per row
-    messages quirks 30                                     # quirk 30 in full: errors, sources, rules
-    messages quirks mistral                                # the quirks of one provider (or profile)
+```sh
+messages check conversation.json                 # shape and tool-call protocol
+messages check --model mistral/mistral-large-latest conversation.json
+messages check --all-providers request-log.json  # every registered profile
+messages check --fix --model gemini/gemini-2.5-flash conversation.json > fixed.json
+cat requests.jsonl | messages check --format json -
+messages quirks                                  # the quirk catalog, one line per row
+messages quirks 30                               # quirk 30 in full: errors, sources
+messages quirks mistral                          # one provider's (or profile's) quirks
+```
 
 Input: a JSON list of OpenAI-shape messages; or a request log object with ``"messages"`` (and usually
 ``"model"``: a litellm or OpenAI request body, or an OpenAI Batch API line whose request is under
@@ -36,39 +36,43 @@ nested too deeply, JSON that is neither a list of messages nor a request log), a
 this package (one line saying so; ``MESSAGES_TRACEBACK=1`` shows the traceback). Never a traceback
 otherwise.
 
-When some messages cannot be read, the rest are still checked at their own indexes (see
-``messages._check``); ``skipped`` says what waits until they read.
+When some messages cannot be read, the rest are still checked at their own indexes; ``skipped`` says
+what waits until they read.
 
-``--format json`` prints one object (``version`` 1)::
+``--format json`` prints one object (``version`` 1); ``#`` notes what each key holds:
 
-    {
-      "version": 1, "file": "conversation.json", "ok": false,
-      "problems": [                           # every problem, in report order
-        {"line": null,                        # line of a JSON Lines file, else null
-         "kind": "provider",                  # "shape" | "protocol" | "provider"
-         "provider": "mistral",               # profile name (provider problems), else null
-         "model": "mistral/mistral-large-latest",  # the model asked for, else null
-         "index": 1,                          # message index, or null for the whole list
-         "field": null,                       # the message field, for shape problems
-         "rule": "tool-call-id", "row": 30,   # rule id, and its quirk number (or null)
-         "message": "tool-call id ... breaks mistral's id rule ...",
-         "fixable": true}                     # whether --fix fixes it
-      ],
-      "conversations": [
-        {"line": null, "messages": 4, "model": null,
-         "skipped": null,                     # why the providers were not checked, if not
-         "profiles": [
-           {"model": "mistral/mistral-large-latest", "provider": "mistral", "is_default": false,
-            "problems": 1,
-            "changes": {"ids_rewritten": 1, "id_examples": [["old", "new"]], "keys_dropped": {"name": 1},
-                        "keys_added": {}, "messages_added": 0, "messages_dropped": 0,
-                        "messages_merged": 0, "messages_moved": 0, "roles_changed": 0, "contents_changed": 0,
-                        "arguments_changed": 0, "tool_calls_removed": 0},
-            "remaining": []}],               # check(apply(...)): index, rule, row, message, fixable
-         "fix": null}                         # with --fix: {"written", "changes", "remaining"}
-      ],
-      "summary": {"problems": 1, "fixable": 1, "conversations": 1, "conversations_with_problems": 1}
-    }
+```text
+{
+  "version": 1, "file": "conversation.json", "ok": false,
+  "problems": [                         # every problem, in report order
+    {"line": null,                      # line of a JSON Lines file, else null
+     "kind": "provider",                # "shape" | "protocol" | "provider"
+     "provider": "mistral",             # profile name (provider problems), else null
+     "model": "mistral/mistral-large-latest",  # the model asked for, else null
+     "index": 1,                        # message index, or null for the whole list
+     "field": null,                     # the message field, for shape problems
+     "rule": "tool-call-id", "row": 30, # rule id, and its quirk number (or null)
+     "message": "tool-call id ... breaks mistral's id rule ...",
+     "fixable": true}                   # whether --fix fixes it
+  ],
+  "conversations": [
+    {"line": null, "messages": 4, "model": null,
+     "skipped": null,                   # why the providers were not checked, if not
+     "profiles": [
+       {"model": "mistral/mistral-large-latest", "provider": "mistral",
+        "is_default": false, "problems": 1,
+        "changes": {"ids_rewritten": 1, "id_examples": [["old", "new"]],
+                    "keys_dropped": {"name": 1}, "keys_added": {},
+                    "messages_added": 0, "messages_dropped": 0, "messages_merged": 0,
+                    "messages_moved": 0, "roles_changed": 0, "contents_changed": 0,
+                    "arguments_changed": 0, "tool_calls_removed": 0},
+        "remaining": []}],              # check(apply(...)): index, rule, row, message
+     "fix": null}                       # --fix: {"written", "changes", "remaining"}
+  ],
+  "summary": {"problems": 1, "fixable": 1, "conversations": 1,
+              "conversations_with_problems": 1}
+}
+```
 """
 
 from __future__ import annotations
@@ -669,8 +673,33 @@ def _bug_guard(where: str) -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``messages`` command with ``argv`` (default: the process's arguments); return the status.
 
+    Args:
+        argv: the arguments after the command's name (``["check", "--model", M, FILE]``); ``None``
+            reads ``sys.argv[1:]``.
+
+    Returns:
+        The exit status: 0 no problems, 1 problems found, 2 input that cannot be read or bad usage.
+
     Raises nothing: every problem is an exit status and a line on standard error (2 for unreadable input or
     bad usage; ``MESSAGES_TRACEBACK=1`` shows the traceback of a bug).
+
+    Examples:
+        ```python
+        import json
+
+        from messages.cli import main
+
+        function = {"name": "get_weather", "arguments": "{}"}
+        call = {"id": "call_1", "type": "function", "function": function}
+        conversation = [
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "user", "content": "Hello?"},  # the call was never answered
+        ]
+        with open("conversation.json", "w") as file:
+            json.dump(conversation, file)
+        assert main(["check", "conversation.json"]) == 1  # and the report says where and why
+        ```
     """
     # The check is offline: if a bare model name makes the profiles ask litellm for its provider, litellm
     # reads its bundled model map instead of downloading one (an explicit setting wins).

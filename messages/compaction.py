@@ -5,14 +5,25 @@ keeps it in the store as a *checkpoint* beside the messages: a summary message, 
 to, the checkpoint it builds on, and how it was made (``messages.stores.Checkpoint``). Writing one changes
 no message (``records()`` reads the same before and after); ``store.delete_checkpoint`` undoes it.
 
-::
+```python
+from messages import AIMessage, InMemoryThreadStore, LocalThread, UserMessage
+from messages.compaction import Compactor, is_summary
 
-    compactor = Compactor("openai/gpt-4o-mini", limit=8_000, model="openai/gpt-4o-mini")
-    window = compactor.window()
-    request = thread.read(store, window)       # lead, summary, the tail since it: bounded by the window
-    reply = AIMessage.from_litellm(litellm.completion(model=..., messages=dump_messages(request, model=...)))
-    thread.append(store, reply)
-    compactor.compact(store, thread)           # writes a checkpoint when one is due; else nothing
+store = InMemoryThreadStore()
+thread = LocalThread()
+store.save_thread(thread)
+for _ in range(6):
+    thread.append(store, [UserMessage(content="hi"), AIMessage(content="Hello!")])
+# A litellm model string summarizes with that model: Compactor("gpt-4o-mini", ...).
+compactor = Compactor(lambda request: "The user said hi.", limit=8)
+compactor.compact(store, thread)  # writes a checkpoint when one is due; else nothing
+request = thread.read(store, compactor.window())  # the summary, then the newest
+assert is_summary(request[0]) and len(thread.messages(store)) == 12
+```
+
+A bot's turn: read through ``compactor.window()`` (``thread.read(store, window)``), call the model,
+append the reply, then ``compactor.compact(store, thread)``; the guide's "Long conversations" page has it
+whole.
 
 **The read** (``CompactingContext``, with ``LocalThread.read`` / ``aread``): the leading system messages,
 then the newest checkpoint's summary as one marked message, then the messages after its position that fit

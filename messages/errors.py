@@ -7,74 +7,45 @@ is wrong, where (message index, tool-call id, field) and what to do about it.
 Validation problems inside a model are raised as plain ``ValueError`` from validators, so that Pydantic
 turns them into a ``ValidationError`` that carries the field location (``[3].tool_calls.0.id``).
 
-::
+```text
+MessagesError
+  InvalidArgumentError (ValueError, TypeError)
+  MessageTypeError (TypeError)
+  ReplyError (ValueError)
+  ToolArgumentsError (ValueError)
+  ConversationError (ValueError)
+    EmptyConversationError
+    OrphanToolResultError
+    UnansweredToolCallError
+    DuplicateToolCallIdError
+  ContextStateError (ValueError)
+  ProfileError
+    UnknownProfileError (KeyError)
+    UnfixableError (ValueError)
+  ConversionError (ValueError)
+    UnsupportedContentError
+  StoreError
+    ThreadNotFoundError (KeyError)
+    ThreadExistsError (ValueError)
+    MessageExistsError (ValueError)
+    InvalidThreadIdError (InvalidArgumentError)
+    CorruptDataError (ValueError)
+    ThreadKindError (ValueError)
+    UnstorableMessageError (ValueError)
+    StoreClosedError
+    CheckpointConflictError (ValueError)
+    CheckpointNotFoundError (KeyError)
+    InvalidCheckpointError (ValueError)
+    PositionError (IndexError)
+    BackendError
+      NotWrittenError
+      MaybeWrittenError
+  CompactionError
+    SummarizerError (RuntimeError)
+    SummaryInputTooLargeError (ValueError)
+```
 
-    MessagesError
-      InvalidArgumentError (ValueError, TypeError)  an argument a store or a thread cannot take: names the
-                                               argument, the message index, and what to give instead
-                                               (bad ids or metadata, a position, a window that is not a
-                                               window, a store of the other flavour, a non-bool flag)
-      MessageTypeError (TypeError)             a dict or other object where a Message was expected
-      ReplyError (ValueError)                  a provider reply that cannot be read as an AIMessage
-      ToolArgumentsError (ValueError)          tool-call arguments that are not a JSON object
-      ConversationError (ValueError)           the tool-call protocol is broken
-        EmptyConversationError                   no messages at all
-        OrphanToolResultError                    a tool result without a matching earlier call
-        UnansweredToolCallError                  a call without a result before the next non-tool message
-        DuplicateToolCallIdError                 one id used by two calls, or answered twice
-      ContextStateError (ValueError)           a context state that cannot be loaded into this context
-      ProfileError                             a provider profile cannot be resolved or applied
-        UnknownProfileError (KeyError)           no profile registered under that name
-        UnfixableError (ValueError)              what the provider cannot take and its profile cannot fix:
-                                                 nothing is sent; lists each finding (message index, part,
-                                                 quirk, what to do)
-      ConversionError (ValueError)             a message another library's types (LangChain, pydantic-ai,
-                                               Responses API items) cannot hold, or one of theirs ours
-                                               cannot: names the message index and the part
-        UnsupportedContentError                  content the target API has no form for (Responses API audio)
-      StoreError                               a thread store failed
-        ThreadNotFoundError (KeyError)           no thread with that id
-        ThreadExistsError (ValueError)           create_thread with an id that is taken
-        MessageExistsError (ValueError)          append of a message whose id the thread already holds
-        InvalidThreadIdError (InvalidArgumentError)  a thread id that is not a non-empty string
-        CorruptDataError (ValueError)            stored data that no longer reads (bad JSON, a dump that no
-                                                 longer validates, a missing position): thread and position
-        ThreadKindError (ValueError)             messages appended to or read from a remote thread, or a
-                                                 saved thread replaced by one of the other kind
-        UnstorableMessageError (ValueError)      a message whose dump cannot be stored (text that is not
-                                                 valid Unicode): message index and field
-        StoreClosedError                         the store was closed before this operation
-        CheckpointConflictError (ValueError)     add_checkpoint on a base that is no longer the thread's
-                                                 newest checkpoint (another compactor won): carries it
-        CheckpointNotFoundError (KeyError)       no checkpoint with that id in the thread
-        InvalidCheckpointError (ValueError)      a checkpoint that cannot stand: a position not after its
-                                                 base's, a cut inside an exchange, a summary that calls tools
-        PositionError (IndexError)               a position past the thread's end: a checkpoint up to it, a
-                                                 token count for a message the thread does not hold
-        BackendError                             the database, its file or the connection to it failed the
-                                                 operation; names the operation and the thread, and chains
-                                                 the driver's error (``raise ... from``); one of:
-          NotWrittenError                          nothing of the operation is in the store: a read, or a
-                                                   write that failed before its commit (no connection,
-                                                   a disk full or a file size limit reached while
-                                                   writing, a statement the database refused); safe to
-                                                   retry as it is
-          MaybeWrittenError                        a write whose commit may or may not have happened: the
-                                                   connection was lost after the statement was sent (the
-                                                   commit, if it came, was not acknowledged), or the
-                                                   commit itself failed in a way that may have left it
-                                                   on disk; read back before retrying
-      CompactionError                          compaction could not write a checkpoint; nothing was written
-        SummarizerError (RuntimeError)           the summarizer raised, timed out, returned nothing, or
-                                                 returned more than the span it was to replace
-        SummaryInputTooLargeError (ValueError)   one whole exchange is larger than the summarizer's input
-                                                 budget: it cannot be chained, and is never truncated
-
-A store that raised a ``BackendError`` works again without being reopened: SQLite goes on with the same
-file; PostgreSQL replaces a lost connection on the next call. Every ``BackendError`` says which of the two
-it is, so a bot can retry a ``NotWrittenError`` as it is, and reconcile after a ``MaybeWrittenError``
-(``store.messages(thread_id, -n)`` shows whether the ``n`` messages it appended are there, whole: an append
-is all or nothing).
+Each class's own entry below says when it is raised and what it carries.
 """
 
 from __future__ import annotations
@@ -133,8 +104,10 @@ class InvalidArgumentError(MessagesError, ValueError, TypeError):
     that is not a window, a store of the other flavour (an async store given to ``append``), a flag that is
     not a bool. Both a ``ValueError`` and a ``TypeError``, so either generic handler catches it.
 
-    ``argument`` names the parameter (``"ids"``, ``"metadata"``, ``"store"``, ...), ``index`` the message of
-    the batch it is about (``None``: the argument as a whole); the message says what to give instead.
+    Args:
+        message: what is wrong, where, and what to give instead (``str(error)``).
+        argument: the parameter's name (``"ids"``, ``"metadata"``, ``"store"``, ...).
+        index: the message of the batch the value is about; ``None`` for the argument as a whole.
     """
 
     def __init__(self, message: str, *, argument: str, index: int | None = None) -> None:
@@ -159,6 +132,11 @@ class ToolArgumentsError(MessagesError, ValueError):
 
     ``raw`` holds the exact text the model produced, so a bot can echo it back in a tool result that asks
     the model to try again.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        raw: the arguments exactly as the model produced them.
+        tool_call_id: the id of the call, when known.
     """
 
     def __init__(self, message: str, *, raw: str, tool_call_id: str | None = None) -> None:
@@ -172,8 +150,10 @@ class ToolArgumentsError(MessagesError, ValueError):
 class ConversationError(MessagesError, ValueError):
     """A conversation that breaks the tool-call protocol.
 
-    ``index`` is the position of the offending message (``None`` when the problem is the whole list) and
-    ``tool_call_ids`` the ids involved.
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        index: the position of the offending message; ``None`` for the whole list.
+        tool_call_ids: the tool-call ids involved.
     """
 
     def __init__(
@@ -227,6 +207,10 @@ class UnfixableError(ProfileError, ValueError):
     given, the rule, the quirk row, what is wrong and what to do); ``str()`` lists them, one a line.
     ``dump_messages(..., on_unfixable="send")`` or ``Profile.apply(..., on_unfixable="send")`` sends such
     a list anyway.
+
+    Args:
+        profile: the name of the profile that refused (``"cohere"``).
+        violations: every finding, in message order; the message lists them.
     """
 
     def __init__(self, profile: str, violations: tuple[Violation, ...]) -> None:
@@ -253,7 +237,12 @@ class StoreError(MessagesError):
 
 
 class ThreadNotFoundError(StoreError, KeyError):
-    """No thread with the given id exists in the store."""
+    """No thread with the given id exists in the store.
+
+    Args:
+        thread_id: the id asked for.
+        message: the text, when not the default ("no thread with id ... in this store").
+    """
 
     def __init__(self, thread_id: str, message: str | None = None) -> None:
         super().__init__(message or f"no thread with id {thread_id!r} in this store; create it first")
@@ -265,7 +254,11 @@ class ThreadNotFoundError(StoreError, KeyError):
 
 
 class ThreadExistsError(StoreError, ValueError):
-    """``create_thread`` was given an id that a thread of the store already has."""
+    """``create_thread`` was given an id that a thread of the store already has.
+
+    Args:
+        thread_id: the id that is taken.
+    """
 
     def __init__(self, thread_id: str) -> None:
         super().__init__(
@@ -277,7 +270,13 @@ class ThreadExistsError(StoreError, ValueError):
 
 
 class MessageExistsError(StoreError, ValueError):
-    """``append`` of a message whose id the thread already holds (``skip_existing=True`` skips those)."""
+    """``append`` of a message whose id the thread already holds (``skip_existing=True`` skips those).
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread appended to.
+        message_id: the id it already holds.
+    """
 
     def __init__(self, message: str, *, thread_id: str, message_id: str) -> None:
         super().__init__(message)
@@ -288,7 +287,13 @@ class MessageExistsError(StoreError, ValueError):
 
 
 class InvalidThreadIdError(StoreError, InvalidArgumentError):
-    """A thread id that is not a non-empty string (of at most 255 characters, valid Unicode, no NUL)."""
+    """A thread id that is not a non-empty string (of at most 255 characters, valid Unicode, no NUL).
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        argument: the parameter's name (``"thread_id"`` unless given).
+        index: the position in a batch of ids, for an argument that holds several; else ``None``.
+    """
 
     def __init__(self, message: str, *, argument: str = "thread_id", index: int | None = None) -> None:
         super().__init__(message, argument=argument, index=index)
@@ -299,6 +304,11 @@ class CorruptDataError(StoreError, ValueError):
 
     Only the damaged part fails: the thread's other positions (``messages(thread_id, 0, position)``) and
     every other thread still read.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread the damaged data belongs to.
+        position: the damaged message's position; ``None`` for the thread's own record.
     """
 
     def __init__(self, message: str, *, thread_id: str, position: int | None) -> None:
@@ -313,6 +323,11 @@ class ThreadKindError(StoreError, ValueError):
     """A thread used as the other kind: messages appended to or read from a ``RemoteThread`` (the service
     keeps its history), or a saved thread replaced by ``save_thread`` with a thread of the other kind (which
     would lose a remote thread's ``response_id`` and pending messages, or strand a local thread's messages).
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread's id.
+        kind: the kind the store holds it as: ``"local"`` or ``"remote"``.
     """
 
     def __init__(self, message: str, *, thread_id: str, kind: str) -> None:
@@ -327,8 +342,10 @@ class UnstorableMessageError(StoreError, ValueError):
     """A message whose dump cannot be stored: text that is not valid Unicode (a lone surrogate such as
     ``"\\ud800"``, which UTF-8, JSON text and every database refuse).
 
-    ``index`` is the message's position in the appended batch, ``field`` the path of the text inside it
-    (``content``, ``tool_calls[0].function.arguments``).
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        index: the message's position in the batch given to ``append``.
+        field: where the text sits in the message's dump (``tool_calls[0].function.arguments``).
     """
 
     def __init__(self, message: str, *, index: int, field: str) -> None:
@@ -340,7 +357,13 @@ class UnstorableMessageError(StoreError, ValueError):
 
 
 class StoreClosedError(StoreError):
-    """An operation on a store after its ``close()``: open a new store to go on."""
+    """An operation on a store after its ``close()``: open a new store to go on.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        operation: the store method called (``"append"``).
+        thread_id: the thread it was called on; ``None`` for a method that takes none.
+    """
 
     def __init__(self, message: str, *, operation: str, thread_id: str | None) -> None:
         super().__init__(message)
@@ -353,7 +376,14 @@ class StoreClosedError(StoreError):
 class CheckpointConflictError(StoreError, ValueError):
     """``add_checkpoint`` on a base that is no longer the thread's newest checkpoint: another compactor
     stored its checkpoint first (compare and set, under the thread's write lock). Nothing was written;
-    ``winner`` is the checkpoint that is now the newest, whose summary every read uses."""
+    ``winner`` is the checkpoint that is now the newest, whose summary every read uses.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread.
+        base: the base the refused checkpoint was built on; ``None`` for none.
+        winner: the thread's newest checkpoint now (a ``Checkpoint``), or ``None``.
+    """
 
     # ``winner`` is a ``messages.stores.Checkpoint``; typed loosely so that this module, which every layer
     # imports, imports none of them.
@@ -369,7 +399,12 @@ class CheckpointConflictError(StoreError, ValueError):
 
 
 class CheckpointNotFoundError(StoreError, KeyError):
-    """No checkpoint with the given id in the thread."""
+    """No checkpoint with the given id in the thread.
+
+    Args:
+        thread_id: the thread.
+        checkpoint_id: the id asked for.
+    """
 
     def __init__(self, thread_id: str, checkpoint_id: str) -> None:
         super().__init__(
@@ -388,7 +423,12 @@ class CheckpointNotFoundError(StoreError, KeyError):
 class InvalidCheckpointError(StoreError, ValueError):
     """A checkpoint that cannot stand in the thread: its position is outside the thread or not after its
     base's, it would cut a tool call from its result, or its summary is a tool result or makes tool calls.
-    Nothing was written."""
+    Nothing was written.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread.
+    """
 
     def __init__(self, message: str, *, thread_id: str) -> None:
         super().__init__(message)
@@ -398,7 +438,13 @@ class InvalidCheckpointError(StoreError, ValueError):
 
 class PositionError(StoreError, IndexError):
     """A position past the end of the thread: a checkpoint up to it, or a token count saved for a message
-    the thread does not hold. Nothing was written."""
+    the thread does not hold. Nothing was written.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread.
+        position: the position asked for.
+    """
 
     def __init__(self, message: str, *, thread_id: str, position: int) -> None:
         super().__init__(message)
@@ -413,6 +459,11 @@ class BackendError(StoreError):
 
     The driver's error is chained as ``__cause__``. Never raised itself: it is a ``NotWrittenError`` or a
     ``MaybeWrittenError``, which tell whether the operation's writes may be in the store.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        operation: the store method that failed (``"open"`` for the constructor).
+        thread_id: the thread it was called on; ``None`` for a method that takes none.
     """
 
     def __init__(self, message: str, *, operation: str, thread_id: str | None) -> None:
@@ -440,9 +491,13 @@ class MaybeWrittenError(BackendError):
 class ConversionError(MessagesError, ValueError):
     """A conversion to or from another library's messages (``messages.convert``) that would lose something.
 
-    Every converter keeps everything or raises this: ``index`` is the position of the message (or item) in
-    the list being converted, ``part`` what it cannot carry: a field name (``"name"``,
-    ``"thinking_blocks"``), or the position of a content part in that message.
+    Every converter keeps everything or raises this.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        index: the position of the message (or item) in the list being converted; ``None`` for the list.
+        part: what it cannot carry: a field name (``"name"``, ``"thinking_blocks"``), or the position of a
+            content part in that message; ``None``: all of it.
     """
 
     def __init__(self, message: str, *, index: int | None, part: int | str | None = None) -> None:
@@ -456,8 +511,10 @@ class ConversionError(MessagesError, ValueError):
 class UnsupportedContentError(ConversionError):
     """Content that the target API has no form for (audio in Responses API input, for example).
 
-    ``index`` is the position of the message in the list being converted, ``part`` the position of the
-    content part in that message (or ``None``).
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        index: the position of the message in the list being converted.
+        part: the position of the content part in that message, or ``None``.
     """
 
     def __init__(self, message: str, *, index: int, part: int | None = None) -> None:
@@ -466,7 +523,12 @@ class UnsupportedContentError(ConversionError):
 
 class CompactionError(MessagesError):
     """Compaction could not write a checkpoint (``messages.compaction``); nothing was written, and the
-    thread reads as it did before."""
+    thread reads as it did before.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread being compacted.
+    """
 
     def __init__(self, message: str, *, thread_id: str) -> None:
         super().__init__(message)
@@ -477,7 +539,13 @@ class CompactionError(MessagesError):
 class SummarizerError(CompactionError, RuntimeError):
     """The summarizer failed: it raised (chained as ``__cause__``), timed out, returned no text, or returned
     a summary longer than the span it was to replace. ``reason`` says which: ``"raised"``, ``"timeout"``,
-    ``"empty"`` or ``"too_long"``."""
+    ``"empty"`` or ``"too_long"``.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread being compacted.
+        reason: ``"raised"``, ``"timeout"``, ``"empty"`` or ``"too_long"``.
+    """
 
     def __init__(self, message: str, *, thread_id: str, reason: str) -> None:
         super().__init__(message, thread_id=thread_id)
@@ -488,7 +556,14 @@ class SummarizerError(CompactionError, RuntimeError):
 class SummaryInputTooLargeError(CompactionError, ValueError):
     """One whole exchange (a unit: a message with the tool results that answer it) is larger than the
     summarizer's input budget: spans are chained over several checkpoints at exchange boundaries, never
-    truncated, so this one cannot be summarized. Raise ``max_summary_input_tokens``."""
+    truncated, so this one cannot be summarized. Raise ``max_summary_input_tokens``.
+
+    Args:
+        message: what is wrong, where, and what to do (``str(error)``).
+        thread_id: the thread being compacted.
+        position: where the exchange starts in the thread.
+        tokens: its size, with the previous summary and the prompt, as counted.
+    """
 
     def __init__(self, message: str, *, thread_id: str, position: int, tokens: int) -> None:
         super().__init__(message, thread_id=thread_id)

@@ -94,12 +94,34 @@ class FunctionCall(TypedDict):
 class ToolCall(WireModel):
     """One call of a tool by the model.
 
-    Build it with flat keywords, ``ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})``;
-    the attributes ``.id``, ``.name`` and ``.arguments`` (always a string) read it back.
+    Build it with flat keywords; the attributes ``.id``, ``.name`` and ``.arguments`` (always a string) read
+    it back, and the dump nests name and arguments under ``function``, as on the wire.
+
+    Args:
+        id: the provider's id for this call; its result answers it by ``tool_call_id``.
+        name: the tool's name.
+        arguments: the arguments: the exact JSON string the model produced (kept byte for byte), or a
+            mapping, serialized once; ``None`` or ``""`` for none.
+        provider_specific_fields: opaque per-call provider data to send back to the same provider
+            (Gemini's ``thought_signature``).
+        function: ``{"name": ..., "arguments": ...}`` as on the wire, instead of ``name`` and
+            ``arguments``.
+        type: always ``"function"``.
 
     Raises:
         pydantic.ValidationError: a field of the wrong type, or ``arguments`` given as an object that JSON
             cannot encode.
+
+    Examples:
+        ```python
+        from messages import ToolCall
+
+        call = ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})
+        assert call.arguments == '{"city":"Paris"}'  # compact JSON, kept byte for byte
+        assert call.parse_arguments() == {"city": "Paris"}
+        function = call.model_dump()["function"]  # nested, as on the wire
+        assert function == {"name": "get_weather", "arguments": call.arguments}
+        ```
     """
 
     id: str = Field(min_length=1)
@@ -114,20 +136,7 @@ class ToolCall(WireModel):
 
     _string_keys = field_validator("provider_specific_fields")(check_string_keys)
 
-    if TYPE_CHECKING:  # the flat keywords, for type checkers
-
-        def __init__(
-            self,
-            *,
-            id: str,
-            name: str | None = None,
-            arguments: str | Mapping[str, Any] | None = None,
-            provider_specific_fields: Mapping[str, Any] | None = None,
-            function: Mapping[str, Any] | None = None,
-            type: Literal["function"] = "function",
-        ) -> None: ...
-
-    else:
+    if not TYPE_CHECKING:  # the runtime constructor; the flat keywords below are for readers
 
         def __init__(self, /, **data: Any) -> None:
             arguments = data.get("arguments")
@@ -144,6 +153,19 @@ class ToolCall(WireModel):
         # Marked as pydantic's base __init__: validating wire dicts never comes here (see _wire.flat_init).
         __init__.__pydantic_base_init__ = True
 
+    else:  # the flat keywords, for type checkers and the reference
+
+        def __init__(
+            self,
+            *,
+            id: str,
+            name: str | None = None,
+            arguments: str | Mapping[str, Any] | None = None,
+            provider_specific_fields: Mapping[str, Any] | None = None,
+            function: Mapping[str, Any] | None = None,
+            type: Literal["function"] = "function",
+        ) -> None: ...
+
     @property
     def name(self) -> str:
         """The tool's name."""
@@ -156,6 +178,9 @@ class ToolCall(WireModel):
 
     def parse_arguments(self) -> dict[str, Any]:
         """The arguments decoded into a dict; ``""`` (or whitespace) means no arguments.
+
+        Returns:
+            The arguments as a dict; ``{}`` for none.
 
         Raises ``ToolArgumentsError``, carrying the raw text, when they are not a JSON object.
 
@@ -214,7 +239,19 @@ class SystemMessage(WireModel):
 
 
 class UserMessage(WireModel):
-    """What the user said: text, or a list of text, image, audio and file parts."""
+    """What the user said: text, or a list of text, image, audio and file parts.
+
+    Examples:
+        ```python
+        from messages import ImagePart, TextPart, UserMessage
+
+        question = UserMessage(content="What is the weather in Paris?")
+        assert question.model_dump()["content"] == "What is the weather in Paris?"
+        photo = ImagePart(url="https://example.com/cat.png", detail="low")
+        with_image = UserMessage(content=[TextPart(text="What is this?"), photo])
+        assert with_image.model_dump()["content"][1]["type"] == "image_url"
+        ```
+    """
 
     role: Literal["user"] = "user"
     """Always ``"user"``."""
@@ -307,6 +344,12 @@ class AIMessage(WireModel):
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
         """The wire dict: ``content`` is always present (``null`` on a tool-call-only turn).
 
+        Args:
+            **kwargs: Pydantic's ``model_dump`` arguments; without any, the wire shape.
+
+        Returns:
+            The OpenAI-shape dict.
+
         Raises nothing.
         """
         dumped = super().model_dump(**kwargs)
@@ -316,6 +359,12 @@ class AIMessage(WireModel):
 
     def model_dump_json(self, **kwargs: Any) -> str:
         """The wire JSON: ``content`` is always present (``null`` on a tool-call-only turn).
+
+        Args:
+            **kwargs: Pydantic's ``model_dump_json`` arguments; without any, the wire shape.
+
+        Returns:
+            The OpenAI-shape JSON text.
 
         Raises nothing.
         """
@@ -334,6 +383,15 @@ class AIMessage(WireModel):
         reject). Empty text beside tool calls (``""``, or empty text parts) becomes ``None``. ``provider``
         names who produced the reply when ``obj`` does not say (a ``ModelResponse`` does).
 
+        Args:
+            obj: what ``litellm.completion`` returned, one of its choices or messages, an OpenAI SDK
+                ``ChatCompletion``, or a dict in the OpenAI shape.
+            choice: which choice of a response to read (``n`` > 1).
+            provider: the litellm provider that produced the reply, when ``obj`` does not say.
+
+        Returns:
+            The reply, typed: its text, tool calls and the payloads needed to continue.
+
         Raises ``ReplyError`` (a ``MessagesError``) naming the choice, call or field when the reply cannot
         be read: no such choice, a stream chunk, tool-call arguments that have no JSON form, an empty reply
         (no content, tool calls, refusal, reasoning, images or audio), audio without an id, or a legacy
@@ -346,6 +404,18 @@ class AIMessage(WireModel):
         Raises:
             ReplyError: ``obj`` is not a reply (a streaming chunk, a choice that does not exist, a
                 ``function_call`` with no id to answer, a tool call without a function): what is wrong named.
+
+        Examples:
+            ```python
+            from messages import AIMessage
+
+            call = {"index": 0, "id": "call_1", "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+            wire = {"role": "assistant", "content": "", "tool_calls": [call]}
+            reply = AIMessage.from_litellm(wire)
+            assert reply.content is None  # the "" beside the calls is no text
+            assert reply.tool_calls[0].parse_arguments() == {"city": "Paris"}
+            ```
         """
         fields = assistant_fields(obj, choice=choice, provider=provider)
         check_not_empty(fields, obj, choice)
@@ -355,6 +425,14 @@ class AIMessage(WireModel):
     def from_stream(cls, chunks: Iterable[Any], *, choice: int = 0, provider: str | None = None) -> Self:
         """Assemble a streamed reply from its chunks (litellm, OpenAI SDK or dicts; see ``StreamAccumulator``,
         which also keeps the stream's usage and finish reason).
+
+        Args:
+            chunks: the stream's chunks (litellm's, the OpenAI SDK's, or dicts).
+            choice: which choice to assemble (``n`` > 1).
+            provider: the litellm provider that produced the stream, when the chunks do not say.
+
+        Returns:
+            The whole reply.
 
         Raises:
             ReplyError: chunks that cannot be assembled into an assistant message (a ``function_call`` delta,
@@ -370,6 +448,14 @@ class AIMessage(WireModel):
         cls, chunks: AsyncIterable[Any], *, choice: int = 0, provider: str | None = None
     ) -> Self:
         """``from_stream`` for an async stream, e.g. ``await litellm.acompletion(..., stream=True)``.
+
+        Args:
+            chunks: the async stream's chunks (litellm's, the OpenAI SDK's, or dicts).
+            choice: which choice to assemble (``n`` > 1).
+            provider: the litellm provider that produced the stream, when the chunks do not say.
+
+        Returns:
+            The whole reply.
 
         Raises:
             ReplyError: chunks that cannot be assembled into an assistant message (a ``function_call`` delta,
@@ -419,8 +505,25 @@ class ToolMessage(WireModel):
     def for_call(cls, call: ToolCall, content: Any) -> Self:
         """The result of ``call``: a string as is, content parts as is, anything else JSON-encoded.
 
+        Args:
+            call: the call this answers.
+            content: the result: a string, content parts, or anything JSON can encode (a dict, a number).
+
+        Returns:
+            The tool message, ``tool_call_id`` set to the call's id.
+
         Raises:
             ValueError: ``content`` is neither text, parts, nor JSON-encodable.
+
+        Examples:
+            ```python
+            from messages import ToolCall, ToolMessage
+
+            call = ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})
+            result = ToolMessage.for_call(call, {"sky": "clear", "celsius": 21})
+            assert result.tool_call_id == "call_1"
+            assert result.content == '{"sky":"clear","celsius":21}'
+            ```
         """
         if isinstance(content, str):
             text: str | list[Any] = content

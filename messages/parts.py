@@ -97,7 +97,7 @@ def _base64_not_empty(data: str) -> str:
     return data
 
 
-_DataURL = Annotated[str, Field(min_length=1), AfterValidator(_payload_not_empty)]
+DataURL = Annotated[str, Field(min_length=1), AfterValidator(_payload_not_empty)]
 """An URL (``https://...``, ``gs://...``) or a base64 ``data:`` URL whose payload is not empty."""
 
 
@@ -120,7 +120,7 @@ class TextPart(WireModel):
 class ImageURL(WireModel):
     """Where an image is: an http(s) URL or a base64 ``data:`` URL."""
 
-    url: _DataURL
+    url: DataURL
     """An ``https://`` URL or a ``data:image/...;base64,...`` URL (whose payload is not empty)."""
     detail: ImageDetail | None = None
     """``"auto"``, ``"low"`` or ``"high"``; unset means the provider's default."""
@@ -139,17 +139,39 @@ class ImageURL(WireModel):
 class ImagePart(WireModel):
     """An image, by URL or inline as a base64 data URL.
 
+    Args:
+        url: an ``https://`` URL, or a base64 ``data:image/...`` URL.
+        detail: ``"auto"``, ``"low"`` or ``"high"``; unset, the provider's default.
+        format: the image's media type (``"image/png"``), for an URL that does not say it.
+        image_url: ``{"url": ..., "detail": ...}`` as on the wire (or the URL alone), instead of the
+            keywords above.
+        type: always ``"image_url"``.
+
     Raises:
         pydantic.ValidationError: no URL, or a field of the wrong type or value.
+
+    Examples:
+        ```python
+        from messages import ImagePart, TextPart, UserMessage
+
+        photo = ImagePart(url="https://example.com/cat.png", detail="low")
+        png = bytes.fromhex("89504e470d0a1a0a") + bytes(64)  # a PNG file's bytes
+        inline = ImagePart.from_bytes(png, media_type="image/png")
+        assert inline.url.startswith("data:image/png;base64,")
+        question = UserMessage(content=[TextPart(text="Which is nicer?"), photo, inline])
+        ```
     """
 
     type: Literal["image_url"] = "image_url"
     """Always ``"image_url"``."""
-    image_url: ImageURL | _DataURL
+    image_url: ImageURL | DataURL
     """The URL and detail level, nested as on the wire; or the URL alone, as a string (litellm accepts
     both, and a string given is dumped as a string)."""
 
-    if TYPE_CHECKING:  # the flat keywords, for type checkers
+    if not TYPE_CHECKING:  # the runtime constructor; the flat keywords below are for readers
+        __init__ = flat_init("image_url", ("url", "detail", "format"), "ImagePart")
+
+    else:  # the flat keywords, for type checkers and the reference
 
         def __init__(
             self,
@@ -160,9 +182,6 @@ class ImagePart(WireModel):
             image_url: ImageURL | Mapping[str, Any] | str | None = None,
             type: Literal["image_url"] = "image_url",
         ) -> None: ...
-
-    else:
-        __init__ = flat_init("image_url", ("url", "detail", "format"), "ImagePart")
 
     @property
     def url(self) -> str:
@@ -182,6 +201,14 @@ class ImagePart(WireModel):
     ) -> Self:
         """An inline image from raw bytes (base64-encoded into a data URL).
 
+        Args:
+            data: the image file's bytes.
+            media_type: its media type.
+            detail: ``"auto"``, ``"low"`` or ``"high"``.
+
+        Returns:
+            The image part, inline.
+
         Raises nothing.
         """
         return cls(url=_data_url(data, media_type), detail=detail)
@@ -189,6 +216,13 @@ class ImagePart(WireModel):
     @classmethod
     def from_path(cls, path: str | Path, *, detail: ImageDetail | None = None) -> Self:
         """An inline image read from a file; the media type is guessed from the file name.
+
+        Args:
+            path: the image file.
+            detail: ``"auto"``, ``"low"`` or ``"high"``.
+
+        Returns:
+            The image part, inline.
 
         Raises:
             OSError: the file cannot be read.
@@ -220,6 +254,12 @@ class InputAudio(WireModel):
 class AudioPart(WireModel):
     """Inline audio input.
 
+    Args:
+        data: the audio, base64-encoded (no ``data:`` prefix).
+        format: ``"wav"``, ``"mp3"``, or another format the provider takes.
+        input_audio: ``{"data": ..., "format": ...}`` as on the wire, instead of ``data`` and ``format``.
+        type: always ``"input_audio"``.
+
     Raises:
         pydantic.ValidationError: a field of the wrong type or value.
     """
@@ -229,7 +269,10 @@ class AudioPart(WireModel):
     input_audio: InputAudio
     """The data and format, nested as on the wire."""
 
-    if TYPE_CHECKING:  # the flat keywords, for type checkers
+    if not TYPE_CHECKING:  # the runtime constructor; the flat keywords below are for readers
+        __init__ = flat_init("input_audio", ("data", "format"), "AudioPart")
+
+    else:  # the flat keywords, for type checkers and the reference
 
         def __init__(
             self,
@@ -239,9 +282,6 @@ class AudioPart(WireModel):
             input_audio: InputAudio | Mapping[str, Any] | None = None,
             type: Literal["input_audio"] = "input_audio",
         ) -> None: ...
-
-    else:
-        __init__ = flat_init("input_audio", ("data", "format"), "AudioPart")
 
     @property
     def data(self) -> str:
@@ -257,6 +297,13 @@ class AudioPart(WireModel):
     def from_bytes(cls, data: bytes, format: str = "wav") -> Self:
         """Inline audio from raw bytes.
 
+        Args:
+            data: the audio file's bytes.
+            format: its format (``"wav"``, ``"mp3"``).
+
+        Returns:
+            The audio part.
+
         Raises nothing.
         """
         return cls(data=base64.b64encode(data).decode("ascii"), format=format)
@@ -269,7 +316,7 @@ class AudioPart(WireModel):
 class FileRef(WireModel):
     """A file given inline (``file_data``, a base64 data URL) or by an uploaded ``file_id``."""
 
-    file_data: _DataURL | None = None
+    file_data: DataURL | None = None
     """A ``data:<media type>;base64,...`` URL holding the whole file (its payload not empty)."""
     file_id: str | None = None
     """The id of a file uploaded to the provider beforehand."""
@@ -310,6 +357,16 @@ class FileRef(WireModel):
 class FilePart(WireModel):
     """A document (PDF and the like), inline or by file id.
 
+    Args:
+        file_data: the whole file as a ``data:<media type>;base64,...`` URL.
+        file_id: the id of a file uploaded to the provider, instead of ``file_data``.
+        filename: the file's name; required with ``file_data``.
+        format: the file's media type, for a ``file_id`` that does not say it.
+        detail: resolution for video and images (Gemini's media resolution).
+        video_metadata: video clipping and sampling (``{"fps": ..., "start_offset": ...}``; Gemini).
+        file: ``{"file_data": ..., "filename": ...}`` as on the wire, instead of the keywords above.
+        type: always ``"file"``.
+
     Raises:
         pydantic.ValidationError: neither ``file_data`` nor ``file_id`` is given, ``file_data`` without a
             ``filename``, or a field of the wrong type.
@@ -320,7 +377,12 @@ class FilePart(WireModel):
     file: FileRef
     """The file reference, nested as on the wire."""
 
-    if TYPE_CHECKING:  # the flat keywords, for type checkers
+    if not TYPE_CHECKING:  # the runtime constructor; the flat keywords below are for readers
+        __init__ = flat_init(
+            "file", ("file_data", "file_id", "filename", "format", "detail", "video_metadata"), "FilePart"
+        )
+
+    else:  # the flat keywords, for type checkers and the reference
 
         def __init__(
             self,
@@ -334,11 +396,6 @@ class FilePart(WireModel):
             file: FileRef | Mapping[str, Any] | None = None,
             type: Literal["file"] = "file",
         ) -> None: ...
-
-    else:
-        __init__ = flat_init(
-            "file", ("file_data", "file_id", "filename", "format", "detail", "video_metadata"), "FilePart"
-        )
 
     @property
     def file_data(self) -> str | None:
@@ -359,6 +416,14 @@ class FilePart(WireModel):
     def from_bytes(cls, data: bytes, filename: str, media_type: str = "application/pdf") -> Self:
         """An inline file from raw bytes.
 
+        Args:
+            data: the file's bytes.
+            filename: its name (OpenAI rejects an inline file without one).
+            media_type: its media type.
+
+        Returns:
+            The file part, inline.
+
         Raises nothing.
         """
         return cls(file_data=_data_url(data, media_type), filename=filename)
@@ -366,6 +431,12 @@ class FilePart(WireModel):
     @classmethod
     def from_path(cls, path: str | Path) -> Self:
         """An inline file read from disk; the media type is guessed from the file name.
+
+        Args:
+            path: the file.
+
+        Returns:
+            The file part, inline, named after the file.
 
         Raises:
             OSError: the file cannot be read.
@@ -382,7 +453,7 @@ class FilePart(WireModel):
 class VideoURL(WireModel):
     """Where a video is: an URL (``https://``, ``gs://``, a YouTube link) or a base64 ``data:`` URL."""
 
-    url: _DataURL
+    url: DataURL
     """The video's URL (a ``data:`` URL's payload not empty)."""
     detail: str | None = None
     """Resolution hint (litellm passes it on to Gemini); unset means the provider's default."""
@@ -396,16 +467,26 @@ class VideoURL(WireModel):
 class VideoPart(WireModel):
     """A video by URL (litellm's ``video_url`` part; Gemini and Vertex AI read it, most routes do not).
 
+    Args:
+        url: the video's URL.
+        detail: resolution (Gemini's media resolution).
+        video_url: ``{"url": ..., "detail": ...}`` as on the wire (or the URL alone), instead of ``url``
+            and ``detail``.
+        type: always ``"video_url"``.
+
     Raises:
         pydantic.ValidationError: no URL, or a field of the wrong type or value.
     """
 
     type: Literal["video_url"] = "video_url"
     """Always ``"video_url"``."""
-    video_url: VideoURL | _DataURL
+    video_url: VideoURL | DataURL
     """The URL and detail, nested as on the wire; or the URL alone, as a string (kept a string)."""
 
-    if TYPE_CHECKING:  # the flat keywords, for type checkers
+    if not TYPE_CHECKING:  # the runtime constructor; the flat keywords below are for readers
+        __init__ = flat_init("video_url", ("url", "detail"), "VideoPart")
+
+    else:  # the flat keywords, for type checkers and the reference
 
         def __init__(
             self,
@@ -415,9 +496,6 @@ class VideoPart(WireModel):
             video_url: VideoURL | Mapping[str, Any] | str | None = None,
             type: Literal["video_url"] = "video_url",
         ) -> None: ...
-
-    else:
-        __init__ = flat_init("video_url", ("url", "detail"), "VideoPart")
 
     @property
     def url(self) -> str:

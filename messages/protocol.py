@@ -90,6 +90,12 @@ def is_synthesized_result(message: Message) -> bool:
     loaded again. The text survives all of those; the limitation is that a real tool result whose content
     is exactly ``MISSING_RESULT`` is taken for a synthesized one.
 
+    Args:
+        message: any message.
+
+    Returns:
+        ``True`` for a result ``repair_conversation`` synthesized.
+
     Raises nothing.
     """
     return isinstance(message, ToolMessage) and message.content == MISSING_RESULT
@@ -199,8 +205,25 @@ def _scan(messages: Sequence[Message]) -> Iterator[ConversationError]:
 def protocol_errors(messages: Sequence[Message]) -> list[ConversationError]:
     """Every protocol problem of ``messages``, in message order (empty when the conversation is valid).
 
+    Args:
+        messages: the conversation.
+
+    Returns:
+        The problems, each the ``ConversationError`` ``validate_conversation`` would raise for it.
+
     Raises:
         MessageTypeError: an item of ``messages`` is not a ``Message``.
+
+    Examples:
+        ```python
+        from messages import AIMessage, ToolCall, UserMessage, protocol_errors
+
+        call = ToolCall(id="call_1", name="weather", arguments={})
+        broken = [UserMessage(content="Weather?"), AIMessage(tool_calls=[call]),
+                  UserMessage(content="Hello?")]  # the call was never answered
+        (problem,) = protocol_errors(broken)
+        assert problem.index == 1 and "call_1" in str(problem)
+        ```
     """
     if _is_valid(messages):
         return []
@@ -214,12 +237,29 @@ def validate_conversation(messages: Sequence[Message]) -> None:
     The error names the message index and the tool-call ids involved, and says how to fix it. An item
     that is not a message raises ``MessageTypeError``.
 
+    Args:
+        messages: the conversation.
+
     Raises:
         EmptyConversationError: there are no messages.
         OrphanToolResultError: a tool result answers no call made just before it.
         UnansweredToolCallError: a call has no result before the next non-tool message.
         DuplicateToolCallIdError: one id is used by two calls of a turn, or answered twice.
         MessageTypeError: an item of ``messages`` is not a ``Message``.
+
+    Examples:
+        ```python
+        from messages import AIMessage, OrphanToolResultError, ToolMessage, UserMessage
+        from messages import validate_conversation
+
+        trimmed = [ToolMessage(tool_call_id="call_1", content="rain"),  # its call was cut off
+                   UserMessage(content="And tomorrow?")]
+        try:
+            validate_conversation(trimmed)
+        except OrphanToolResultError as error:
+            print(error)  # message 0 is a tool result for 'call_1' ... names the fix
+        validate_conversation([UserMessage(content="Hi"), AIMessage(content="Hello!")])
+        ```
     """
     if _is_valid(messages):
         return
@@ -304,6 +344,13 @@ def repair_conversation(messages: Sequence[Message], *, late_results: LateResult
     ``"drop"`` the repair only drops tool results, adds synthesized ones and renames call ids repeated
     within a turn: every other message keeps its place.
 
+    Args:
+        messages: the conversation; never changed.
+        late_results: ``"move"`` or ``"drop"`` a tool result that comes after other messages.
+
+    Returns:
+        A new list that passes ``validate_conversation``.
+
     Raises ``EmptyConversationError`` when nothing would remain: an empty list, or a list of tool results
     that answer no call. Raises ``MessageTypeError`` for an item that is not a message, and ``ValueError``
     for a ``late_results`` other than ``"move"`` or ``"drop"``.
@@ -312,6 +359,19 @@ def repair_conversation(messages: Sequence[Message], *, late_results: LateResult
         EmptyConversationError: ``messages`` is empty: there is nothing to repair.
         ValueError: ``late_results`` is neither ``"move"`` nor ``"drop"``.
         MessageTypeError: an item of ``messages`` is not a ``Message``.
+
+    Examples:
+        ```python
+        from messages import AIMessage, ToolCall, UserMessage, is_synthesized_result
+        from messages import repair_conversation, validate_conversation
+
+        call = ToolCall(id="call_1", name="weather", arguments={})
+        broken = [UserMessage(content="Weather?"), AIMessage(tool_calls=[call]),
+                  UserMessage(content="Hello?")]
+        repaired = repair_conversation(broken)
+        validate_conversation(repaired)
+        assert is_synthesized_result(repaired[2])  # says the call was not completed
+        ```
     """
     if late_results not in ("move", "drop"):
         raise ValueError(f'late_results must be "move" or "drop"; got {late_results!r}')

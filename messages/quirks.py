@@ -120,6 +120,12 @@ def source_url(source: str) -> str:
     """A source as a URL: ``owner/repo#N`` becomes its GitHub thread (issue or pull request alike: GitHub
     redirects one to the other); a URL is returned as it is.
 
+    Args:
+        source: ``owner/repo#N`` or a URL.
+
+    Returns:
+        The URL.
+
     Raises nothing.
     """
     found = _REF.fullmatch(source)
@@ -129,8 +135,25 @@ def source_url(source: str) -> str:
 def get_quirk(number: int) -> Quirk:
     """Row ``number``; a ``KeyError`` that names the rows there are if there is none.
 
+    Args:
+        number: the row's number, as the profiles cite it (``quirk 30``).
+
+    Returns:
+        The row: its title, providers, constraint, the providers' error texts and the sources.
+
     Raises:
         KeyError: there is no row ``number`` (the rows there are named).
+
+    Examples:
+        ```python
+        from messages.quirks import get_quirk, quirk_url
+
+        quirk = get_quirk(30)
+        assert "mistral" in quirk.providers
+        print(quirk.title)  # what breaks, in one line
+        print(quirk.errors[0])  # the provider's error text
+        print(quirk_url(30))  # its entry on this site
+        ```
     """
     quirks = _catalog()[1]
     try:
@@ -145,6 +168,12 @@ def get_quirk(number: int) -> Quirk:
 def implementations(number: int | None = None) -> dict[int, list[tuple[str, str]]]:
     """The (profile name, rule id) pairs of the registered profiles that cite each row (or row
     ``number`` only), each pair once, in profile order. Reads the profiles (``messages.profiles``).
+
+    Args:
+        number: one row; ``None`` for every row.
+
+    Returns:
+        By row number, the (profile name, rule id) pairs.
 
     Raises nothing.
     """
@@ -191,6 +220,12 @@ def canonical_name(name: str) -> str:
     """A provider or profile name as the registry spells it: lowercase, an alias replaced by its provider
     (``"bedrock_converse:Claude"`` -> ``"bedrock:claude"``).
 
+    Args:
+        name: a provider or profile name (``"Bedrock_Converse"``, ``"openai:o1-mini"``).
+
+    Returns:
+        The name as the registry spells it.
+
     Raises nothing.
     """
     from messages.profiles._registry import _canonical
@@ -204,6 +239,12 @@ def quirks_for(name: str) -> list[Quirk]:
     (``"anthropic"``, an alias such as ``"bedrock_converse"``) or a profile name (``"bedrock:claude"``). A
     row is about it when it names the provider, or when a rule of its profiles (for a provider: its own and
     its families') cites it. A ``KeyError`` names the known providers if ``name`` is none of them.
+
+    Args:
+        name: a provider name, an alias of one, or a profile name.
+
+    Returns:
+        The rows, in number order.
 
     Raises:
         KeyError: no profile or row is about ``name`` (the known providers named).

@@ -1,13 +1,21 @@
 """Hypothesis strategies for every message kind, for property-testing bots built on this package.
 
-Install the extra (``pip install 'llm-messages[hypothesis]'``), then::
+Install the extra (``pip install 'llm-messages[hypothesis]'``), then:
 
-    from hypothesis import given
-    from messages import strategies as ms
+```python
+from hypothesis import given
+from messages import strategies as ms, validate_conversation
+from messages.context import BufferedContext
 
-    @given(ms.conversations())
-    def test_my_bot_keeps_the_protocol(conversation):
-        validate_conversation(my_bot.trim(conversation))
+
+@given(ms.conversations())
+def test_a_window_keeps_the_protocol(conversation):
+    window = BufferedContext(10, initial_messages=conversation)
+    validate_conversation(window.get_messages())
+
+
+test_a_window_keeps_the_protocol()  # pytest calls it for you
+```
 
 ``conversations()`` follows the tool-call protocol (every call answered right after its turn, ids distinct
 within a turn and now and then used again by a later turn, as Kimi K2 and local servers mint them), with
@@ -78,6 +86,13 @@ _built = functools.cache
 def texts(*, min_size: int = 0, max_size: int = 200) -> st.SearchStrategy[str]:
     """Text as users and models write it: unicode (emoji, CJK, RTL, combining marks), whitespace, empty.
 
+    Args:
+        min_size: the fewest characters.
+        max_size: the most characters.
+
+    Returns:
+        A strategy of strings.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _texts(min_size, max_size)
@@ -97,6 +112,9 @@ def _texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
 def participant_names() -> st.SearchStrategy[str]:
     """``name`` values that OpenAI's strictest documented pattern accepts (quirk 4).
 
+    Returns:
+        A strategy of names (1 to 64 letters, digits, ``_`` and ``-``).
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return st.text(alphabet=_ALNUM + "_-", min_size=1, max_size=64)
@@ -105,6 +123,9 @@ def participant_names() -> st.SearchStrategy[str]:
 @_built
 def tool_names() -> st.SearchStrategy[str]:
     """Function names as tool schemas declare them.
+
+    Returns:
+        A strategy of names.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -123,6 +144,9 @@ def _chars(alphabet: str, size: int) -> st.SearchStrategy[str]:
 @_built
 def tool_call_ids() -> st.SearchStrategy[str]:
     """Tool-call ids in the shapes providers mint, and long or odd ones that break other providers' rules.
+
+    Returns:
+        A strategy of ids.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -144,6 +168,12 @@ def tool_call_ids() -> st.SearchStrategy[str]:
 def arguments(*, valid_json: bool = True) -> st.SearchStrategy[str]:
     """Tool-call argument strings: JSON objects (compact or spaced), ``""`` for none; with
     ``valid_json=False`` also text that is not JSON, as models sometimes emit.
+
+    Args:
+        valid_json: only JSON objects (and ``""``); ``False`` adds text that is not JSON.
+
+    Returns:
+        A strategy of argument strings.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -190,6 +220,15 @@ def tool_calls(
     """One tool call; with ``extensions`` it may carry a Gemini thought signature in its provider fields,
     with ``invalid_arguments`` its arguments may be text that is not a JSON object.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        ids: the strategy of the calls' ids (default: ids in the shapes real providers mint).
+        invalid_arguments: sometimes arguments that are not a JSON object.
+
+    Returns:
+        A strategy of ``ToolCall``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     if ids is None:
@@ -225,6 +264,9 @@ def _call(call_id: str, body: _CallBody) -> ToolCall:
 def cache_controls() -> st.SearchStrategy[CacheControl]:
     """A prompt-cache breakpoint: ``{"type": "ephemeral"}``, with or without a ``ttl``.
 
+    Returns:
+        A strategy of ``CacheControl``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return st.builds(CacheControl, ttl=st.sampled_from([None, None, "5m", "1h"]))
@@ -240,6 +282,13 @@ def _sometimes_cached(extensions: bool) -> st.SearchStrategy[CacheControl | None
 
 def text_parts(*, extensions: bool = True) -> st.SearchStrategy[TextPart]:
     """A text part (possibly empty); with ``extensions``, sometimes a cache breakpoint on it.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``TextPart``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -259,6 +308,13 @@ def _media_types(kind: str) -> st.SearchStrategy[str]:
 def image_parts(*, extensions: bool = True) -> st.SearchStrategy[ImagePart]:
     """An image by https URL or as a small base64 data URL, with or without ``detail``; with
     ``extensions``, also an URL given as a bare string, and litellm's ``format``.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``ImagePart``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -289,6 +345,9 @@ def _image_parts(extensions: bool) -> st.SearchStrategy[ImagePart]:
 def video_parts() -> st.SearchStrategy[VideoPart]:
     """A video by URL (a litellm extension: only some providers read it), nested or as a bare string.
 
+    Returns:
+        A strategy of ``VideoPart``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     urls = st.one_of(
@@ -310,6 +369,9 @@ def video_parts() -> st.SearchStrategy[VideoPart]:
 def audio_parts() -> st.SearchStrategy[AudioPart]:
     """A short base64 audio clip in a format OpenAI accepts (wav or mp3).
 
+    Returns:
+        A strategy of ``AudioPart``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return st.builds(
@@ -322,6 +384,13 @@ def audio_parts() -> st.SearchStrategy[AudioPart]:
 def file_parts(*, extensions: bool = True) -> st.SearchStrategy[FilePart]:
     """A file, inline (a data URL with a filename) or by uploaded file id; with ``extensions``, sometimes
     with litellm's ``format``, ``detail`` and ``video_metadata``.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``FilePart``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -362,6 +431,13 @@ def content_parts(
 ) -> st.SearchStrategy[TextPart | ImagePart | AudioPart | FilePart | VideoPart]:
     """Any content part, text most often; with ``extensions``, video parts and litellm's keys too.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of content parts.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _content_parts(extensions)
@@ -387,6 +463,13 @@ def system_messages(*, extensions: bool = True) -> st.SearchStrategy[SystemMessa
     """A system (or developer) message, as a string or text parts, sometimes named; with ``extensions``,
     sometimes a cache breakpoint on it or on its parts.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``SystemMessage``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     return _system_messages(extensions)
@@ -406,6 +489,13 @@ def _system_messages(extensions: bool) -> st.SearchStrategy[SystemMessage]:
 def user_messages(*, extensions: bool = True) -> st.SearchStrategy[UserMessage]:
     """A user message: text, or a list of text, image, audio and file parts (and video, with
     ``extensions``); sometimes named; with ``extensions``, sometimes a cache breakpoint.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of ``UserMessage``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -461,6 +551,14 @@ def ai_messages(
     """An assistant message: text, tool calls (``calls`` if given, else drawn), or both, and sometimes a
     refusal (alone, or beside text, as OpenAI may send it); with ``extensions``, reasoning text, signed
     thinking blocks, message-level provider fields and the provider that produced them.
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        calls: the tool calls the message makes (default: drawn).
+
+    Returns:
+        A strategy of ``AIMessage``.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -583,6 +681,14 @@ def tool_messages(
     """A tool result: JSON, plain or empty text, text parts; with ``extensions`` also images, the tool's
     ``name``, ``is_error`` and a cache breakpoint.
 
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        tool_call_id: the id of the call it answers (default: drawn).
+
+    Returns:
+        A strategy of ``ToolMessage``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
     if tool_call_id is None:
@@ -620,6 +726,13 @@ def _result_fields(extensions: bool) -> st.SearchStrategy[dict[str, Any]]:
 
 def messages(*, extensions: bool = True) -> st.SearchStrategy[Message]:
     """Any single message (not necessarily a valid conversation on its own).
+
+    Args:
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+
+    Returns:
+        A strategy of messages of every role.
 
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
     """
@@ -666,7 +779,33 @@ def conversations(
     of an earlier turn again, as Kimi K2 (``functions.NAME:0``) and local servers (``call_0``) mint them
     and as the protocol allows (quirk 17): ``reused_ids=False`` keeps every id of the conversation unique.
 
+    Args:
+        min_turns: the fewest turns.
+        max_turns: the most turns.
+        max_parallel_calls: the most calls in one assistant turn.
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        reused_ids: let a later turn use a call id of an earlier one again.
+
+    Returns:
+        A strategy of conversations (lists of messages) that pass ``validate_conversation``.
+
     Raises nothing; a strategy of hypothesis (``pip install 'llm-messages[hypothesis]'``).
+
+    Examples:
+        ```python
+        from hypothesis import given
+        from messages import validate_conversation
+        from messages.strategies import conversations
+
+
+        @given(conversations(max_turns=4))
+        def test_every_generated_conversation_is_valid(conversation):
+            validate_conversation(conversation)
+
+
+        test_every_generated_conversation_is_valid()  # pytest calls it for you
+        ```
     """
     conversation: list[Message] = list(draw(_openings(extensions)))
     kinds = draw(_turn_kinds(min_turns, max_turns))
@@ -893,6 +1032,19 @@ def broken_conversations(
     them apart with ``protocol_errors``; ``validate_conversation`` should reject exactly the broken ones.
     A breakage that needs a tool exchange adds one when the conversation has none. ``"empty"`` gives
     ``[]`` and is drawn rarely.
+
+    Args:
+        kinds: the breakages to draw from (``Breakage``: a trimmed history, a call dropped, results lost,
+            a message between a call and its results, an id used twice, a call answered twice).
+        max_breaks: the most breakages applied to one conversation.
+        max_turns: the most turns of the conversation broken.
+        max_parallel_calls: the most calls in one assistant turn.
+        extensions: also draw what litellm's messages can carry beyond the core (reasoning,
+            provider fields, cache marks, litellm's extra keys and parts); off for the core shape only.
+        reused_ids: let a later turn use a call id of an earlier one again.
+
+    Returns:
+        A strategy of conversations, most of them broken.
 
     Raises:
         ValueError: ``kinds`` is empty or names a breakage not in ``BREAKAGES``, or ``max_breaks`` is less

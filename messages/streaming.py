@@ -1,12 +1,18 @@
 """Assembling a streamed reply: ``StreamAccumulator`` turns stream chunks into an ``AIMessage``.
 
 Feed it the chunks of ``litellm.completion(..., stream=True)`` (or ``acompletion``), OpenAI SDK
-``ChatCompletionChunk`` objects, or plain chunk dicts, one at a time::
+``ChatCompletionChunk`` objects, or plain chunk dicts, one at a time:
 
-    accumulator = StreamAccumulator()
-    for chunk in litellm.completion(model=..., messages=..., stream=True):
-        print(accumulator.add(chunk).text, end="", flush=True)
-    reply = accumulator.message()          # an AIMessage; accumulator.usage, .finish_reason beside it
+```python
+import litellm
+from messages import StreamAccumulator, UserMessage, dump_messages
+
+messages = dump_messages([UserMessage(content="Say hello.")], model="gpt-4o-mini")
+accumulator = StreamAccumulator()
+for chunk in litellm.completion(model="gpt-4o-mini", messages=messages, stream=True):
+    print(accumulator.add(chunk).text, end="", flush=True)
+reply = accumulator.message()  # an AIMessage; accumulator.usage, .finish_reason too
+```
 
 ``add`` is synchronous, so the same accumulator serves ``async for chunk in await litellm.acompletion(...)``;
 ``AIMessage.from_stream(chunks)`` and ``await AIMessage.afrom_stream(async_chunks)`` do the loop for you.
@@ -78,8 +84,27 @@ class StreamAccumulator(StreamAssembly):
     all gets ``"{}"`` in ``message()``, as ``litellm.stream_chunk_builder`` and a non-streamed reply give
     it (``partial`` keeps ``""`` until text arrives). The module docstring has every merging rule.
 
+    Args:
+        choice: which completion to follow when the request asked for several (``n > 1``).
+        provider: the litellm provider that produced the stream, when its chunks do not say.
+
     Raises:
         ValueError: ``choice`` is not a choice index (an int of at least 0).
+
+    Examples:
+        ```python
+        from messages import StreamAccumulator
+
+        chunks = [  # a streamed reply, as OpenAI-shape chunk dicts
+            {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hel"}}]},
+            {"choices": [{"index": 0, "delta": {"content": "lo!"}, "finish_reason": "stop"}]},
+        ]
+        accumulator = StreamAccumulator()
+        for chunk in chunks:
+            print(accumulator.add(chunk).text, end="")  # what each chunk added
+        assert accumulator.message().content == "Hello!"
+        assert accumulator.finish_reason == "stop"
+        ```
     """
 
     def __init__(self, *, choice: int = 0, provider: str | None = None) -> None:
@@ -95,11 +120,15 @@ class StreamAccumulator(StreamAssembly):
         return self._partial
 
     def message(self) -> AIMessage:
-        """The assembled reply; raises ``ReplyError`` if a tool call never received its id or name, or if
-        the stream carried choices but never the one followed. A call that received no argument text has
+        """The assembled reply, once the stream has ended. A call that received no argument text has
         arguments ``"{}"``.
 
-        Raises nothing.
+        Returns:
+            The whole reply.
+
+        Raises:
+            ReplyError: a tool call never received its id or name, or the stream carried choices but
+                never the one followed (the choices it carried named).
         """
         return AIMessage.model_validate(self.reply_fields())
 

@@ -8,6 +8,9 @@
   ``__all__`` that are defined in it or in a private module behind it, and links the names it re-exports
   from another public module to their own page (``canonical_pages``), so that each object is documented
   once. The "API reference" section of the navigation is filled from the same list.
+* the search worker: each page is pointed at ``CATALOG_WORKER`` (docs/assets/javascripts/workers/), which
+  runs Material's own worker and puts the quirk catalog's entry first when the query quotes one of its
+  error texts (the file says how); ``search_worker`` rewrites the page's ``__config``.
 * Links from a page to a file of the repository (``../examples/tool_loop.py``: relative, so that they also
   work when the Markdown is read on GitHub) become links to that file in the repository; a link to a
   file that does not exist is a warning, which ``mkdocs build --strict`` turns into a failed build.
@@ -19,6 +22,7 @@ site says it is.
 from __future__ import annotations
 
 import html
+import json
 import logging
 import re
 from collections.abc import Mapping
@@ -37,30 +41,28 @@ REPOSITORY = "https://github.com/llm-messages/llm-messages"
 
 log = logging.getLogger("mkdocs.hooks.docs_site")
 
-# The order and grouping of the API reference in the navigation; modules not named here go under "Other".
+# The order and grouping of the API reference in the navigation: a section per task, each module under the
+# first section with a prefix that names it. A public module no prefix names is a warning (so a failed strict
+# build): every module has a named place.
 _GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
-        "Core",
+        "Messages",
+        ("messages", "messages.models", "messages.parts", "messages.protocol", "messages.errors"),
+    ),
+    ("Providers", ("messages.profiles", "messages.caching", "messages.quirks")),
+    (
+        "Conversations",
         (
-            "messages",
-            "messages.models",
-            "messages.parts",
-            "messages.protocol",
-            "messages.errors",
             "messages.context",
-            "messages.streaming",
-            "messages.caching",
             "messages.threads",
-            "messages.quirks",
-            "messages.strategies",
-            "messages.testing",
-            "messages.cli",
+            "messages.compaction",
+            "messages.stores",
+            "messages.streaming",
         ),
     ),
-    ("Profiles", ("messages.profiles", "messages.profiles.rules")),
-    ("Stores", ("messages.stores",)),
     ("Converters", ("messages.convert",)),
     ("Integrations", ("messages.integrations",)),
+    ("Testing and tools", ("messages.testing", "messages.strategies", "messages.cli")),
 )
 
 
@@ -160,8 +162,8 @@ def page_path(module: str) -> str:
 
 
 def reference_nav() -> list[Any]:
-    """The "API reference" section of the navigation: the groups of ``_GROUPS``, each module under the
-    first group whose prefix names it."""
+    """The "API reference" section of the navigation: the sections of ``_GROUPS``, each module under the
+    first section whose prefix names it; a warning for a module none names."""
     modules = public_modules()
     placed: set[str] = set()
     nav: list[Any] = []
@@ -175,9 +177,9 @@ def reference_nav() -> list[Any]:
                     entries.append({module: page_path(module)})
                     placed.add(module)
         nav.append({title: entries})
-    rest = [{m: page_path(m)} for m in modules if m not in placed]
-    if rest:
-        nav.append({"Other": rest})
+    for module in modules:
+        if module not in placed:
+            log.warning("%s has no section in the API reference: add it to _GROUPS in %s", module, __file__)
     return nav
 
 
@@ -294,6 +296,36 @@ def repository_links(markdown: str, page_path: str) -> str:
     return _LINK.sub(replace, markdown)
 
 
+# --- the search worker -------------------------------------------------------------------------------
+
+CATALOG_WORKER = "catalog-search.js"
+"""The site's search worker, beside Material's (docs/assets/javascripts/workers/)."""
+
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+
+
+def search_worker(output: str) -> str:
+    """A page's HTML with its ``__config`` naming ``CATALOG_WORKER`` as the search worker, and Material's
+    worker in its address (``?material=search.<hash>.min.js``), which ``CATALOG_WORKER`` loads."""
+
+    def swap(found: re.Match[str]) -> str:
+        config = json.loads(found[2])
+        worker = config.get("search")
+        if not isinstance(worker, str) or CATALOG_WORKER in worker:
+            return found[0]
+        folder, _, name = worker.rpartition("/")
+        config["search"] = f"{folder}/{CATALOG_WORKER}?material={name}"
+        # As Jinja's tojson writes it: no "<", ">" or "&" that could end the script element.
+        text = json.dumps(config, separators=(",", ":"))
+        text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        return f"{found[1]}{text}{found[3]}"
+
+    replaced, count = _CONFIG.subn(swap, output, count=1)
+    if count == 0:
+        log.warning("a page has no __config: its search uses Material's worker alone")
+    return replaced
+
+
 # --- the hook's events --------------------------------------------------------------------------------
 
 
@@ -318,3 +350,13 @@ def on_files(files: Any, config: Any) -> Any:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """Links to the repository's files, made absolute (see the module docstring)."""
     return repository_links(markdown, page.file.src_uri)
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """The search worker that puts the catalog first (see ``search_worker``)."""
+    return search_worker(output)
+
+
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:
+    """The same for the pages made from a template alone (``404.html``)."""
+    return search_worker(output_content) if template_name.endswith(".html") else output_content

@@ -36,11 +36,11 @@ has a form for is typed, the rest is kept exactly, as ``Content.to_dict()`` writ
 message back in its place and its order. Kept whole, because no message a model reads holds them:
 
 * every content type but the ones above: approval requests and responses
-  (``function_approval_request`` / ``_response``), ``oauth_consent_request``, ``usage``, ``error``,
-  ``hosted_vector_store``, the calls and results of the service's own tools (code interpreter, image
-  generation, MCP, search, shell, computer use) and a ``function_call`` the service made itself
-  (``hosted`` or ``informational_only``): a record of what the service ran, with no result for this
-  conversation to answer;
+  (``function_approval_request`` and ``function_approval_response``), ``oauth_consent_request``,
+  ``usage``, ``error``, ``hosted_vector_store``, the calls and results of the service's own tools (code
+  interpreter, image generation, MCP, search, shell, computer use) and a ``function_call`` the service
+  made itself (``hosted`` or ``informational_only``): a record of what the service ran, with no result
+  for this conversation to answer;
 * a content where its message has no place for it (media in a system or assistant message, a call outside
   an assistant message, a result outside a tool message), a second reasoning text, reasoning details or
   refusal, reasoning held only as ``protected_data`` that is not reasoning details (the Responses API's
@@ -84,7 +84,7 @@ Refused with ``ConversionError`` naming the message index and the field or conte
 
 * from Agent Framework: a value that is not JSON (in ``additional_properties``, a result, a tool's
   output...), which a store cannot keep and Agent Framework's own ``to_dict`` would drop or mangle;
-* to Agent Framework: what ``messages.convert._guard`` refuses for every library (prompt-cache marks, a
+* to Agent Framework: what every converter of this package refuses (prompt-cache marks, a
   reply's annotations, images and audio, media in an assistant turn, video parts, litellm's file keys, an
   image given as a bare string, ``is_error=False``), thinking blocks, provider fields other than
   reasoning details alone, a reply's ``provider``, an assistant content ``[]`` (it would come back
@@ -184,12 +184,18 @@ class AgentFrameworkEnvelope:
     def is_empty(self) -> bool:
         """Whether the envelope holds nothing: the message alone gives back the Agent Framework message.
 
+        Returns:
+            ``True`` when ``to_json()`` would be ``{}``.
+
         Raises nothing.
         """
         return self == _EMPTY
 
     def to_json(self) -> dict[str, Any]:
         """The envelope as a JSON object, without its empty fields.
+
+        Returns:
+            The fields that hold something, as JSON.
 
         Raises nothing.
         """
@@ -219,6 +225,12 @@ class AgentFrameworkEnvelope:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AgentFrameworkEnvelope:
         """An envelope from its ``to_json`` form; ``ValueError`` naming the field for anything else.
+
+        Args:
+            data: what ``to_json`` gave (as read back from JSON).
+
+        Returns:
+            The envelope.
 
         Raises:
             ValueError: ``data`` is not an envelope's JSON object (the key that is wrong named).
@@ -541,6 +553,14 @@ def to_agent_framework(
     envelopes=True)`` kept beside them: the fields, the contents and the whole messages kept there. Raises
     ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming the message and
     the field for what Agent Framework cannot hold.
+
+    Args:
+        messages: messages of this package, in order.
+        envelopes: one per message (``None`` for none), as ``from_agent_framework(...,
+            envelopes=True)`` returned them.
+
+    Returns:
+        Agent Framework ``Message`` objects.
 
     Raises:
         MessageTypeError: an item is not a ``Message``.
@@ -1004,10 +1024,33 @@ def from_agent_framework(
     raises ``ConversionError`` (nothing is dropped). Errors name the message index (and content
     position).
 
+    Args:
+        messages: Agent Framework ``Message`` objects, in order (a session's history).
+        envelopes: also return, for each message, the ``AgentFrameworkEnvelope`` that keeps what this
+            package has no field for; without it, such a message is refused.
+
+    Returns:
+        The messages; with ``envelopes=True``, ``(messages, envelopes)``.
+
     Raises:
         ConversionError: a value that is not JSON (a store cannot keep it); without ``envelopes=True``, a
             message that needs an envelope (the message index and the content or field named).
         ImportError: agent-framework-core is not installed (``pip install 'llm-messages[agent-framework]'``).
+
+    Examples:
+        ```python
+        from agent_framework import Content, Message
+        from messages import AIMessage, UserMessage
+        from messages.convert import from_agent_framework, to_agent_framework
+
+        history = [
+            Message(role="user", contents=[Content.from_text("Hi")]),
+            Message(role="assistant", contents=[Content.from_text("Hello!")]),
+        ]
+        conversation = from_agent_framework(history)
+        assert conversation == [UserMessage(content="Hi"), AIMessage(content="Hello!")]
+        assert from_agent_framework(to_agent_framework(conversation)) == conversation
+        ```
     """
     af = _import()
     out: list[Message] = []

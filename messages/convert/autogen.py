@@ -237,6 +237,16 @@ def to_autogen(
     ``name``. Raises ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming
     the message and the field for what AutoGen cannot hold.
 
+    Args:
+        messages: messages of this package, in order.
+        user_source: the ``source`` of a user message without a ``name``.
+        assistant_source: the ``source`` of an assistant message without a ``name``.
+        reencode_images: accept that AutoGen re-encodes an image (its bytes may change); without it,
+            such an image is refused.
+
+    Returns:
+        AutoGen ``LLMMessage`` objects; the results of one turn in one ``FunctionExecutionResultMessage``.
+
     Raises:
         MessageTypeError: an item is not a ``Message``.
         ConversionError: something AutoGen's types cannot hold, or an image AutoGen would re-encode (unless
@@ -395,6 +405,14 @@ def from_autogen(
 ) -> list[Message]:
     """AutoGen ``LLMMessage`` objects as messages of this package (see this module's docstring).
 
+    Args:
+        messages: AutoGen ``LLMMessage`` objects, in order (a model context's messages).
+        user_source: the ``source`` that means no ``name`` on a user message.
+        assistant_source: the ``source`` that means no ``name`` on an assistant message.
+
+    Returns:
+        The messages; a ``FunctionExecutionResultMessage`` gives one ``ToolMessage`` per result.
+
     Raises ``ConversionError`` naming the message index (and the result, for a result message) for what
     cannot be read: an item that is not an ``LLMMessage``, a call or result this package cannot hold (an
     empty tool name), a result with an empty ``call_id`` that answers no call.
@@ -403,6 +421,20 @@ def from_autogen(
         ConversionError: a message a message of this package cannot hold (the message index and the field
             named).
         ImportError: autogen-core is not installed (``pip install 'llm-messages[autogen]'``).
+
+    Examples:
+        ```python
+        from autogen_core.models import AssistantMessage, UserMessage
+        from messages import AIMessage
+        from messages import UserMessage as User
+        from messages.convert import from_autogen, to_autogen
+
+        history = [UserMessage(content="Hi", source="user"),
+                   AssistantMessage(content="Hello!", source="assistant")]
+        conversation = from_autogen(history)
+        assert conversation == [User(content="Hi"), AIMessage(content="Hello!")]
+        assert to_autogen(conversation) == history
+        ```
     """
     agm = _import()
     out: list[Message] = []

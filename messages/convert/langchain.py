@@ -30,8 +30,9 @@ refused, as is a mark on any block but text (no other part of ours holds one) an
 ``extras`` (LangChain's v1 spelling, which langchain-anthropic does not send for text).
 
 ``name`` is kept on every message. ``from_langchain(to_langchain(c)) == c`` for every conversation that
-``to_langchain`` converts; it refuses, naming the message and the field, what LangChain has no place for
-(``messages.convert._guard``).
+``to_langchain`` converts; it refuses, naming the message and the field, what LangChain has no place for:
+a reply's annotations, images and audio, video parts, litellm's own part keys, media in an assistant
+turn, and the marks above.
 
 ``from_langchain`` also reads what LangChain itself and its integrations produce: string items and LangChain's
 standard content blocks (``{"type": "image", "url" | "base64", "mime_type"}``, ``file``, ``audio``) in
@@ -163,6 +164,12 @@ def to_langchain(messages: Iterable[Message]) -> list[BaseMessage]:
     """The messages as LangChain messages (see the table in this module's docstring); nothing is lost:
     ``from_langchain`` gives back equal messages. Raises ``MessageTypeError`` for an item that is not a
     message.
+
+    Args:
+        messages: messages of this package, in order.
+
+    Returns:
+        LangChain messages (``SystemMessage``, ``HumanMessage``, ``AIMessage``, ``ToolMessage``).
 
     Raises:
         MessageTypeError: an item is not a ``Message``.
@@ -432,10 +439,29 @@ def from_langchain(messages: Iterable[BaseMessage]) -> list[Message]:
     where). Raises ``ConversionError`` naming the message index and the field or content part it cannot
     hold.
 
+    Args:
+        messages: LangChain messages, in order.
+
+    Returns:
+        The messages, tool-call arguments byte for byte.
+
     Raises:
         ConversionError: a message or block a message of this package cannot hold (the message index and the
             field named).
         ImportError: langchain-core is not installed (``pip install 'llm-messages[langchain]'``).
+
+    Examples:
+        ```python
+        from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+        from messages.convert import from_langchain, to_langchain
+
+        call = {"name": "multiply", "args": {"a": 3, "b": 12}, "id": "call_1"}
+        history = [HumanMessage("What is 3 * 12?"), AIMessage("", tool_calls=[call]),
+                   ToolMessage("36", tool_call_id="call_1")]
+        conversation = from_langchain(history)
+        assert conversation[1].tool_calls[0].parse_arguments() == {"a": 3, "b": 12}
+        assert to_langchain(conversation)[1].tool_calls == history[1].tool_calls
+        ```
     """
     lc = _import()
     out: list[Message] = []

@@ -205,6 +205,12 @@ def to_pydantic_ai(messages: Iterable[Message]) -> list[ModelMessage]:
     ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming the message and
     the field for what pydantic-ai cannot hold.
 
+    Args:
+        messages: messages of this package, in order.
+
+    Returns:
+        A pydantic-ai history (``ModelRequest`` and ``ModelResponse`` objects).
+
     Raises:
         MessageTypeError: an item is not a ``Message``.
         ConversionError: something pydantic-ai's messages cannot hold (a participant ``name``, a cache mark):
@@ -419,9 +425,28 @@ def from_pydantic_ai(messages: Iterable[ModelMessage]) -> list[Message]:
     """A pydantic-ai history as messages of this package (see this module's docstring). Raises
     ``ConversionError`` naming the request or response index and the part it cannot hold.
 
+    Args:
+        messages: a pydantic-ai history (``result.all_messages()``).
+
+    Returns:
+        The messages; a retry prompt is a tool result with the text the model saw.
+
     Raises:
         ConversionError: a part a message of this package cannot hold (the message index and the part named).
         ImportError: pydantic-ai-slim is not installed (``pip install 'llm-messages[pydantic-ai]'``).
+
+    Examples:
+        ```python
+        from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+        from messages import AIMessage, UserMessage
+        from messages.convert import from_pydantic_ai, to_pydantic_ai
+
+        history = [ModelRequest(parts=[UserPromptPart("Hi")]),
+                   ModelResponse(parts=[TextPart("Hello!")])]
+        conversation = from_pydantic_ai(history)
+        assert conversation == [UserMessage(content="Hi"), AIMessage(content="Hello!")]
+        assert from_pydantic_ai(to_pydantic_ai(conversation)) == conversation
+        ```
     """
     pai = _import()
     history = list(messages)

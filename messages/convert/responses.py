@@ -240,6 +240,13 @@ def _message_items(message: Message, index: int, items: list[dict[str, Any]]) ->
 def to_responses_items(messages: Iterable[Message]) -> list[dict[str, Any]]:
     """The messages as Responses API input items, in order (see the table in this module's docstring).
 
+    Args:
+        messages: messages of this package, in order.
+
+    Returns:
+        Input items for ``litellm.responses(input=...)``: messages, ``function_call`` and
+        ``function_call_output`` items.
+
     Raises ``MessageTypeError`` for an item that is not a message, and ``ConversionError`` naming the
     message and the field for what the items cannot carry (``UnsupportedContentError`` for audio).
 
@@ -248,6 +255,19 @@ def to_responses_items(messages: Iterable[Message]) -> list[dict[str, Any]]:
         UnsupportedContentError: content the Responses API has no input form for (audio, signed thinking): the
             message index and the part named.
         ConversionError: a field the Responses API items cannot carry (a participant ``name``).
+
+    Examples:
+        ```python
+        from messages import AIMessage, ToolCall, ToolMessage, UserMessage
+        from messages import from_responses_items, to_responses_items
+
+        call = ToolCall(id="call_1", name="weather", arguments={"city": "Oslo"})
+        conversation = [UserMessage(content="Weather?"), AIMessage(tool_calls=[call]),
+                        ToolMessage.for_call(call, "rain")]
+        items = to_responses_items(conversation)
+        assert [item["type"] for item in items[1:]] == ["function_call", "function_call_output"]
+        assert from_responses_items(items) == conversation
+        ```
     """
     conversation = list(messages)
     check_types(conversation)
@@ -387,6 +407,12 @@ def from_responses_items(items: str | Iterable[Any]) -> list[Message]:
     The inverse of ``to_responses_items``: ``from_responses_items(to_responses_items(m)) == m`` for every
     conversation it converts. Raises ``ConversionError`` naming the item and the part it cannot represent.
 
+    Args:
+        items: input items (dicts or OpenAI SDK models), or a string (one user message).
+
+    Returns:
+        The messages, in order.
+
     Raises:
         ConversionError: an item a message of this package cannot hold (its index and type named).
     """
@@ -442,6 +468,12 @@ def _read_item(reader: _Reader, item: Any, index: int) -> None:
 def response_id(response: Any) -> str:
     """A Responses API reply's id (``resp_...``): the next request's ``previous_response_id``.
 
+    Args:
+        response: a Responses API reply (litellm's, the OpenAI SDK's, or its dict).
+
+    Returns:
+        Its id.
+
     Raises:
         ReplyError: the response carries no id.
     """
@@ -456,6 +488,12 @@ def response_id(response: Any) -> str:
 
 def from_responses_output(response: Any) -> AIMessage:
     """Read a Responses API reply into an ``AIMessage``: its text, refusal, function calls and reasoning.
+
+    Args:
+        response: a Responses API reply (litellm's, the OpenAI SDK's, or its dict).
+
+    Returns:
+        The reply as an assistant message.
 
     Raises ``ReplyError`` for a failed reply and for an output item this package cannot represent, naming
     the item's position and type.

@@ -99,6 +99,12 @@ class IdRule:
     def sent_as(self, call_id: str) -> str:
         """The id as litellm sends it to this provider: without a Gemini signature unless kept.
 
+        Args:
+            call_id: a tool-call id as stored.
+
+        Returns:
+            The id litellm puts on the wire.
+
         Raises nothing.
         """
         if self.keeps_signatures:
@@ -107,6 +113,12 @@ class IdRule:
 
     def accepts(self, call_id: str) -> bool:
         """Whether the provider accepts ``call_id`` exactly as written (no signature to cut).
+
+        Args:
+            call_id: a tool-call id.
+
+        Returns:
+            ``True`` when the provider takes it as it is.
 
         Raises nothing.
         """
@@ -125,6 +137,9 @@ class IdRule:
 
     def first_rewriter(self) -> Callable[[str], str]:
         """``rewrite(call_id)`` (the first attempt), as a function with its cache at hand.
+
+        Returns:
+            A function from a call id to its first rewrite.
 
         Raises nothing.
         """
@@ -145,6 +160,9 @@ class IdRule:
         id proposed for it (``rewrite(call_id)``); ``known`` holds the verdicts given so far (per rule, kept
         between calls and bounded), so that a conversation dumped again each turn looks each id up once.
 
+        Returns:
+            The verdicts so far, and the function that gives one (and records it).
+
         Raises nothing.
         """
         known = _VERDICTS.setdefault(self, {})
@@ -161,6 +179,12 @@ class IdRule:
     def accepts_all(self, call_ids: Iterable[str]) -> bool:
         """Whether the provider accepts every one of ``call_ids`` as written.
 
+        Args:
+            call_ids: tool-call ids.
+
+        Returns:
+            ``True`` when the provider takes each as it is.
+
         Raises nothing.
         """
         return all(map(_acceptor(self), call_ids))
@@ -169,6 +193,12 @@ class IdRule:
         """``accepts_all`` for a list that may hold anything, checked in bulk: lengths by ``map``, the
         characters and litellm's signature separator on the ids joined (by a character no id rule allows).
         A non-string is not accepted.
+
+        Args:
+            call_ids: the ids, of any type.
+
+        Returns:
+            ``True`` when each is a string the provider takes as it is.
 
         Raises nothing.
         """
@@ -192,6 +222,12 @@ class IdRule:
     def fits(self, call_id: str) -> bool:
         """Whether ``call_id`` has the length and characters the provider accepts (signatures aside).
 
+        Args:
+            call_id: a tool-call id.
+
+        Returns:
+            ``True`` when its length and characters are the provider's.
+
         Raises nothing.
         """
         size = len(call_id)
@@ -201,6 +237,9 @@ class IdRule:
 
     def describe(self) -> str:
         """The rule in words, for error messages.
+
+        Returns:
+            The length and characters the rule allows (``"at most 40 characters, any characters"``).
 
         Raises nothing.
         """
@@ -219,6 +258,13 @@ class IdRule:
         The first attempt keeps the id without its signature when that is enough; otherwise the id keeps
         a readable head (invalid characters replaced, cut to fit) and gets a hash of the whole original.
         First attempts are cached: a conversation dumped again each turn pays for its ids once.
+
+        Args:
+            call_id: the id to rewrite.
+            attempt: 0 first; 1, 2, ... after the id made before collided with another.
+
+        Returns:
+            An id the provider takes.
 
         Raises nothing.
         """

@@ -62,6 +62,12 @@ _PART_EXTRA: Final = frozenset({"type", "cache_control"})
 def part_kind(part: Any) -> str:
     """The kind of a content part (see the module docstring); ``"?"`` for what is not a part at all.
 
+    Args:
+        part: a content part, as dumped.
+
+    Returns:
+        Its kind (``"text"``, ``"image"``, ``"audio"``, ``"file"``, ...).
+
     Raises nothing.
     """
     if type(part) is not dict:
@@ -119,6 +125,12 @@ class Accepts:
     def row_for(self, kind: str) -> int | None:
         """The row a part of ``kind`` not taken here is reported under.
 
+        Args:
+            kind: a part kind (``"image"``, ``"audio"``, ...).
+
+        Returns:
+            The quirk row, or ``None``.
+
         Raises nothing.
         """
         return self.rows.get(kind, KIND_ROWS.get(kind, self.row))
@@ -133,15 +145,25 @@ class PartTable:
     ones. The default of every field takes everything: no part is refused."""
 
     system: Accepts = _EVERY
+    """What system messages (and ``developer``) may hold. Default: every part."""
     user: Accepts = _EVERY
+    """What user messages may hold. Default: every part."""
     assistant: Accepts = _EVERY
+    """What assistant messages may hold. Default: every part."""
     tool: Accepts = _EVERY
+    """What tool messages may hold. Default: every part."""
     keys: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
     """For some kinds, the keys their payload may have, where fewer than ``PART_KEYS`` says."""
 
     def role(self, role: Any) -> Accepts | None:
         """The cell of ``role`` (``developer`` reads ``system``'s); ``None`` for a role with no content
         parts.
+
+        Args:
+            role: a message role.
+
+        Returns:
+            What messages of that role may hold, or ``None``.
 
         Raises nothing.
         """
@@ -163,6 +185,9 @@ class PartTable:
 
     def rows(self) -> frozenset[int]:
         """Every row the table cites.
+
+        Returns:
+            The quirk catalog rows of every refusal the table holds.
 
         Raises nothing.
         """

@@ -170,6 +170,12 @@ class Profile:
     def rule(self, rule_id: str) -> Rule | None:
         """The profile's rule of that id, if it has one.
 
+        Args:
+            rule_id: a rule id (``"tool-call-id"``).
+
+        Returns:
+            The rule, or ``None``.
+
         Raises nothing.
         """
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -179,6 +185,14 @@ class Profile:
     ) -> Profile:
         """This profile with ``rules`` (each replaces the rule of its id, or is added), without the rules
         whose ids ``without`` names, and with the table ``parts`` when given.
+
+        Args:
+            *rules: rules to add, each replacing the profile's rule of the same id.
+            without: the ids of rules to leave out.
+            parts: the content parts the provider takes, by role (``None``: the profile's).
+
+        Returns:
+            A new profile; this one is unchanged.
 
         Raises:
             InvalidArgumentError: an item of ``rules`` is not a ``Rule``, ``without`` is a single string
@@ -200,6 +214,15 @@ class Profile:
     ) -> Profile:
         """This profile for the models of ``family`` (a model-family rule), with ``rules``, ``without``
         and ``parts`` as in ``with_rules``.
+
+        Args:
+            family: the model family (``"o1-mini"``), as the profile's name says it.
+            *rules: rules to add, each replacing the profile's rule of the same id.
+            without: the ids of rules to leave out.
+            parts: the content parts the family's models take (``None``: the profile's).
+
+        Returns:
+            A new profile; this one is unchanged.
 
         Raises:
             InvalidArgumentError: as ``with_rules``.
@@ -241,6 +264,25 @@ class Profile:
         message index and quirk; nothing is dropped to make the request pass. ``on_unfixable="send"``
         returns the list as it is instead, for a caller who knows better.
 
+        Args:
+            messages: OpenAI-shape message dicts (``dump_messages(conversation)``); never changed.
+            on_unfixable: ``"raise"`` to refuse what no rule can fix, ``"send"`` to return the list anyway.
+
+        Returns:
+            The list as the provider takes it.
+
+        Examples:
+            ```python
+            from messages import AIMessage, ToolCall, ToolMessage, UserMessage, dump_messages
+            from messages.profiles import get_profile
+
+            call = ToolCall(id="call_abc123DEF456ghi789", name="weather", arguments={})
+            conversation = [UserMessage(content="Weather?"), AIMessage(tool_calls=[call]),
+                            ToolMessage.for_call(call, "rain")]
+            sent = get_profile("mistral").apply(dump_messages(conversation))
+            assert len(sent[2]["tool_call_id"]) == 9  # Mistral's ids: 9 letters and digits
+            ```
+
         Raises:
             UnfixableError: what the provider cannot take and no rule can fix (each message, part and quirk
                 listed), unless ``on_unfixable="send"``; nothing is returned.
@@ -274,6 +316,12 @@ class Profile:
         On a plain dump it says what litellm alone would send that the provider rejects or silently
         changes; on ``apply(messages)`` it comes back with only what ``apply`` cannot fix
         (``Violation.fixable`` is False for those).
+
+        Args:
+            messages: OpenAI-shape message dicts; never changed.
+
+        Returns:
+            The violations, each with its message index, rule, quirk row and whether ``apply`` fixes it.
 
         Raises nothing.
         """

@@ -109,6 +109,12 @@ _loaded = threading.Event()
 def normalize_model(model: str) -> str:
     """A model name as family keys are written: lowercase, version dots as dashes.
 
+    Args:
+        model: a model name (``"Claude-Opus-4.6"``).
+
+    Returns:
+        The name as family keys write it (``"claude-opus-4-6"``).
+
     Raises nothing.
     """
     return _VERSION_DOT.sub("-", model.strip().lower())
@@ -145,6 +151,21 @@ def register_profile(profile: Profile, *, aliases: Iterable[str] = ()) -> None:
 
     ``aliases`` are other litellm provider names that use the same profile (``"bedrock_converse"``).
 
+    Args:
+        profile: the profile to use for its provider (or family).
+        aliases: other provider names that take the same profile.
+
+    Examples:
+        ```python
+        from messages.profiles import Profile, get_profile, register_profile
+        from messages.profiles.rules import Names
+
+        # A provider of your own: the OpenAI-compatible rules, and names of 32 characters.
+        mine = get_profile("openai").with_rules(Names(max_length=32))
+        register_profile(Profile(provider="my_gateway", rules=mine.rules))
+        assert get_profile("my_gateway/some-model").rule("name").max_length == 32
+        ```
+
     Raises:
         TypeError: ``profile`` is not a ``Profile``.
     """
@@ -158,6 +179,9 @@ def register_profile(profile: Profile, *, aliases: Iterable[str] = ()) -> None:
 
 def registered_profiles() -> list[Profile]:
     """Every registered profile: each provider's own, then its family rules, sorted by name.
+
+    Returns:
+        The profiles, sorted by provider and family.
 
     Raises nothing.
     """
@@ -173,10 +197,27 @@ def get_profile(model_or_provider: str, *, strict: bool = False) -> Profile:
     A provider with no profile gets the OpenAI-compatible default, whose ``is_default`` is True; with
     ``strict`` it raises ``UnknownProfileError`` instead. Answers are cached.
 
+    Args:
+        model_or_provider: a litellm model string (``"mistral/mistral-large-latest"``,
+            ``"bedrock/converse/..."``) or a provider name (``"anthropic"``).
+        strict: raise for a provider with no profile instead of giving the default.
+
+    Returns:
+        The provider's profile, or its model family's (``o1-mini``, ``gemma``, ...).
+
     Raises:
         TypeError: ``model_or_provider`` is not a string.
         ValueError: it is an empty string.
         UnknownProfileError: with ``strict=True``, no profile is registered for the provider.
+
+    Examples:
+        ```python
+        from messages.profiles import get_profile
+
+        profile = get_profile("gemini/gemini-2.5-flash")
+        assert profile.provider == "gemini" and not profile.is_default
+        assert get_profile("my-local-server/llama").is_default  # OpenAI-compatible
+        ```
     """
     if not isinstance(model_or_provider, str):
         raise TypeError(
@@ -234,6 +275,12 @@ def _matches_at(name: str, key: str, start: int) -> bool:
 
 def provider_of(model: str) -> tuple[str, str]:
     """The litellm provider of a model string, and the model name without the provider prefix.
+
+    Args:
+        model: a litellm model string.
+
+    Returns:
+        ``(provider, model name)``: ``("gemini", "gemini-2.5-flash")``.
 
     Raises nothing.
     """

@@ -323,6 +323,13 @@ class Rule:
         """Whether ``detect`` may find something in a message of ``shape`` (decided once per shape, when
         the profile is compiled). Default: no message-level detection.
 
+        Args:
+            shape: what the profile knows of a message before reading it: its role, its keys and its
+                parts' types.
+
+        Returns:
+            ``True`` when ``detect`` must look at messages of this shape.
+
         Raises nothing.
         """
         return False
@@ -331,12 +338,27 @@ class Rule:
         """What is wrong with ``m`` for this rule (falsy: nothing). ``run`` is this rule's state for one
         pass over a list (``start``), or the rule itself.
 
+        Args:
+            m: one message of the dumped list (an OpenAI-shape dict).
+            run: this rule's state for the pass (``start``), or the rule itself.
+
+        Returns:
+            A finding (anything true) that ``fix`` and ``describe`` are given back, or something false.
+
         Raises nothing.
         """
         return None
 
     def fix(self, m: Message, finding: Finding, run: Any) -> Message | None:
         """``m`` fixed (a new dict), ``None`` when it needs no change, or ``DROP``.
+
+        Args:
+            m: the message ``detect`` found something in; never changed.
+            finding: what ``detect`` returned for it.
+            run: this rule's state for the pass (``start``), or the rule itself.
+
+        Returns:
+            The fixed message, ``None`` for no change, or ``DROP`` to leave the message out.
 
         Raises nothing.
         """
@@ -352,6 +374,12 @@ class Rule:
         (``code_of``). Asked once per shape, when the compiled profile first fixes a message of that
         shape. Default: ``shape`` itself for a rule that ``keeps_shape``, else ``None``.
 
+        Args:
+            shape: the shape of a message before ``fix``.
+
+        Returns:
+            Its shape after ``fix``, or ``None`` when the shape alone does not decide it.
+
         Raises nothing.
         """
         return shape if self.keeps_shape else None
@@ -359,6 +387,14 @@ class Rule:
     def describe(self, finding: Finding, m: Message, cx: Context) -> Iterable[Note]:
         """The lines ``check`` reports for a message-level finding; none for a silent fix (a change the
         provider would not notice, such as dropping a key litellm's route never sends).
+
+        Args:
+            finding: what ``detect`` returned.
+            m: the message it was found in.
+            cx: the profile being applied (its provider's name, its other rules).
+
+        Returns:
+            The notes to report, each a line of ``check``'s output.
 
         Raises nothing.
         """
@@ -372,6 +408,13 @@ class Rule:
         by the protocol check the list passed: every tool result answers one of them, by the same id.
         Default: ``False``, the rule is asked message by message.
 
+        Args:
+            messages: the whole dumped list.
+            call_ids: every tool-call id of ``messages`` in order, when the protocol check gathered them.
+
+        Returns:
+            ``True`` only when no message of ``messages`` needs this rule.
+
         Raises nothing.
         """
         return False
@@ -379,6 +422,12 @@ class Rule:
     def start(self, given: Sequence[Message] | None = None) -> Any:
         """This rule's state for one pass over a list: the rule itself for a stateless rule. ``given`` is
         the whole list, on a second pass asked for by ``finish``.
+
+        Args:
+            given: the whole list, for a second pass; ``None`` on the first.
+
+        Returns:
+            The state ``detect``, ``fix`` and ``finish`` are given as ``run``.
 
         Raises nothing.
         """
@@ -388,6 +437,14 @@ class Rule:
         """After the pass: settle what the state knows. ``None`` asks for the pass again, with the state
         ``start(given)`` makes from the whole list (ids guessed one at a time that turned out to collide).
         Default: the messages as they are.
+
+        Args:
+            run: this rule's state for the pass (``start``).
+            messages: the list as the pass left it.
+            cx: the profile being applied.
+
+        Returns:
+            The list, settled; ``None`` to ask for the pass again.
 
         Raises nothing.
         """
@@ -406,6 +463,13 @@ class Rule:
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Finding]]:
         """What is wrong with the list as a whole, by message index (``None``: the whole list).
 
+        Args:
+            messages: the whole dumped list.
+            cx: the profile being applied.
+
+        Returns:
+            ``(index, finding)`` pairs (``index`` ``None`` for the whole list); empty when nothing is wrong.
+
         Raises nothing.
         """
         return []
@@ -419,6 +483,15 @@ class Rule:
         pair of neighbours ends there, or the message-level detection found something there), where it
         has its work if anywhere; ``None``: look at the whole list.
 
+        Args:
+            messages: the list to fix; never changed.
+            cx: the profile being applied.
+            made: where the step appends each message it makes or changes.
+            at: the indexes where the step has its work, or ``None`` for the whole list.
+
+        Returns:
+            The fixed list, or ``messages`` itself when nothing changes.
+
         Raises nothing.
         """
         return messages
@@ -427,12 +500,28 @@ class Rule:
         """``fix``, changing ``m`` itself (and returning it), for a list nobody else holds (a fresh dump).
         Rules that fix many messages of a conversation (ids, a content for every call turn) have one.
 
+        Args:
+            m: the message to fix, changed in place.
+            finding: what ``detect`` returned for it.
+            run: this rule's state for the pass.
+
+        Returns:
+            ``m``, fixed; ``None`` for no change; or ``DROP``.
+
         Raises nothing.
         """
         return self.fix(m, finding, run)
 
     def describe_list(self, finding: Finding, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
         """The lines ``check`` reports for a list-level finding.
+
+        Args:
+            finding: what ``detect_list`` returned.
+            messages: the whole list.
+            cx: the profile being applied.
+
+        Returns:
+            The notes to report, each a line of ``check``'s output.
 
         Raises nothing.
         """
@@ -444,12 +533,21 @@ class Rule:
         """Keys beyond the OpenAI core that this rule keeps or adds on messages of ``role`` (the
         ``unknown-key`` rule lets them through).
 
+        Args:
+            role: a message role (``"assistant"``, ``"tool"``, ...).
+
+        Returns:
+            The keys this rule sends on messages of ``role``.
+
         Raises nothing.
         """
         return frozenset()
 
     def sends_call_keys(self) -> frozenset[str]:
         """Keys beyond ``id``, ``type`` and ``function`` that this rule keeps on a tool call.
+
+        Returns:
+            The keys this rule keeps on a tool call.
 
         Raises nothing.
         """
@@ -459,6 +557,12 @@ class Rule:
         """This rule as compiled into the profile ``cx`` describes (for rules that depend on the others,
         such as which keys are known). Default: itself.
 
+        Args:
+            cx: the profile the rule is compiled into.
+
+        Returns:
+            The rule to run in that profile.
+
         Raises nothing.
         """
         return self
@@ -466,6 +570,9 @@ class Rule:
     def cited_rows(self) -> frozenset[int]:
         """The rows this rule reports under beside its own ``row``, where they depend on how it was
         compiled (the part screen's table). Default: none.
+
+        Returns:
+            The quirk rows cited beside ``row``.
 
         Raises nothing.
         """

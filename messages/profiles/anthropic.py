@@ -127,6 +127,12 @@ def no_prefill_families(profile: Profile, *, hoisted: bool = False) -> dict[str,
     """``profile`` for each Claude family that refuses prefill (quirk 15); ``hoisted``: the route sends
     every system message in the system prompt (``HOISTS_SYSTEM``).
 
+    Args:
+        profile: the provider's profile, which the families build on.
+
+    Returns:
+        The family profiles, by family name.
+
     Raises nothing.
     """
     return {key: profile.with_family(key, NoPrefill(row=15, hoisted=hoisted)) for key in NO_PREFILL_FAMILIES}

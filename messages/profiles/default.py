@@ -67,6 +67,12 @@ def template_rules(keys_row: int) -> tuple[Rule, ...]:
     """The rules of an OpenAI-compatible server that renders chat templates (``keys_row``: the quirk of
     its strict keys: 33 for vLLM with Mistral's tokenizer, 60 for Together and Fireworks).
 
+    Args:
+        keys_row: the quirk row of the server's strict keys.
+
+    Returns:
+        The rules, in a tuple for ``Profile(rules=...)``.
+
     Raises nothing.
     """
     return (
@@ -87,6 +93,12 @@ def template_rules(keys_row: int) -> tuple[Rule, ...]:
 
 def template_families(profile: Profile) -> dict[str, Profile]:
     """Model families whose templates have rules of their own: Mistral's ids, Gemma's missing system role.
+
+    Args:
+        profile: the provider's profile, which the families build on.
+
+    Returns:
+        The family profiles, by family name.
 
     Raises nothing.
     """

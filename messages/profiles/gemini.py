@@ -108,6 +108,12 @@ GEMINI_RULES = (
 def gemma_families(profile: Profile) -> dict[str, Profile]:
     """Gemma on the Gemini API: no system instruction before Gemma 4 (quirk 27).
 
+    Args:
+        profile: the provider's profile, which the families build on.
+
+    Returns:
+        The family profiles, by family name.
+
     Raises nothing.
     """
     no_system = SystemRole(to="user", row=27)

@@ -107,6 +107,12 @@ OPENAI_RULES = (
 def o1_families(profile: Profile) -> dict[str, Profile]:
     """o1-mini and o1-preview: no system role (quirk 8).
 
+    Args:
+        profile: the provider's profile, which the families build on.
+
+    Returns:
+        The family profiles, by family name.
+
     Raises nothing.
     """
     return {

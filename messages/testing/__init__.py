@@ -5,9 +5,20 @@
 test can read exactly what litellm put on the wire. What the "model" says is decided by a responder: a
 function from the request body to the ``AIMessage`` to send back.
 
-    with StandInServer(scripted(AIMessage(content="hi"))) as server:
-        litellm.completion(model="openai/gpt-4o-mini", api_base=server.url, api_key="x", messages=...)
-        server.last_body()["messages"]
+```python
+import litellm
+from messages import AIMessage
+from messages.testing import StandInServer, scripted
+
+with StandInServer(scripted(AIMessage(content="hi"))) as server:
+    response = litellm.completion(
+        model="openai/gpt-4o-mini",
+        messages=[{"role": "user", "content": "Hello"}],
+        **server.completion_kwargs("openai/gpt-4o-mini"),  # api_base, a fake key
+    )
+    assert server.last_body()["messages"] == [{"role": "user", "content": "Hello"}]
+assert AIMessage.from_litellm(response).content == "hi"
+```
 
 Routes (all served by default): OpenAI-shape chat completions (OpenAI, Mistral, Groq, DeepSeek, xAI,
 OpenRouter, Together, ...), the OpenAI Responses API, Anthropic messages, Gemini and Vertex AI

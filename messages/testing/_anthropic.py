@@ -29,7 +29,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.testing._native import NativeReply, pieces, sse, take_apart
-from messages.testing._route import Reply, Responder
+from messages.testing._route import Reply, Responder, Route
 
 __all__ = ["AnthropicMessagesRoute", "AnthropicStreamRoute", "anthropic_message", "anthropic_stream_events"]
 
@@ -122,7 +122,7 @@ def _events(body: dict[str, Any], native: NativeReply) -> Iterator[tuple[str, di
 
 
 @dataclass(frozen=True)
-class AnthropicMessagesRoute:
+class AnthropicMessagesRoute(Route):
     """``POST .../v1/messages``, streaming (named server-sent events) or not; also Claude on Vertex AI
     (``.../publishers/anthropic/models/...:rawPredict`` and ``:streamRawPredict``) and on Bedrock's invoke
     API (``/model/anthropic.../invoke``, not streamed), which take and give Anthropic's own bodies."""
@@ -130,10 +130,6 @@ class AnthropicMessagesRoute:
     name: str = "anthropic"
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path`` (``Route.matches``).
-
-        Raises nothing.
-        """
         if method != "POST":
             return False
         if path.endswith("/v1/messages"):
@@ -143,10 +139,6 @@ class AnthropicMessagesRoute:
         return path.startswith("/model/") and "anthropic." in path and path.endswith("/invoke")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
-
-        Raises nothing of its own: what the responder raises, the server answers as an error status.
-        """
         reply = responder(body)
         if body.get("stream"):
             return Reply(200, sse(anthropic_stream_events(body, reply)), "text/event-stream")

@@ -12,7 +12,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.testing._native import NativeReply, pieces, take_apart
-from messages.testing._route import Reply, Responder
+from messages.testing._route import Reply, Responder, Route
 
 __all__ = ["BedrockConverseRoute", "converse_response", "converse_stream_events", "event_stream_message"]
 
@@ -115,23 +115,15 @@ def event_stream_message(event_type: str, payload: dict[str, Any]) -> bytes:
 
 
 @dataclass(frozen=True)
-class BedrockConverseRoute:
+class BedrockConverseRoute(Route):
     """``POST /model/<id>/converse`` and ``/model/<id>/converse-stream``."""
 
     name: str = "bedrock"
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path`` (``Route.matches``).
-
-        Raises nothing.
-        """
         return method == "POST" and "/model/" in path and path.endswith(("/converse", "/converse-stream"))
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
-
-        Raises nothing of its own: what the responder raises, the server answers as an error status.
-        """
         reply = responder(body)
         if path.endswith("/converse-stream"):
             frames = (event_stream_message(kind, data) for kind, data in converse_stream_events(body, reply))

@@ -10,7 +10,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.testing._native import take_apart
-from messages.testing._route import Reply, Responder
+from messages.testing._route import Reply, Responder, Route
 
 __all__ = ["CohereChatRoute", "cohere_v2_response"]
 
@@ -40,23 +40,15 @@ def cohere_v2_response(body: dict[str, Any], reply: AIMessage) -> dict[str, Any]
 
 
 @dataclass(frozen=True)
-class CohereChatRoute:
+class CohereChatRoute(Route):
     """``POST /v2/chat`` (not streamed: litellm's v2 stream parser is not exercised here)."""
 
     name: str = "cohere"
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path`` (``Route.matches``).
-
-        Raises nothing.
-        """
         return method == "POST" and path.endswith("/v2/chat")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
-
-        Raises nothing of its own: what the responder raises, the server answers as an error status.
-        """
         if body.get("stream"):
             message = "the stand-in's Cohere route does not stream; call without stream=True"
             return Reply(400, json.dumps({"message": message}).encode())

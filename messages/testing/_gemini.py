@@ -24,7 +24,7 @@ from typing import Any
 from messages.models import AIMessage
 from messages.testing._native import NativeCall, NativeReply, pieces, sse, take_apart
 from messages.testing._openai import word_count
-from messages.testing._route import Reply, Responder
+from messages.testing._route import Reply, Responder, Route
 
 __all__ = ["GeminiRoute", "GeminiStreamRoute", "OAuthTokenRoute", "gemini_response", "gemini_stream_chunks"]
 
@@ -112,26 +112,19 @@ def _chunks(native: NativeReply, model: str) -> Iterator[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
-class GeminiRoute:
+class GeminiRoute(Route):
     """``POST .../models/<model>:generateContent`` and ``:streamGenerateContent``; with ``vertex`` only
     the Vertex AI paths (``/v1/projects/<p>/locations/<l>/publishers/google/models/...``), else the others."""
 
     name: str = "gemini"
     vertex: bool = False
+    """Serve the Vertex AI paths instead of the Gemini API's."""
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path`` (``Route.matches``).
-
-        Raises nothing.
-        """
         generate = path.endswith((":generateContent", ":streamGenerateContent"))
         return method == "POST" and generate and ("/projects/" in path) == self.vertex
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
-
-        Raises nothing of its own: what the responder raises, the server answers as an error status.
-        """
         reply = responder(body)
         model, _, method = path.rsplit("/", 1)[-1].partition(":")
         if method == "streamGenerateContent":
@@ -145,22 +138,14 @@ GeminiStreamRoute = GeminiRoute
 
 
 @dataclass(frozen=True)
-class OAuthTokenRoute:
+class OAuthTokenRoute(Route):
     """``POST /token``: the OAuth token endpoint a service account's ``token_uri`` points at."""
 
     name: str = "oauth"
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path`` (``Route.matches``).
-
-        Raises nothing.
-        """
         return method == "POST" and path.endswith("/token")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
-
-        Raises nothing of its own: what the responder raises, the server answers as an error status.
-        """
         token = {"access_token": "stand-in-token", "token_type": "Bearer", "expires_in": 3600}
         return Reply(200, json.dumps(token).encode())

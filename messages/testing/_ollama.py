@@ -10,7 +10,7 @@ from typing import Any
 
 from messages.models import AIMessage
 from messages.testing._native import NativeReply, pieces, take_apart
-from messages.testing._route import Reply, Responder
+from messages.testing._route import Reply, Responder, Route
 
 __all__ = ["OllamaRoute", "ollama_chat_chunks", "ollama_chat_response", "ollama_generate_response"]
 
@@ -69,23 +69,15 @@ def ollama_generate_response(body: dict[str, Any], reply: AIMessage) -> dict[str
 
 
 @dataclass(frozen=True)
-class OllamaRoute:
+class OllamaRoute(Route):
     """``POST /api/chat`` and ``POST /api/generate``, streaming (NDJSON) or not."""
 
     name: str = "ollama"
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path`` (``Route.matches``).
-
-        Raises nothing.
-        """
         return method == "POST" and path.endswith(("/api/chat", "/api/generate"))
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
-
-        Raises nothing of its own: what the responder raises, the server answers as an error status.
-        """
         reply = responder(body)
         if path.endswith("/api/generate"):
             native = take_apart(body, reply, "ollama", prompt=body.get("prompt"))

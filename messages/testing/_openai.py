@@ -12,7 +12,7 @@ from typing import Any
 
 from messages.models import REASONING_DETAILS, AIMessage, lift_reasoning_details
 from messages.parts import TextPart
-from messages.testing._route import Reply, Responder
+from messages.testing._route import Reply, Responder, Route
 
 __all__ = ["OpenAIChatRoute", "openai_completion", "openai_stream_chunks", "reply_text", "word_count"]
 
@@ -140,23 +140,15 @@ def _sse(events: Iterator[dict[str, Any]]) -> Iterator[bytes]:
 
 
 @dataclass(frozen=True)
-class OpenAIChatRoute:
+class OpenAIChatRoute(Route):
     """``POST .../chat/completions``, streaming or not."""
 
     name: str = "openai"
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path`` (``Route.matches``).
-
-        Raises nothing.
-        """
         return method == "POST" and path.endswith("/chat/completions")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
-
-        Raises nothing of its own: what the responder raises, the server answers as an error status.
-        """
         reply = responder(body)
         if body.get("stream"):
             return Reply(200, _sse(openai_stream_chunks(body, reply)), "text/event-stream")

@@ -19,7 +19,7 @@ from typing import Any
 from messages.models import AIMessage
 from messages.testing._native import pieces, sse
 from messages.testing._openai import reply_text, word_count
-from messages.testing._route import Reply, Responder
+from messages.testing._route import Reply, Responder, Route
 
 __all__ = ["OpenAIResponsesRoute", "responses_events", "responses_object"]
 
@@ -174,7 +174,7 @@ def responses_events(
 
 
 @dataclass(frozen=True)
-class OpenAIResponsesRoute:
+class OpenAIResponsesRoute(Route):
     """``POST .../responses`` (the OpenAI Responses API), streaming or not.
 
     ``issued`` lists the id of every response it sent, in order, so that a test can check which one a
@@ -183,19 +183,12 @@ class OpenAIResponsesRoute:
 
     name: str = "openai-responses"
     issued: list[str] = field(default_factory=list, compare=False)
+    """The id of every response sent, in order (give none: the route fills it)."""
 
     def matches(self, method: str, path: str) -> bool:
-        """Whether this route answers ``method path`` (``Route.matches``).
-
-        Raises nothing.
-        """
         return method == "POST" and path.endswith("/responses")
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The provider's reply to a request whose JSON body is ``body`` (``Route.respond``).
-
-        Raises nothing of its own: what the responder raises, the server answers as an error status.
-        """
         reply = responder(body)
         serial = _next_id()
         self.issued.append(f"resp_standin{serial}")

@@ -37,12 +37,27 @@ class Route(Protocol):
     def matches(self, method: str, path: str) -> bool:
         """Whether this route answers ``method path``.
 
+        Args:
+            method: the HTTP method (``"POST"``).
+            path: the request's path, query string included.
+
+        Returns:
+            ``True`` when this route serves the request.
+
         Raises nothing.
         """
         ...
 
     def respond(self, body: dict[str, Any], path: str, responder: Responder) -> Reply:
-        """The reply to a request whose JSON body is ``body``.
+        """The provider's reply to a request whose JSON body is ``body``.
+
+        Args:
+            body: the request's JSON body, parsed.
+            path: the request's path (a streaming path asks for a stream).
+            responder: decides the reply's message, from ``body``.
+
+        Returns:
+            The status, headers and body (or stream of events) the provider would send.
 
         Raises nothing of its own; what the responder raises, the server answers as an error status, as a
         provider would.

@@ -29,8 +29,11 @@ class Recorded:
     """One request the server received."""
 
     method: str
+    """The HTTP method (``"POST"``)."""
     path: str
+    """The path, query string included."""
     headers: Mapping[str, str]
+    """The request's headers."""
     body: Any
     """The parsed JSON body (or the raw text when it is not JSON)."""
     route: str
@@ -42,8 +45,24 @@ def scripted(*replies: AIMessage | Callable[[dict[str, Any]], AIMessage]) -> Res
 
     Once the script is used up, every further request gets the last entry again.
 
+    Args:
+        *replies: the replies, in order: an ``AIMessage``, or a function from the request body to one.
+
+    Returns:
+        The responder, for ``StandInServer(...)``.
+
     Raises:
         ValueError: no reply is given.
+
+    Examples:
+        ```python
+        from messages import AIMessage
+        from messages.testing import scripted
+
+        respond = scripted(AIMessage(content="first"), lambda body: AIMessage(content="then"))
+        assert respond({}).content == "first"
+        assert respond({}).content == respond({}).content == "then"  # the last, again
+        ```
     """
     if not replies:
         raise ValueError("scripted() needs at least one reply")
@@ -80,7 +99,30 @@ def _default_routes() -> list[Route]:
 class StandInServer:
     """A provider on 127.0.0.1 for litellm to talk to, recording each request it gets.
 
-    Use it as a context manager; ``url`` is the ``api_base`` to give litellm.
+    Use it as a context manager; ``url`` is the ``api_base`` to give litellm, and
+    ``completion_kwargs(model)`` all that ``litellm.completion`` needs to reach it instead of the provider.
+
+    Args:
+        responder: decides each reply: a function from the request body to the ``AIMessage`` to send
+            back (``scripted(...)`` replays a list). Default: "Hello from the stand-in." every time.
+        routes: the provider APIs it answers. Default: every route of this module.
+
+    Examples:
+        ```python
+        import litellm
+        from messages import AIMessage, ToolCall
+        from messages.testing import StandInServer, scripted
+
+        call = ToolCall(id="call_1", name="get_weather", arguments={"city": "Oslo"})
+        script = scripted(AIMessage(tool_calls=[call]), AIMessage(content="Rain in Oslo."))
+        with StandInServer(script) as server:
+            send = server.completion_kwargs("anthropic/claude-sonnet-4-5")
+            messages = [{"role": "user", "content": "Weather in Oslo?"}]
+            first = litellm.completion(model="anthropic/claude-sonnet-4-5", messages=messages,
+                                       **send)
+            assert AIMessage.from_litellm(first).tool_calls[0].name == "get_weather"
+            assert server.last_body()["messages"][0]["role"] == "user"  # Anthropic's shape
+        ```
     """
 
     responder: Responder = field(
@@ -101,7 +143,10 @@ class StandInServer:
         return f"http://{host!s}:{port}"
 
     def start(self) -> Self:
-        """Start listening on a free port, serving from a daemon thread.
+        """Start listening on a free port, serving from a daemon thread (``with`` does it for you).
+
+        Returns:
+            The server itself, started; ``url`` names its port.
 
         Raises:
             OSError: no loopback port can be bound.
@@ -141,6 +186,12 @@ class StandInServer:
         """What ``litellm.completion(model=model, ...)`` needs to talk to this server instead of the
         provider (``api_base`` or its equivalent, fake keys, no retries): see ``completion_kwargs``.
 
+        Args:
+            model: the litellm model string the request names.
+
+        Returns:
+            Keyword arguments for ``litellm.completion`` (``api_base``, ``api_key``, ``num_retries``...).
+
         Raises nothing.
         """
         from messages.testing._kwargs import completion_kwargs
@@ -149,6 +200,9 @@ class StandInServer:
 
     def last_body(self) -> Any:
         """The body of the most recent request.
+
+        Returns:
+            Its JSON body, parsed (or its text when it is not JSON).
 
         Raises:
             LookupError: no request has come yet.
@@ -160,6 +214,9 @@ class StandInServer:
 
     def bodies(self) -> list[Any]:
         """The bodies of every request so far, oldest first.
+
+        Returns:
+            Each request's JSON body, parsed (or its text when it is not JSON).
 
         Raises nothing.
         """

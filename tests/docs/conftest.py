@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -103,3 +104,81 @@ def served(site: Path) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+# --- the browser (tests/docs/test_browser.py says which, and why) ---------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _chromium() -> str:
+    path = os.environ.get("MESSAGES_TEST_CHROMIUM") or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else "")
+    if path:
+        return path
+    why = os.environ.get("MESSAGES_TEST_CHROMIUM_UNAVAILABLE") or (
+        f"no {CHROMIUM}: scripts/chromium.sh installs it (python3 scripts/dev.py test runs it)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(f"CI needs the browser tests of the site: {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium, driven by Playwright's sync API: for one test module at a time, because while it runs its
+    event loop counts as running in this thread, and a later test's ``asyncio.run`` (a guide block's)
+    would be refused."""
+    executable = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=FLAGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class Page:
+    """A browser tab that records what the page logs as an error: console errors, uncaught exceptions,
+    requests that failed or answered 400 and above."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.base = base
+        self.errors: list[str] = []
+        self.tab = browser.new_page()
+        self.tab.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
+        self.tab.on("pageerror", lambda e: self.errors.append(f"exception: {e}"))
+        self.tab.on("requestfailed", self._failed)
+        self.tab.on("response", lambda r: r.status >= 400 and self.errors.append(f"{r.status}: {r.url}"))
+
+    def _failed(self, request: Any) -> None:
+        # A request the next navigation cancels (the search worker still loading) is not the page's error.
+        if request.failure != "net::ERR_ABORTED":
+            self.errors.append(f"request failed: {request.url} {request.failure}")
+
+    def open(self, path: str) -> Any:
+        response = self.tab.goto(self.base + path, wait_until="load")
+        assert response is not None
+        assert response.ok, (path, response.status)
+        return self.tab
+
+
+@pytest.fixture
+def page(browser: Any, served: str) -> Iterator[Page]:
+    opened = Page(browser, served)
+    try:
+        yield opened
+    finally:
+        opened.tab.close()
+    assert opened.errors == []

@@ -1,94 +1,18 @@
 """The documentation site in a real browser: Debian's chromium, headless, driven by Playwright.
 
-The browser is the system's (scripts/chromium.sh installs it; ``python3 scripts/dev.py test`` runs that
-beside its set-up and names it in MESSAGES_TEST_CHROMIUM): Playwright launches it by its path and never
-downloads one. Without it these tests skip, giving the reason, except under CI=1, where they fail. The
-site is the one the test command built, served on a loopback port.
+The browser (the ``browser`` and ``page`` fixtures of tests/docs/conftest.py) is the system's
+(scripts/chromium.sh installs it; ``python3 scripts/dev.py test`` runs that beside its set-up and names it
+in MESSAGES_TEST_CHROMIUM): Playwright launches it by its path and never downloads one. Without it these
+tests skip, giving the reason, except under CI=1, where they fail. The site is the one the test command
+built, served on a loopback port.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from messages.quirks import get_quirk
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _chromium() -> str:
-    path = os.environ.get("MESSAGES_TEST_CHROMIUM") or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else "")
-    if path:
-        return path
-    why = os.environ.get("MESSAGES_TEST_CHROMIUM_UNAVAILABLE") or (
-        f"no {CHROMIUM}: scripts/chromium.sh installs it (python3 scripts/dev.py test runs it)"
-    )
-    if os.environ.get("CI"):
-        pytest.fail(f"CI needs the browser tests of the site: {why}")
-    pytest.skip(why)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=FLAGS, headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-class Page:
-    """A browser tab that records what the page logs as an error: console errors, uncaught exceptions,
-    requests that failed or answered 400 and above."""
-
-    def __init__(self, browser: Any, base: str) -> None:
-        self.base = base
-        self.errors: list[str] = []
-        self.tab = browser.new_page()
-        self.tab.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
-        self.tab.on("pageerror", lambda e: self.errors.append(f"exception: {e}"))
-        self.tab.on("requestfailed", self._failed)
-        self.tab.on("response", lambda r: r.status >= 400 and self.errors.append(f"{r.status}: {r.url}"))
-
-    def _failed(self, request: Any) -> None:
-        # A request the next navigation cancels (the search worker still loading) is not the page's error.
-        if request.failure != "net::ERR_ABORTED":
-            self.errors.append(f"request failed: {request.url} {request.failure}")
-
-    def open(self, path: str) -> Any:
-        response = self.tab.goto(self.base + path, wait_until="load")
-        assert response is not None
-        assert response.ok, (path, response.status)
-        return self.tab
-
-
-@pytest.fixture
-def page(browser: Any, served: str) -> Iterator[Page]:
-    opened = Page(browser, served)
-    try:
-        yield opened
-    finally:
-        opened.tab.close()
-    assert opened.errors == []
 
 
 def test_the_start_page_renders(page):
@@ -141,13 +65,53 @@ def test_the_search_finds_unfixable_error(page):
     assert re.search(r"/reference/messages\.errors/(\?|#|$)", href), href
 
 
-def test_no_page_logs_a_console_error(page, site: Path):
+# The code blocks of the page that would run past their box if they did not wrap: each with a line of
+# at most `columns` characters whose box scrolls once wrapping is turned off.
+_HIDDEN_COLUMNS = """(columns) => {
+  const style = document.createElement("style");
+  style.textContent = ".md-typeset pre > code { white-space: pre !important }";
+  document.head.append(style);
+  const hidden = [...document.querySelectorAll("article pre > code")]
+    .filter(code => code.textContent.split("\\n").every(line => line.length <= columns))
+    .filter(code => code.scrollWidth > code.clientWidth)
+    .map(code => code.textContent.slice(0, 60));
+  style.remove();
+  return hidden;
+}"""
+
+
+def test_no_page_logs_a_console_error_and_every_code_line_shows_whole(page, site: Path):
+    # At a laptop's width (1280 x 720, Playwright's default), on every page: nothing logged as an error,
+    # and every code block's 88 columns in view without scrolling or wrapping (docs/css/extra.css).
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("index.html"))
     assert len(pages) > 40  # the guide, the catalog and every module's reference
-    logged = {}
+    logged, hidden = {}, {}
     for path in pages:
-        page.open(path.removesuffix("index.html"))
+        tab = page.open(path.removesuffix("index.html"))
         if page.errors:
             logged[path] = list(page.errors)
             page.errors.clear()
+        if cut := tab.evaluate(_HIDDEN_COLUMNS, 88):
+            hidden[path] = cut
     assert logged == {}
+    assert hidden == {}
+
+
+def test_at_a_phones_width_code_wraps_instead_of_hiding_its_lines(page, site: Path):
+    guide = sorted(f"guide/{p.name}/" for p in (site / "guide").iterdir() if (p / "index.html").is_file())
+    guide = ["", "getting-started/", *guide]
+    page.tab.set_viewport_size({"width": 390, "height": 844})
+    scrolled, small = {}, {}
+    for path in [*guide, "reference/messages.compaction/"]:
+        tab = page.open(path)
+        boxes = tab.evaluate(
+            """() => [...document.querySelectorAll("article pre > code")].map(code =>
+                 [code.scrollWidth > code.clientWidth, parseFloat(getComputedStyle(code).fontSize)])"""
+        )
+        assert boxes, path
+        if any(scrolls for scrolls, _ in boxes):
+            scrolled[path] = sum(scrolls for scrolls, _ in boxes)
+        if min(size for _, size in boxes) < 11:
+            small[path] = min(size for _, size in boxes)
+    assert scrolled == {}
+    assert small == {}  # still readable: the font shrinks no further than 11 px, then lines wrap

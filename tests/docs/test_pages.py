@@ -75,3 +75,12 @@ def test_the_inside_autogen_example_builds_the_agent_as_written():
     assert agent.model_context.buffer_size == 20
     assert isinstance(agent._model_client, LiteLLMChatCompletionClient)
     assert agent._model_client.model == "gemini/gemini-2.5-flash"
+
+
+def test_the_readme_the_front_page_and_getting_started_show_one_bot():
+    # The 20-line bot is shown three times: on GitHub, on the site's front page, in getting started. The
+    # README's runs in tests/test_readme.py, the site's as blocks of the built site: they must be one.
+    readme = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    assert readme is not None
+    bots = {page: _blocks(page)[0] for page in ("docs/index.md", "docs/getting-started.md")}
+    assert set(bots.values()) == {readme.group(1)}

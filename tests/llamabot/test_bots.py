@@ -165,7 +165,8 @@ def test_a_compacted_tool_conversation_sends_the_summary_and_whole_exchanges(sto
     last = chat[-1]["messages"]
     assert last[1] == {"role": "system", "content": f"{SUMMARY_MARKER}\n\n{SUMMARY}"}
     (call, result) = tool_conversation(chat[-1])[-2:]
-    assert call == ("call", result[1]) and result == ("result", memory.read()[-2].tool_call_id)
+    assert call == ("call", result[1])
+    assert result == ("result", memory.read()[-2].tool_call_id)
     assert memory.last_compaction is not None
     whole = ThreadStoreChatMemory(store, "long", window=BufferedContext(100)).read()
     assert len(whole) == 16  # nothing rewritten: the summary is a checkpoint beside the messages

@@ -1,4 +1,4 @@
-"""Every provider rule this package knows, one class per quirk (``messages.profiles._rule.Rule``).
+"""Every provider rule this package knows, one class per quirk (``messages.profiles.Rule``).
 
 A provider file builds its profile from these: ``Profile("mistral", rules=(ToolCallIds(ids=..., row=30),
 ...))``. The rules are grouped by what they look at: keys (``keys``), tool calls (``calls``), content

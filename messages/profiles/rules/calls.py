@@ -127,7 +127,7 @@ class ToolCallIds(Rule):
     ``functions.NAME:0``, a local server's ``call_0``) gets a new one for each later turn. A result answers
     the nearest call before it with its id, and gets what that call got. New ids never collide with each
     other or with an id kept: when a guess made during the pass does, the pass runs again with ids planned
-    over the whole list (``messages.profiles._ids``). ``check`` also reports ids that litellm would send as
+    over the whole list. ``check`` also reports ids that litellm would send as
     one (it cuts Gemini thought signatures off ids for every other provider), and ids used twice in one
     turn (not fixable: ``repair_conversation``).
     """
@@ -535,6 +535,12 @@ def _call_as_sent(call: Any) -> tuple[Any, Any]:
 def repeats_a_call(calls: Sequence[Any]) -> bool:
     """Whether a call of ``calls`` is identical to an earlier one (same tool, equal decoded arguments).
 
+    Args:
+        calls: the tool calls of one assistant turn, as dumped.
+
+    Returns:
+        ``True`` when two calls are identical.
+
     Raises nothing.
     """
     if len(calls) == 2:  # the commonest case with something to compare
@@ -552,6 +558,12 @@ def identical_call_groups(calls: Sequence[Any]) -> list[list[int]]:
     """The calls of one turn (by index) in groups with no two identical calls: each call goes to the first
     group without one like it, so the first group holds every first occurrence. One group when no call
     repeats another.
+
+    Args:
+        calls: the tool calls of one assistant turn, as dumped.
+
+    Returns:
+        Groups of indexes into ``calls``, the first group holding every first occurrence.
 
     Raises nothing.
     """
@@ -611,6 +623,13 @@ def split_identical_calls(messages: list[Message], made: list[Message] | None = 
     current turn; each turn holds the calls its results answer, in their order in the original turn. Ids,
     arguments and results are kept. The first turn keeps the text and every other key; the turns added
     carry only their calls. A call no result answers joins the first turn that has no call like it.
+
+    Args:
+        messages: a dumped list; never changed.
+        made: where the turns made are appended (``None``: nowhere).
+
+    Returns:
+        The list with each repeated call in a turn of its own.
 
     Raises nothing.
     """

@@ -89,6 +89,7 @@ class SystemRole(Rule):
     stage = 20
 
     to: Literal["system", "user"] = "system"
+    """The role the system and developer messages are sent as."""
 
     def screens(self, shape: Shape) -> bool:
         return shape.role in SYSTEM_ROLES and (self.to == "user" or shape.role == "developer")
@@ -373,6 +374,8 @@ class CallTurnContent(Rule):
     stage = 56
 
     value: Literal["null", "empty_string"] = "null"
+    """What a call turn that says nothing carries: no content (``"null"``) or ``""``
+    (``"empty_string"``)."""
     whitespace: bool = False
     """Whether whitespace-only text counts as no text."""
 
@@ -466,6 +469,7 @@ class BlankToolResults(Rule):
     whitespace: bool = False
     """Whether whitespace-only text counts as no text."""
     text: str = EMPTY_RESULT_TEXT
+    """What a tool result with no text says instead."""
 
     def screens(self, shape: Shape) -> bool:
         return shape.role == "tool" and shape.kind in _blank_kinds(self.whitespace)
@@ -503,6 +507,7 @@ class ReasoningContent(Rule):
 
     row: int | None = 34
     text: str = " "
+    """The ``reasoning_content`` a turn made elsewhere is given."""
 
     def sends_keys(self, role: str) -> frozenset[str]:
         return frozenset({"reasoning_content"}) if role == "assistant" else frozenset()

@@ -70,6 +70,12 @@ def cache_marks(m: Message) -> list[tuple[str, int | None]]:
     (``("thinking", i)``), each content part (``("part", i)``), then the message itself
     (``("message", None)``, which litellm puts on its last block).
 
+    Args:
+        m: a dumped message.
+
+    Returns:
+        ``(kind, index)`` pairs, in litellm's order.
+
     Raises nothing.
     """
     found: list[tuple[str, int | None]] = []
@@ -185,6 +191,7 @@ class CacheBreakpoints(Rule):
 
     row: int | None = 22
     limit: int = CLAUDE_CACHE_LIMIT
+    """The most breakpoints a request may carry (the newest are kept)."""
 
     def screens(self, shape: Shape) -> bool:
         return shape.odd or shape.kind == PARTS
@@ -244,6 +251,12 @@ def says_failure(content: Any) -> bool:
     """Whether a tool result's content already says it failed: its text (the first text part's) starts
     with ``Error``, whatever the case, as AutoGen's and Agent Framework's failed results do.
 
+    Args:
+        content: a tool result's content, as dumped.
+
+    Returns:
+        ``True`` when its text starts with ``Error``.
+
     Raises nothing.
     """
     if isinstance(content, list):
@@ -255,6 +268,12 @@ def says_failure(content: Any) -> bool:
 def said_failed(content: Any) -> Any:
     """A failed tool result's content, saying it failed (``ERROR_PREFIX`` before its text, or a text part
     ``"Error:"`` before parts that do not start with text), unless it already says it.
+
+    Args:
+        content: a failed tool result's content, as dumped.
+
+    Returns:
+        The content, saying it failed.
 
     Raises nothing.
     """

@@ -294,6 +294,7 @@ class Names(Rule):
     pattern: str | None = None
     """A regex for one character of a valid name; ``None``: any name."""
     max_length: int = 64
+    """The longest name the provider takes."""
 
     def sends_keys(self, role: str) -> frozenset[str]:
         return frozenset({"name"}) if role in self.kept_on else frozenset()
@@ -490,6 +491,7 @@ class ExtensionKeys(Rule):
     row: int | None = 64
 
     dropped: frozenset[str] = field(default=EXTENSION_PAYLOADS, repr=False)
+    """The keys dropped from the messages."""
 
     def bind(self, cx: Context) -> Rule:
         return replace(self, dropped=EXTENSION_PAYLOADS - cx.kept_keys("assistant"))

@@ -244,6 +244,13 @@ def merge_two(first: Message, second: Message) -> Message:
     """Two consecutive turns of one role as one: texts joined with a blank line (parts concatenated), tool
     calls in order, reasoning, thinking blocks and refusals of both kept; a ``name`` that differs goes.
 
+    Args:
+        first: a dumped turn.
+        second: the turn after it, of the same role.
+
+    Returns:
+        One turn holding both.
+
     Raises nothing.
     """
     a, b = first.get("content"), second.get("content")
@@ -297,6 +304,14 @@ def merge_consecutive_roles(
     """Runs of user turns, and runs of assistant turns, merged into one turn each (``merge_two``); the
     list itself when there is none. The merged turns are appended to ``made``; ``at`` (indexes in order)
     limits where joins are looked for.
+
+    Args:
+        messages: a dumped list; never changed.
+        made: where the merged turns are appended (``None``: nowhere).
+        at: the indexes where joins are looked for (``None``: everywhere).
+
+    Returns:
+        The list with each run of one role merged.
 
     Raises nothing.
     """
@@ -473,6 +488,7 @@ class BridgeToolResults(Rule):
     transitions = frozenset(("tool", after) for after in _AFTER_TOOL)
 
     text: str = BRIDGE_TEXT
+    """The text of the assistant turn put between the results and the user message."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
         return [(index, messages[index].get("role")) for index in _gaps(messages)]
@@ -545,6 +561,7 @@ class UserFirst(Rule):
     always = True
 
     text: str = CONTINUE_TEXT
+    """The text of the user turn put first."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
         if not messages:
@@ -587,6 +604,7 @@ class UserBeforeReply(Rule):
 
     row: int | None = 81
     text: str = CONTINUE_TEXT
+    """The text of the user turn put before the reply."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
         return [(0, True)] if messages and messages[0].get("role") == "assistant" else []
@@ -619,6 +637,7 @@ class TurnAfterSystem(Rule):
 
     row: int | None = 31
     text: str = CONTINUE_TEXT
+    """The text of the user turn put after the system messages."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
         return [(len(messages) - 1, True)] if messages and is_system(messages[-1]) else []
@@ -649,6 +668,7 @@ class NoPrefill(Rule):
     always = True
 
     text: str = CONTINUE_TEXT
+    """The text of the user turn put after the final assistant turn."""
     hoisted: bool = False
     """Whether the route sends every system message in the system prompt (``_sent_end``). Default: False."""
 
