@@ -129,3 +129,22 @@ def stand_in() -> Iterator[StandInServer]:
 def send_kwargs(server: StandInServer) -> dict[str, Any]:
     """What `litellm.completion` needs to talk to the stand-in: no retries, a fake key."""
     return {"api_base": server.url, "api_key": "test-key", "num_retries": 0, "timeout": 30}
+
+
+@pytest.fixture
+def restored_registry():
+    """Put the profile registry back as it was: a profile registered by one test (or a docs example) must
+    not reach later tests (the ``messages check --all-providers`` test compares against the profiles a
+    fresh process registers)."""
+    from messages.profiles import _registry, registered_profiles
+
+    registered_profiles()  # the built-ins loaded before the snapshot
+    tables = (_registry._profiles, _registry._families, _registry._aliases)
+    # The same Profile objects come back (tests compare them with ``is``); only the tables are copied.
+    saved = [{key: dict(v) if isinstance(v, dict) else v for key, v in table.items()} for table in tables]
+    yield
+    with _registry._lock:
+        for live, kept in zip(tables, saved, strict=True):
+            live.clear()
+            live.update(kept)  # type: ignore[attr-defined]
+        _registry._resolve.cache_clear()

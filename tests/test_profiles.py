@@ -959,24 +959,6 @@ print("litellm" in sys.modules)
     assert out.strip() == "False"
 
 
-@pytest.fixture
-def restored_registry():
-    """Put the registry back as it was: a profile registered by one test must not reach later tests (the
-    ``messages check --all-providers`` test compares against the profiles a fresh process registers)."""
-    from messages.profiles import _registry
-
-    registered_profiles()  # the built-ins loaded before the snapshot
-    tables = (_registry._profiles, _registry._families, _registry._aliases)
-    # The same Profile objects come back (tests compare them with ``is``); only the tables are copied.
-    saved = [{key: dict(v) if isinstance(v, dict) else v for key, v in table.items()} for table in tables]
-    yield
-    with _registry._lock:
-        for live, kept in zip(tables, saved, strict=True):
-            live.clear()
-            live.update(kept)  # type: ignore[attr-defined]
-        _registry._resolve.cache_clear()
-
-
 def test_resolution_is_cached_and_registering_clears_the_cache(restored_registry):
     assert get_profile("openai/gpt-4o") is get_profile("openai/gpt-4o")
     provider = f"test_proxy_{uuid.uuid4().hex[:8]}"

@@ -114,12 +114,19 @@ class LlamabotEnvelope:
     def is_empty(self) -> bool:
         """Whether the envelope holds nothing: the message alone gives back the llamabot message.
 
+        Returns:
+            True when no field is set.
+
         Raises nothing.
         """
         return self == _EMPTY
 
     def to_json(self) -> dict[str, Any]:
         """The envelope as a JSON object, without its empty fields.
+
+        Returns:
+            A dict of JSON values (``kind``, ``prompt_hash``, ``tool_calls``, each only when set), for a
+            thread store's metadata.
 
         Raises nothing.
         """
@@ -135,6 +142,12 @@ class LlamabotEnvelope:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LlamabotEnvelope:
         """An envelope from its ``to_json`` form; ``ValueError`` naming the field for anything else.
+
+        Args:
+            data: the JSON object ``to_json`` made (read back from a store's metadata).
+
+        Returns:
+            The envelope it describes.
 
         Raises:
             ValueError: ``data`` is not an envelope's JSON object (the key that is wrong named).
@@ -323,11 +336,12 @@ def from_llamabot(
         ImportError: llamabot is not installed (``pip install 'llm-messages[llamabot]'``).
 
     Examples:
-        >>> from llamabot.components.messages import AIMessage as LlamabotAI, ToolMessage as LlamabotTool
-        >>> call = {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
-        >>> typed, kept = from_llamabot(
-        ...     [LlamabotAI(content="", tool_calls=[call]), LlamabotTool(content="5")], envelopes=True
-        ... )
+        >>> from llamabot.components.messages import AIMessage as LlamabotAI
+        >>> from llamabot.components.messages import ToolMessage as LlamabotTool
+        >>> function = {"name": "add", "arguments": "{}"}
+        >>> call = {"id": "call_1", "type": "function", "function": function}
+        >>> history = [LlamabotAI(content="", tool_calls=[call]), LlamabotTool(content="5")]
+        >>> typed, kept = from_llamabot(history, envelopes=True)
         >>> typed[1].tool_call_id
         'call_1'
     """
@@ -546,7 +560,8 @@ def to_llamabot(
     Examples:
         >>> from messages import AIMessage, ToolCall, ToolMessage
         >>> call = ToolCall(id="call_1", name="add", arguments={"a": 2, "b": 3})
-        >>> reply, result = to_llamabot([AIMessage(tool_calls=[call]), ToolMessage.for_call(call, 5)])
+        >>> conversation = [AIMessage(tool_calls=[call]), ToolMessage.for_call(call, 5)]
+        >>> reply, result = to_llamabot(conversation)
         >>> reply.tool_calls[0].function.name, result.content
         ('add', '5')
     """

@@ -119,16 +119,17 @@ NO_PREFILL_FAMILIES: tuple[str, ...] = tuple(
 HOISTS_SYSTEM = not MID_SYSTEM_AS_USER.holds()
 """Whether the installed litellm's Anthropic converter (its Anthropic, Vertex AI and Bedrock routes) sends
 every system message in the system prompt, wherever it stands: litellm before 1.104
-(``messages._litellm.MID_SYSTEM_AS_USER``). The rules about the final turn then read the list past its
+(compatibility flag ``MID_SYSTEM_AS_USER``). The rules about the final turn then read the list past its
 trailing system messages (``FinalThinking``, ``NoPrefill``: ``hoisted``)."""
 
 
 def no_prefill_families(profile: Profile, *, hoisted: bool = False) -> dict[str, Profile]:
-    """``profile`` for each Claude family that refuses prefill (quirk 15); ``hoisted``: the route sends
-    every system message in the system prompt (``HOISTS_SYSTEM``).
+    """``profile`` for each Claude family that refuses prefill (quirk 15).
 
     Args:
         profile: the provider's profile, which the families build on.
+        hoisted: whether the route sends every system message in the system prompt (``HOISTS_SYSTEM``,
+            measured from the installed litellm), so the final turn is read past trailing system messages.
 
     Returns:
         The family profiles, by family name.
@@ -141,6 +142,13 @@ def no_prefill_families(profile: Profile, *, hoisted: bool = False) -> dict[str,
 def litellm_converter(profile: Profile) -> Profile:
     """``profile`` for a route through litellm's own Anthropic converter (Anthropic, Claude on Vertex AI
     and on Bedrock): its final turn read as the installed litellm sends the list (``HOISTS_SYSTEM``).
+
+    Args:
+        profile: the provider's profile.
+
+    Returns:
+        ``profile`` with the final-turn rule that reads the list as the route sends it, or ``profile``
+        itself where the installed litellm keeps system messages in place.
 
     Raises nothing.
     """

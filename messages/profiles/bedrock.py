@@ -98,7 +98,7 @@ _CONVERSE = Profile("bedrock", CLAUDE_RULES, parts=BEDROCK_PARTS).with_rules(
 
 CACHES_EVERY_MODEL = not BEDROCK_CACHE_POINTS_GATED.holds()
 """Whether the installed litellm writes a cachePoint for every Converse model that gets a cache mark
-(before litellm 1.101: ``messages._litellm.BEDROCK_CACHE_POINTS_GATED``), which Bedrock refuses on a model
+(before litellm 1.101: flag ``BEDROCK_CACHE_POINTS_GATED``), which Bedrock refuses on a model
 without prompt caching. The profiles then keep marks only for the Claude models that cache on Bedrock (3.5
 Haiku, 3.5 Sonnet v2, 3.7 and 4 onwards): the others lose them (quirk 75), Amazon Nova's too (a missed
 cache, not a refusal)."""

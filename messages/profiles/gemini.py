@@ -18,7 +18,7 @@ Implements (quirks, ``messages quirks N``):
 * 72: a ``video_url`` part is sent as the ``file`` part litellm reads (it drops ``video_url`` silently);
 * 85, 77 (the table, ``GEMINI_PARTS``): system messages take text; assistant turns text, images, audio and
   inline files (litellm sends them from 1.109; a file by id there it refuses; with earlier releases,
-  which drop them silently, assistant turns take text only: ``messages._litellm.GEMINI_MODEL_MEDIA``); user
+  which drop them silently, assistant turns take text only: flag ``GEMINI_MODEL_MEDIA``); user
   turns and tool results every kind of part;
 * 7 and 24: images, audio and files of tool results are moved to a user message right after the results:
   litellm 1.110.2 sends them as parts beside the ``functionResponse`` parts of the turn, one part more than

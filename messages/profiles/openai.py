@@ -89,7 +89,7 @@ TOOL_MEDIA: tuple[ToolMedia, ...] = () if TOOL_MEDIA_MOVED.holds() else (ToolMed
 """Quirk 7 on litellm's OpenAI-shaped routes, with the litellm installed: the rule that moves a tool
 result's images, audio and files to a user message after the results, for litellm before 1.98, which
 sends them in the tool message (OpenAI's tool messages take text only); none from 1.98 on, whose
-OpenAI-shaped routes move them themselves (``messages._litellm.TOOL_MEDIA_MOVED``)."""
+OpenAI-shaped routes move them themselves (litellm compatibility flag ``TOOL_MEDIA_MOVED``)."""
 
 OPENAI_RULES = (
     ForeignPayloads(),

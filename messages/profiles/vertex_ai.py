@@ -52,7 +52,7 @@ OPENAI_LIKE_PARTNERS = (
 ``VertexAIPartnerModels.should_use_openai_handler``, the model garden, AI21's Jamba), as family keys.
 ``google/gemma-...`` (the MaaS models) from litellm 1.89 and ``xai/...`` from 1.84: earlier releases send
 them through their Gemini transformation, and they get the Gemini rules (Gemma's for ``google/gemma``)
-(``messages._litellm.VERTEX_GEMMA_MAAS_OPENAI_LIKE``, ``VERTEX_XAI_OPENAI_LIKE``)."""
+(litellm compatibility flag ``VERTEX_GEMMA_MAAS_OPENAI_LIKE``, ``VERTEX_XAI_OPENAI_LIKE``)."""
 
 PROFILE = Profile("vertex_ai", GEMINI_RULES, parts=GEMINI_PARTS).with_rules(ToolCallIds(ids=IdRule()))
 """The ``vertex_ai`` profile: its rules and its table of parts, registered by ``messages.profiles``."""

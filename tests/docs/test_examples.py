@@ -98,8 +98,9 @@ def chain(block: Block, blocks: list[Block]) -> list[Block]:
 
 
 @pytest.fixture
-def offline(litellm, tmp_path, monkeypatch):
-    """A fresh folder, and litellm's providers pointed at the stand-in through the environment."""
+def offline(litellm, tmp_path, monkeypatch, restored_registry):
+    """A fresh folder, and litellm's providers pointed at the stand-in through the environment; the
+    profiles a block registers are gone after it."""
     monkeypatch.chdir(tmp_path)
     with StandInServer(stand_in_model) as server:
         point_providers_at(server, monkeypatch)

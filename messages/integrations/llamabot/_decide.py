@@ -122,7 +122,8 @@ class DecideNode(LlamabotDecideNode):  # type: ignore[misc]
         >>> from messages import InMemoryThreadStore
         >>> from messages.integrations.llamabot import ThreadStoreChatMemory
         >>> memory = ThreadStoreChatMemory(InMemoryThreadStore(), "agent-1")
-        >>> agent = AgentBot(tools=[], decide_node=DecideNode(memory, model_name="openai/gpt-4o-mini"))
+        >>> decide = DecideNode(memory, model_name="openai/gpt-4o-mini")
+        >>> agent = AgentBot(tools=[], decide_node=decide)
         >>> agent.decide_node.memory is memory
         True
     """

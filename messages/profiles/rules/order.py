@@ -59,7 +59,7 @@ def _final_text(messages: Sequence[Message], hoisted: bool = False) -> bool:
 def _sent_end(messages: Sequence[Message], hoisted: bool) -> int:
     """Where the turns the route sends end: the end of the list, or, where the route sends every system
     message in the system prompt wherever it stands (``hoisted``: litellm's Anthropic and Bedrock routes
-    before 1.104, ``messages._litellm.MID_SYSTEM_AS_USER``), the end of the list without its trailing
+    before 1.104, litellm compatibility flag ``MID_SYSTEM_AS_USER``), the end of the list without its trailing
     system messages: a conversation that ends on system messages then ends, as sent, on the turn before
     them."""
     end = len(messages)
@@ -437,7 +437,7 @@ class FinalThinking(Rule):
 
     row: int | None = 18
     hoisted: bool = False
-    """Whether the route sends every system message in the system prompt (``_sent_end``). Default: False."""
+    """Whether the route sends every system message in the system prompt. Default: False."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
         run = _final_run(messages, self.hoisted)
@@ -670,7 +670,7 @@ class NoPrefill(Rule):
     text: str = CONTINUE_TEXT
     """The text of the user turn put after the final assistant turn."""
     hoisted: bool = False
-    """Whether the route sends every system message in the system prompt (``_sent_end``). Default: False."""
+    """Whether the route sends every system message in the system prompt. Default: False."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
         return [(len(messages) - 1, True)] if _final_text(messages, self.hoisted) else []
