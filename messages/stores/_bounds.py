@@ -235,9 +235,9 @@ class Bounded(_Operation):
                 # The error of the socket shut down at the deadline (psycopg's, as it is or described as
                 # a connection lost): the call crossed its bound.
                 cause = error.cause if isinstance(error, BackendFailedError) else error
-                crossed = BackendFailedError(
-                    self._crossed(bound), cause=cause, maybe_written=self._writes and bound.handed
-                )
+                # Its statement, once out, may still reach the server and commit after the call gave up.
+                sent = self._writes and bound.handed
+                crossed = BackendFailedError(self._crossed(bound), cause=cause, maybe_written=sent, late=sent)
                 super().__exit__(BackendFailedError, crossed, trace)
                 return
         super().__exit__(kind, error, trace)
