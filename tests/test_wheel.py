@@ -420,12 +420,9 @@ def test_the_wheel_resolves_beside_every_framework_that_ships_litellm(installed:
         f"{FRAMEWORKS[name]} ({' / '.join(lines)})" for name, lines in refused.items()
     )
     for name, folder in folders.items():
-        chosen = dict(
-            line.split("==", 1)
-            for line in (folder / "resolved.txt").read_text().splitlines()
-            if "==" in line and not line.startswith("#")
-        )
-        chosen = {key.strip().lower(): value.split()[0] for key, value in chosen.items()}
-        assert "llm-messages" in (folder / "resolved.txt").read_text(), name
+        resolved = (folder / "resolved.txt").read_text()
+        pins = (line.split("==", 1) for line in resolved.splitlines() if "==" in line and line[0] != "#")
+        chosen = {key.strip().lower(): value.split()[0] for key, value in pins}
+        assert "llm-messages" in resolved, name
         assert chosen["litellm"] in declared("litellm"), (name, chosen["litellm"])
         assert chosen["pydantic"] in declared("pydantic"), (name, chosen["pydantic"])
