@@ -171,7 +171,7 @@ def plan_compaction(settings: Settings, thread_id: str, *, force: bool) -> Gener
     floor = latest.upto if latest is not None and latest.upto > lead else lead
     summary = latest.summary if latest is not None and latest.upto > lead else None
     if floor >= length:
-        return Outcome(False, (), None)
+        return Outcome(force, (), None)  # nothing after the lead: due only when forced
     roles: list[str] = yield Roles(floor, length)
     tail: list[Message] = yield Messages(floor, length)
     saved: list[int | None] = (

@@ -28,11 +28,13 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SDK_TESTS = "tests"
+"""The SDK's test folder, in its sdist (not this repository's: the paths below are the SDK's)."""
 TESTS = [
-    "tests/memory/test_session.py",
-    "tests/memory/test_session_limit.py",
-    "tests/memory/test_openai_responses_compaction_session.py",
-    "tests/extensions/memory/test_encrypt_session.py",
+    f"{SDK_TESTS}/memory/test_session.py",
+    f"{SDK_TESTS}/memory/test_session_limit.py",
+    f"{SDK_TESTS}/memory/test_openai_responses_compaction_session.py",
+    f"{SDK_TESTS}/extensions/memory/test_encrypt_session.py",
 ]
 """The SDK's test files run: those that test ``SQLiteSession`` and what wraps it."""
 
@@ -63,7 +65,7 @@ NATIVE = (
 )
 
 DIFFERENCES: dict[str, str] = {
-    # tests/memory/test_session.py
+    # the SDK's memory/test_session.py
     "test_sqlite_session_close_closes_worker_thread_connections": INTERNALS,
     "test_sqlite_session_reaps_connections_from_exited_worker_threads": INTERNALS,
     "test_sqlite_session_closes_retired_connections_before_the_next_allocation": INTERNALS,
@@ -80,13 +82,13 @@ DIFFERENCES: dict[str, str] = {
     "test_sqlite_session_pop_item_returns_none_after_dropping_only_corrupt_rows": CORRUPT,
     "test_sqlite_session_get_items_limit_skips_corrupt_newest_rows": CORRUPT,
     "test_sqlite_session_get_items_session_settings_limit_skips_corrupt_rows": CORRUPT,
-    # tests/memory/test_session_limit.py
+    # the SDK's memory/test_session_limit.py
     "test_session_limit_drops_unmatched_history_function_call_output": LIMIT,
-    # tests/memory/test_openai_responses_compaction_session.py
+    # the SDK's memory/test_openai_responses_compaction_session.py
     "test_settled_pop_failure_invalidates_response_chain": INTERNALS,
     "test_settled_clear_failure_invalidates_response_chain": INTERNALS,
     "test_automatic_compaction_rollback_budget": NATIVE,
-    # tests/extensions/memory/test_encrypt_session.py
+    # the SDK's extensions/memory/test_encrypt_session.py
     "test_encrypted_compaction_skips_unencrypted_stored_history": NATIVE,
     "test_encrypted_pop_wrong_key_preserves_recoverable_history": NATIVE,
     "test_encrypted_pop_rechecks_authentication_after_expired_tail": NATIVE,

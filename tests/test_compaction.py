@@ -291,6 +291,25 @@ def test_compaction_is_due_only_over_the_trigger():
     assert compactor.compact(store, thread).written
 
 
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_a_forced_compaction_says_it_was_due_even_with_nothing_after_the_instructions(flavour):
+    # Compaction.due is "whether compaction was due (or forced)": a forced call on a thread that holds only
+    # its leading system message has nothing to summarize, writes nothing, and still was forced (issue 42).
+    store = InMemoryThreadStore()
+    thread = new_thread(store, SystemMessage(content="Be brief."))
+    compactor = Compactor(Scripted(), limit=20, trigger=16, keep=6)
+    if flavour == "sync":
+        done, unforced = compactor.compact(store, thread, force=True), compactor.compact(store, thread)
+    else:
+        async_store = AsyncInMemoryThreadStore()
+        thread_id = asyncio.run(async_store.create_thread())
+        asyncio.run(async_store.append(thread_id, [SystemMessage(content="Be brief.")]))
+        done = asyncio.run(compactor.acompact(async_store, thread_id, force=True))
+        unforced = asyncio.run(compactor.acompact(async_store, thread_id))
+    assert (done.due, done.written) == (True, ())
+    assert (unforced.due, unforced.written) == (False, ())
+
+
 def test_settings_that_cannot_work_are_refused_by_name():
     with pytest.raises(ValueError, match="keep <= trigger <= limit"):
         CompactingContext(10, trigger=4, keep=5)

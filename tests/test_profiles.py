@@ -41,6 +41,7 @@ from messages.profiles.rules import (
     NoPrefill,
     RedactedThinking,
     TextLength,
+    ThinkingOrder,
     ToolCallIds,
 )
 from messages.quirks import QUIRKS
@@ -1501,6 +1502,29 @@ def test_where_litellm_hoists_system_messages_a_conversation_ending_on_one_ends_
     # Where the route sends a late system message as a user turn (1.104 on), the list is left as it is.
     as_user = Profile("claude", (NoPrefill(row=15), FinalThinking(row=18)))
     assert as_user.apply(ENDS_ON_SYSTEM) == ENDS_ON_SYSTEM
+
+
+def test_where_litellm_hoists_system_messages_assistant_turns_around_one_are_merged_thinking_first():
+    # Found by the conformance property at the floor (litellm 1.82.2): with the system message between them
+    # sent in the system prompt, litellm's Anthropic converter merges the two assistant turns, the second
+    # one's thinking after the first one's text, which Anthropic refuses (quirk 18).
+    thinking = [{"type": "redacted_thinking", "data": "Eqq+hQ0VaW29"}]
+    conversation = [
+        {"role": "user", "content": "Hello."},
+        {"role": "assistant", "content": "Hi."},
+        {"role": "developer", "content": "Answer in French."},
+        {"role": "assistant", "content": "Bonjour.", "thinking_blocks": thinking},
+        {"role": "user", "content": "Merci."},
+    ]
+    hoisted = Profile("claude", (ThinkingOrder(row=18, hoisted=True),))
+    applied = hoisted.apply(conversation)
+    assert [m["role"] for m in applied] == ["user", "assistant", "developer", "user"]
+    assert applied[1]["thinking_blocks"] == thinking
+    assert applied[1]["content"] == "Hi.\n\nBonjour."
+    assert applied[2] == conversation[2]  # the system message kept, after the merged turn
+    assert hoisted.apply(applied) == applied
+    # Where the route sends the system message where it stands (1.104 on), nothing is merged.
+    assert Profile("claude", (ThinkingOrder(row=18),)).apply(conversation) == conversation
 
 
 def test_redacted_thinking_is_left_out_and_the_signed_thinking_kept():

@@ -18,11 +18,14 @@ import sys
 import tarfile
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 try:
     import fcntl
@@ -346,3 +349,80 @@ def test_the_openai_agents_extra_installs_alone_and_keeps_a_session(installed, t
     # The newest item is a result: the limited read reaches back to its call. mcp (the SDK's) is pinned
     # below 2 by constraints.txt, beside autogen-ext's MCP tools.
     assert out == ["2", "function_call_output", "0.24.0", "1"]
+
+
+# --- beside the frameworks that ship litellm (issue 37) ---------------------------------------------------
+#
+# A framework's users add this package to a project that already pins the framework: if the two ranges of
+# litellm (or of pydantic, or of anything else) do not meet, the installer refuses the pair and those users
+# cannot have the package at all. Each case asks a real resolver to resolve the wheel built from this tree
+# beside one framework, from the package index, for Python 3.11, and fails naming the framework and the
+# resolver's own explanation when it cannot. The resolver is uv's (`uv pip compile`, the same metadata and
+# rules as pip's): pip 23.2 backtracked for over ten minutes on google-adk[extensions] here and then tried
+# to build an old sdist, where uv answers in seconds. The resolutions run in parallel.
+
+FRAMEWORKS = {
+    # llamabot's issue #275 is where this package began; 0.19.16 pins litellm >=1.71.0,<1.82.7.
+    "llamabot": "llamabot==0.19.16",
+    # google-adk 2.13's [extensions] pins litellm >=1.84,<1.106.3.
+    "google-adk": "google-adk[extensions]==2.13.*",
+    "crewai": "crewai[litellm]",
+    "openai-agents": "openai-agents[litellm]",
+    "dspy": "dspy",
+    "smolagents": "smolagents[litellm]",
+}
+"""The frameworks the package must install beside, as their users install them."""
+
+
+def resolve(wheel: Path, requirement: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    """The resolution of ``wheel`` beside ``requirement`` (nothing installed): the pinned requirements it
+    chose in ``folder / "resolved.txt"``."""
+    folder.mkdir()
+    (folder / "requirements.in").write_text(f"llm-messages @ {wheel.as_uri()}\n{requirement}\n")
+    return subprocess.run(
+        [
+            *(sys.executable, "-m", "uv", "pip", "compile", "--quiet", "--python-version", "3.11"),
+            *("requirements.in", "--output-file", "resolved.txt"),
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def declared(name: str) -> SpecifierSet:
+    """The range the package declares for ``name`` (pyproject.toml's dependencies)."""
+    import tomllib
+
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    (found,) = (Requirement(d) for d in dependencies if Requirement(d).name == name)
+    return found.specifier
+
+
+def test_the_wheel_resolves_beside_every_framework_that_ships_litellm(installed: Installed, tmp_path):
+    folders = {name: tmp_path / name for name in FRAMEWORKS}
+    with ThreadPoolExecutor(max_workers=len(FRAMEWORKS)) as pool:
+        results = dict(
+            zip(
+                FRAMEWORKS,
+                pool.map(lambda n: resolve(installed.wheel, FRAMEWORKS[n], folders[n]), FRAMEWORKS),
+                strict=True,
+            )
+        )
+    refused = {
+        name: (result.stderr.strip().splitlines() or ["(no output)"])[-12:]
+        for name, result in results.items()
+        if result.returncode != 0
+    }
+    assert not refused, "the package cannot be installed beside: " + "; ".join(
+        f"{FRAMEWORKS[name]} ({' / '.join(lines)})" for name, lines in refused.items()
+    )
+    for name, folder in folders.items():
+        resolved = (folder / "resolved.txt").read_text()
+        pins = (line.split("==", 1) for line in resolved.splitlines() if "==" in line and line[0] != "#")
+        chosen = {key.strip().lower(): value.split()[0] for key, value in pins}
+        assert "llm-messages" in resolved, name
+        assert chosen["litellm"] in declared("litellm"), (name, chosen["litellm"])
+        assert chosen["pydantic"] in declared("pydantic"), (name, chosen["pydantic"])

@@ -147,12 +147,15 @@ def litellm_converter(profile: Profile) -> Profile:
         profile: the provider's profile.
 
     Returns:
-        ``profile`` with the final-turn rule that reads the list as the route sends it, or ``profile``
-        itself where the installed litellm keeps system messages in place.
+        ``profile`` with the rules about thinking (the final turn's, and the order in merged turns) reading
+        the list as the route sends it, or ``profile`` itself where the installed litellm keeps system
+        messages in place.
 
     Raises nothing.
     """
-    return profile.with_rules(FinalThinking(row=18, hoisted=True)) if HOISTS_SYSTEM else profile
+    if not HOISTS_SYSTEM:
+        return profile
+    return profile.with_rules(FinalThinking(row=18, hoisted=True), ThinkingOrder(row=18, hoisted=True))
 
 
 PROFILE = litellm_converter(Profile("anthropic", CLAUDE_RULES, parts=CLAUDE_PARTS))

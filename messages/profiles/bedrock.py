@@ -88,7 +88,7 @@ _CONVERSE = Profile("bedrock", CLAUDE_RULES, parts=BEDROCK_PARTS).with_rules(
     DropBlank(whitespace=True, row=43),
     CallTurnContent(value="null", whitespace=True, row=43),
     BlankToolResults(whitespace=True, row=43),
-    ThinkingOrder(row=18),
+    ThinkingOrder(row=18, hoisted=HOISTS_SYSTEM),
     FinalThinking(row=18, hoisted=HOISTS_SYSTEM),
     BridgeToolResults(row=44),
     UserFirst(row=41),

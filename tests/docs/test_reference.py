@@ -176,6 +176,19 @@ def _home(path: str) -> str:
     return path
 
 
+def _tell(needed: str, found: dict[str, list[str]]) -> str:
+    """The failure message: for each object, the file to edit, the object and what its docstring needs; a
+    module merged before its docstrings are written may be listed in ``PHASE_TWO`` meanwhile."""
+    lines = [f"These docstrings need {needed}:"]
+    for path, names in sorted(found.items()):
+        listed = f" ({', '.join(names)})" if names else ""
+        home = _home(path)
+        module = package() if home == "messages" else package()[home.removeprefix("messages.")]
+        lines.append(f"  {Path(module.filepath).relative_to(ROOT)}: {path}{listed}")
+    lines.append("(an undocumented module merged meanwhile: add its name to PHASE_TWO in this file)")
+    return "\n".join(lines)
+
+
 def test_every_public_callable_says_what_each_parameter_means():
     missing: dict[str, list[str]] = {}
     callables = public_callables()
@@ -187,7 +200,7 @@ def test_every_public_callable_says_what_each_parameter_means():
         absent = [name for name in taken if not documented.get(name, "").strip()]
         if absent:
             missing[path] = absent
-    assert missing == {}
+    assert missing == {}, _tell("an `Args:` entry for each parameter named", missing)
 
 
 def test_no_parameter_section_names_a_parameter_the_signature_lacks():
@@ -197,7 +210,7 @@ def test_no_parameter_section_names_a_parameter_the_signature_lacks():
         extra = sorted(set(documented) - set(taken))
         if extra:
             stale[path] = extra
-    assert stale == {}
+    assert stale == {}, _tell("no `Args:` entry for a parameter it lacks (remove those named)", stale)
 
 
 def test_every_public_function_that_returns_something_says_what():
@@ -207,7 +220,7 @@ def test_every_public_function_that_returns_something_says_what():
             continue
         if not _sections(*docstrings) & {"returns", "yields"}:
             silent.append(path)
-    assert silent == []
+    assert silent == [], _tell("a `Returns:` (or `Yields:`) section", {p: [] for p in silent})
 
 
 def test_entry_points_show_an_example():
@@ -221,7 +234,7 @@ def test_entry_points_show_an_example():
         text = "".join(str(item) for s in examples for item in s.value)
         if "```python" not in text:
             without.append(path)
-    assert without == []
+    assert without == [], _tell("an `Examples:` section with a ```python block", {p: [] for p in without})
 
 
 def test_phase_two_names_only_modules_that_exist():

@@ -77,6 +77,29 @@ def test_the_junit_check_lets_postgres_tests_skip_when_no_server_was_up(tmp_path
     assert result.returncode == 0, result.stderr
 
 
+def test_the_junit_check_fails_a_run_where_no_test_of_a_required_package_ran(tmp_path):
+    # The floor's leg is the one environment with llamabot: its tests skipping there (llamabot missing)
+    # must fail CI, not pass as skips.
+    cases = "".join(
+        f'<testcase classname="{classname}" name="test_{n}">{skip}</testcase>'
+        for n, (classname, skip) in enumerate(
+            [
+                ("tests.test_models", ""),
+                ("tests.llamabot.test_bots", '<skipped message="llamabot is not installed"/>'),
+            ]
+        )
+    )
+    report = tmp_path / "junit.xml"
+    report.write_text(f'<testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>')
+    result = check(report, "--ran", "tests.llamabot")
+    assert result.returncode == 1
+    assert "tests.llamabot: 0 of 1 ran" in result.stdout
+    assert "no test of tests.llamabot ran (1 collected, all skipped)" in result.stderr
+    report.write_text(report.read_text().replace('<skipped message="llamabot is not installed"/>', ""))
+    assert check(report, "--ran", "tests.llamabot").returncode == 0
+    assert check(report, "--ran", "tests.nothing").returncode == 1
+
+
 def test_a_run_records_the_postgres_status_dev_py_gave_it_in_its_junit_report(tmp_path):
     report = tmp_path / "junit.xml"
     env = {**os.environ, "MESSAGES_POSTGRES_STATUS": "started"}

@@ -60,6 +60,7 @@ from messages.errors import (
     ThreadKindError,
     ThreadNotFoundError,
 )
+from messages.integrations._arguments import check_store
 from messages.integrations._windows import WindowFactory, window_factory
 from messages.integrations.agent_framework._replay import Entry, already_stored
 from messages.models import Message, ToolMessage
@@ -113,13 +114,7 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         store_outputs: bool = True,
         skip_excluded: bool = False,
     ) -> None:
-        if not isinstance(store, ThreadStore | AsyncThreadStore):
-            raise InvalidArgumentError(
-                f"ThreadStoreHistoryProvider(): store is a ThreadStore or an AsyncThreadStore of "
-                f"messages.stores (SQLiteThreadStore, AsyncPostgresThreadStore, ...), not a "
-                f"{type(store).__name__}",
-                argument="store",
-            )
+        check_store(store, "ThreadStoreHistoryProvider")
         super().__init__(
             source_id=source_id or self.DEFAULT_SOURCE_ID,
             load_messages=load_messages,

@@ -40,6 +40,7 @@ from messages.compaction import CompactingContext, Compaction, Compactor, _run_c
 from messages.context import BufferedContext, ChatCompletionContext
 from messages.convert.llamabot import LlamabotEnvelope, from_llamabot, to_llamabot
 from messages.errors import InvalidArgumentError, MessageTypeError, ThreadExistsError
+from messages.integrations._arguments import check_compactor, check_store
 from messages.integrations._windows import WindowFactory, window_factory
 from messages.integrations.llamabot._toolbot import toolbot_calls
 from messages.models import AIMessage, Message, SystemMessage, ToolMessage, UserMessage
@@ -260,21 +261,9 @@ class ThreadStoreChatMemory:
         window: ChatCompletionContext | WindowFactory | None = None,
         compactor: Compactor | None = None,
     ) -> None:
-        if not isinstance(store, ThreadStore | AsyncThreadStore):
-            raise InvalidArgumentError(
-                "ThreadStoreChatMemory(): store is a ThreadStore or an AsyncThreadStore of messages.stores "
-                f"(SQLiteThreadStore, AsyncPostgresThreadStore, ...), not a {type(store).__name__}",
-                argument="store",
-            )
-        if compactor is not None and not isinstance(compactor, Compactor):
-            raise InvalidArgumentError(
-                "ThreadStoreChatMemory(): compactor is a messages.compaction.Compactor, not a "
-                f"{type(compactor).__name__}",
-                argument="compactor",
-            )
-        self.store = store
+        self.store = check_store(store, "ThreadStoreChatMemory")
         """Where the thread is."""
-        self.compactor = compactor
+        self.compactor = check_compactor(compactor, "ThreadStoreChatMemory")
         """Compacts the thread when a read's window is over its trigger (``None``: never)."""
         made = window_factory(window, "ThreadStoreChatMemory")
         if made is None:

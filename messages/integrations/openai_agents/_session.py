@@ -46,6 +46,7 @@ from messages.errors import (
     ThreadExistsError,
     ThreadNotFoundError,
 )
+from messages.integrations._arguments import check_compactor, check_store
 from messages.integrations.openai_agents._items import kind_of, typed_messages, window_start
 from messages.models import Message
 from messages.stores import AsyncThreadStore, MessageRecord, ThreadStore
@@ -114,21 +115,9 @@ class ThreadStoreSession:
     ) -> None:
         self.session_id = check_thread_id(session_id)
         """The session's id: its thread's id in the store."""
-        if not isinstance(store, ThreadStore | AsyncThreadStore):
-            raise InvalidArgumentError(
-                "ThreadStoreSession(): store is a ThreadStore or an AsyncThreadStore of messages.stores "
-                f"(SQLiteThreadStore, AsyncPostgresThreadStore, ...), not a {type(store).__name__}",
-                argument="store",
-            )
-        if compactor is not None and not isinstance(compactor, Compactor):
-            raise InvalidArgumentError(
-                "ThreadStoreSession(): compactor is a messages.compaction.Compactor or None, not a "
-                f"{type(compactor).__name__}",
-                argument="compactor",
-            )
-        self.store = store
+        self.store = check_store(store, "ThreadStoreSession")
         """Where the session's thread is."""
-        self.compactor = compactor
+        self.compactor = check_compactor(compactor, "ThreadStoreSession")
         """Compacts the thread after each ``add_items`` when due (``None``: never)."""
         if isinstance(session_settings, Mapping):
             session_settings = dict(session_settings)  # the SDK's coercion takes a dict

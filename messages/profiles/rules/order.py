@@ -355,15 +355,34 @@ class Alternation(Rule):
         return merge_consecutive_roles(messages, made, at)
 
 
-def _thinking_joins(messages: Sequence[Message], at: Sequence[int] | None = None) -> list[int]:
+def _turn_before(messages: Sequence[Message], index: int, hoisted: bool) -> int:
+    """The index of the turn the route sends right before ``messages[index]`` (-1: none): the message before
+    it, or, where the route sends every system message in the system prompt (``hoisted``), the last one
+    before it that is not a system message."""
+    before = index - 1
+    while hoisted and before >= 0 and is_system(messages[before]):
+        before -= 1
+    return before
+
+
+def _merges_into(messages: Sequence[Message], index: int, hoisted: bool) -> int:
+    """The index of the assistant turn litellm merges ``messages[index]`` into, when it is an assistant turn
+    with thinking blocks sent right after one that calls no tools; -1 when it is not."""
+    if not (messages[index].get("role") == "assistant" and messages[index].get("thinking_blocks")):
+        return -1
+    before = _turn_before(messages, index, hoisted)
+    if before < 0 or messages[before].get("role") != "assistant" or messages[before].get("tool_calls"):
+        return -1
+    return before
+
+
+def _thinking_joins(
+    messages: Sequence[Message], at: Sequence[int] | None = None, hoisted: bool = False
+) -> list[int]:
     return [
         index
         for index in (range(1, len(messages)) if at is None else at)
-        if index
-        and messages[index].get("role") == "assistant"
-        and messages[index].get("thinking_blocks")
-        and messages[index - 1].get("role") == "assistant"
-        and not messages[index - 1].get("tool_calls")
+        if index and _merges_into(messages, index, hoisted) >= 0
     ]
 
 
@@ -372,16 +391,23 @@ class ThinkingOrder(Rule):
     """An assistant turn with thinking blocks right after another assistant turn is merged into it, its
     thinking first (quirk 18): litellm's Anthropic converter merges the two with the second turn's thinking
     after the first turn's text, and Anthropic answers "thinking blocks must come before the other
-    blocks"."""
+    blocks". Where the route sends every system message in the system prompt (``hoisted``: litellm's
+    Anthropic and Bedrock routes before 1.104), two assistant turns with only system messages between them
+    are sent side by side too, and are merged here the same way (the system messages kept after them, in
+    their order)."""
 
     id = "thinking-order"
     stage = 111
-    transitions = frozenset({("assistant", "assistant")})
+    # System to assistant too: with ``hoisted``, the turn before a system message is the assistant's
+    # neighbour as sent (without it, those pairs find nothing: ``detect_list`` looks at real neighbours).
+    transitions = frozenset({("assistant", "assistant"), ("system", "assistant"), ("developer", "assistant")})
 
     row: int | None = 18
+    hoisted: bool = False
+    """Whether the route sends every system message in the system prompt. Default: False."""
 
     def detect_list(self, messages: Sequence[Message], cx: Context) -> list[tuple[int | None, Any]]:
-        return [(index, True) for index in _thinking_joins(messages)]
+        return [(index, True) for index in _thinking_joins(messages, hoisted=self.hoisted)]
 
     def describe_list(self, finding: Any, messages: Sequence[Message], cx: Context) -> Iterable[Note]:
         yield Note(
@@ -392,22 +418,18 @@ class ThinkingOrder(Rule):
     def fix_list(
         self, messages: list[Message], cx: Context, made: list[Message], at: Sequence[int] | None
     ) -> list[Message]:
-        if not _thinking_joins(messages, at):
+        if not _thinking_joins(messages, at, self.hoisted):
             return messages
         out: list[Message] = []
         for m in messages:
             out.append(m)
             # A merged turn carries thinking, so the assistant turn before it (if any) is merged too.
-            while (
-                len(out) > 1
-                and out[-1].get("role") == "assistant"
-                and out[-1].get("thinking_blocks")
-                and out[-2].get("role") == "assistant"
-                and not out[-2].get("tool_calls")
-            ):
-                second = out.pop()
-                out[-1] = merge_two(out[-1], second)
-                made.append(out[-1])
+            index = len(out) - 1
+            while (before := _merges_into(out, index, self.hoisted)) >= 0:
+                merged = merge_two(out[before], out[index])
+                out[before:] = [merged, *out[before + 1 : index], *out[index + 1 :]]
+                made.append(merged)
+                index = before
         return out
 
 
