@@ -40,6 +40,7 @@ import math
 import os
 import select
 import threading
+import traceback
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC
@@ -322,6 +323,16 @@ def _late(where: str, bound: Bound, waited_for: str) -> BackendFailedError:
     )
 
 
+def _not_connected(where: str, exc: Exception) -> BackendFailedError:
+    """The error of a connection attempt that failed (``exc``): nothing was sent. The attempt's frames in
+    ``exc``'s traceback are cleared first: they hold its socket (psycopg's connection generator), which
+    would otherwise stay open, half-connected, for as long as anyone keeps the error."""
+    traceback.clear_frames(exc.__traceback__)
+    return BackendFailedError(
+        f"cannot connect to PostgreSQL at {where} ({_first_line(exc)})", cause=exc, maybe_written=False
+    )
+
+
 def _rows(cursor: Any) -> list[tuple[Any, ...]]:
     return list(cursor.fetchall()) if cursor.description else []
 
@@ -460,11 +471,7 @@ class PostgresThreadStore(SQLThreadStore):
                 self._conninfo, autocommit=True, connect_timeout=_connect_within(self._connect_timeout, bound)
             )
         except psycopg.Error as exc:
-            raise BackendFailedError(
-                f"cannot connect to PostgreSQL at {self._where} ({_first_line(exc)})",
-                cause=exc,
-                maybe_written=False,
-            ) from exc
+            raise _not_connected(self._where, exc) from exc
         try:
             if bound is not None:
                 bound.watch(conn.pgconn.socket, watchdog=True)  # the set-up is part of the call
@@ -800,11 +807,7 @@ class AsyncPostgresThreadStore(LoopStore):
             # this error's traceback, is closed once they are let go.
             pass
         except psycopg.Error as exc:
-            raise BackendFailedError(
-                f"cannot connect to PostgreSQL at {self._where} ({_first_line(exc)})",
-                cause=exc,
-                maybe_written=False,
-            ) from exc
+            raise _not_connected(self._where, exc) from exc
         if conn is None:
             assert bound is not None
             raise _late(self._where, bound, "a new connection")

@@ -83,6 +83,9 @@ class Proxy:
         with self._lock:
             self._closed = True
             flows = list(self._flows)
+        with contextlib.suppress(OSError):
+            # Wakes the accepting thread, which close() alone leaves blocked in accept() (Linux).
+            self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
         for flow in flows:
             flow.close()

@@ -163,14 +163,25 @@ def test_closing_a_store_with_a_call_cut_off_in_flight_returns_within_its_bound(
     network, spec = proxy
     store = bounded_store(network.dsn(spec["dsn"]), api)
     thread_id = store.create_thread()
-    network.partition()
+    connected, cut = threading.Event(), threading.Event()
     outcome: list[tuple[float, Any]] = []
-    appending = threading.Thread(
-        target=lambda: outcome.append(timed(lambda: store.append(thread_id, batch("in flight"))))
-    )
+
+    def append_once_cut() -> None:
+        # The sync store keeps a connection per thread: this one's is made before the cut, so the append
+        # goes out on it (one that had to connect during the cut would send nothing: NotWrittenError).
+        store.threads()
+        connected.set()
+        cut.wait()
+        outcome.append(timed(lambda: store.append(thread_id, batch("in flight"))))
+
+    appending = threading.Thread(target=append_once_cut)
     appending.start()
+    assert connected.wait(BOUND + MARGIN)
+    network.partition()
+    cut.set()
     calls = store.inner._calls if isinstance(store, Blocking) else store._calls
-    network.wait_until(lambda: calls._running == 1, "the append under way")
+    # In flight (the async store counts a call twice: its caller's wait, and its work).
+    network.wait_until(lambda: calls._running >= 1, "the append under way")
     # close() / aclose() waits for the call under way, which ends at its bound.
     elapsed, closed = timed(store.close)
     assert closed is None, repr(closed)
