@@ -22,6 +22,7 @@ import pytest
 from messages import (
     AsyncPostgresThreadStore,
     AsyncSQLiteThreadStore,
+    LocalThread,
     MaybeWrittenError,
     NotWrittenError,
     PostgresThreadStore,
@@ -29,6 +30,7 @@ from messages import (
     StoreClosedError,
     UserMessage,
 )
+from messages.context import BufferedContext
 from messages.stores.postgres import KEEPALIVES
 from tests.stores._backends import Blocking, Spec, open_store, write_lock_held
 from tests.stores._proxy import Proxy
@@ -201,6 +203,42 @@ def test_closing_a_store_with_a_call_cut_off_in_flight_returns_within_its_bound(
     reopened.append(thread_id, batch("next"))
     assert stored(spec, thread_id)[-3:] == contents(batch("next"))
     reopened.close()
+
+
+@pytest.mark.postgres
+def test_a_pop_and_a_window_read_cut_off_from_the_server_each_end_within_their_bound(proxy, api):
+    # The newer call paths (a window's one-statement read, the atomic pop) are bounded as append is.
+    network, spec = proxy
+    store = bounded_store(network.dsn(spec["dsn"]), api)
+    thread = LocalThread()
+    store.save_thread(thread)
+    store.append(thread.id, batch("m", 4))
+
+    network.partition()
+    elapsed, error = timed(lambda: store.pop(thread.id))
+    assert isinstance(error, MaybeWrittenError), repr(error)  # its transaction had begun: it may land
+    assert (error.operation, error.thread_id) == ("pop", thread.id)
+    assert_bounded(elapsed, "the pop")
+    network.heal()
+    kept = len(store.records(thread.id))  # the next call after the heal works (a new connection)
+    assert kept in (3, 4)
+    assert stored(spec, thread.id) == contents(batch("m", kept))  # popped whole from the end, or not at all
+
+    network.partition()
+    window = BufferedContext(buffer_size=2)
+
+    def read() -> Any:
+        if isinstance(store, Blocking):
+            return store._run(thread.aread(store.inner, window))
+        return thread.read(store, window)
+
+    elapsed, error = timed(read)
+    assert isinstance(error, NotWrittenError), repr(error)
+    assert error.operation == "read"
+    assert_bounded(elapsed, "the window's read")
+    network.heal()
+    assert contents(read()) == contents(batch("m", kept)[-2:])
+    store.close()
 
 
 @pytest.mark.postgres
