@@ -384,9 +384,9 @@ def _readable(fd: int) -> bool:
 class PostgresThreadStore(SQLThreadStore):
     """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value).
 
-    Every call is bounded (the guide's "Bounds"): one that has not ended ``timeout`` seconds after it
-    started fails, whatever the network or the server does meanwhile. The server is asked to end a
-    statement a little sooner (the session's ``statement_timeout`` and
+    Every call is bounded ("Bounds" in How the stores are built): one that has not ended ``timeout``
+    seconds after it started fails, whatever the network or the server does meanwhile. The server is asked
+    to end a statement a little sooner (the session's ``statement_timeout`` and
     ``idle_in_transaction_session_timeout``), so a statement kept waiting there (a lock held elsewhere)
     fails with its connection kept and nothing written; at the bound itself the store closes the call's
     connection, which ends a wait on a silent network or server. TCP keepalives and ``tcp_user_timeout``

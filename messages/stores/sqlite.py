@@ -150,6 +150,12 @@ class SQLiteThreadStore(SQLThreadStore):
     ``"FULL"``, an operating system crash and a power cut as well, at the price of a sync of the disk per
     write (see the module docstring). ``timeout`` is how long a writer waits for another's write lock.
 
+    Args:
+        path: the database file (a ``str`` or a path-like), created if missing.
+        timeout: the bound of each call's waits for another connection's lock, in seconds (default 30):
+            SQLite's busy timeout, less what the call spent before its first wait; ``0``: never wait.
+        synchronous: ``"NORMAL"`` (the default) or ``"FULL"``: what a returned append survives.
+
     Raises:
         StoreError: this Python's SQLite is older than the store needs.
         InvalidArgumentError: ``synchronous`` is neither ``"FULL"`` nor ``"NORMAL"``, ``timeout`` is not a
@@ -413,6 +419,14 @@ class AsyncSQLiteThreadStore(OffloadedStore):
     CPU work of many conversations does not pile up between two turns of the loop (the GIL is handed back
     to it every few milliseconds). The file is opened (and its schema built) when the store is made: make
     it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or ``async with``).
+
+    Args:
+        path: the database file (a ``str`` or a path-like), created if missing.
+        timeout: the bound of each call's waits, in seconds (default 30), counted from the moment its
+            caller called: a call that waited for a worker behind others waits that much less for another
+            connection's lock, and one with nothing left fails (``NotWrittenError``); ``0``: never wait.
+        synchronous: ``"NORMAL"`` (the default) or ``"FULL"``: what a returned append survives.
+        workers: how many worker threads (each with a connection of its own) run the calls.
 
     Raises:
         StoreError: this Python's SQLite is older than the store needs.
