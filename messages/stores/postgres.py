@@ -249,6 +249,41 @@ def _connect_within(connect_timeout: float, bound: Bound | None) -> int:
     return max(1, math.ceil(connect_timeout))
 
 
+_WATCHED: list[Any] = []
+"""``_watched_connection``'s class, made once (psycopg is imported with the first store)."""
+
+
+def _watched_connection(psycopg: Any) -> Any:
+    """psycopg's ``Connection``, its connection attempts watched by the bound of the call that makes them:
+    each socket libpq connects through is shut down at the call's deadline, so a connection that cannot be
+    had ends within the bound, not at libpq's ``connect_timeout`` (whole seconds, at least 2). psycopg's
+    connect hands the sockets out through ``_connect_gen`` (the generator its ``connect`` waits on); a
+    psycopg without it connects as it is, bounded by ``connect_timeout`` alone."""
+    if not _WATCHED:
+        base = psycopg.Connection
+        if not hasattr(base, "_connect_gen"):
+            _WATCHED.append(base)
+            return base
+
+        class Watched(base):  # type: ignore[misc, valid-type]
+            @classmethod
+            def _connect_gen(cls, *args: Any, **kwargs: Any) -> Any:
+                attempt = super()._connect_gen(*args, **kwargs)
+                bound = current_bound()
+                if bound is None:
+                    return (yield from attempt)
+                try:
+                    wait = next(attempt)
+                    while True:  # each wait names the socket (libpq may change it between two waits)
+                        bound.watch(wait[0], watchdog=True)
+                        wait = attempt.send((yield wait))
+                except StopIteration as done:
+                    return done.value
+
+        _WATCHED.append(Watched)
+    return _WATCHED[0]
+
+
 def _append_statement(thread_id: str, rows: list[Row], counts: Pending) -> tuple[str, dict[str, object]]:
     """The append of ``rows``, saving ``counts`` with it, and its parameters."""
     params: dict[str, object] = {
@@ -467,7 +502,7 @@ class PostgresThreadStore(SQLThreadStore):
         psycopg = self._psycopg
         bound = current_bound()
         try:
-            conn = psycopg.connect(
+            conn = _watched_connection(psycopg).connect(
                 self._conninfo, autocommit=True, connect_timeout=_connect_within(self._connect_timeout, bound)
             )
         except psycopg.Error as exc:

@@ -243,11 +243,16 @@ def test_a_pop_and_a_window_read_cut_off_from_the_server_each_end_within_their_b
 
 @pytest.mark.postgres
 def test_a_store_opened_while_the_network_is_down_fails_within_its_bound(proxy, api):
+    # A bound of 1 s, under libpq's least connect_timeout (2 s): the store's own bound ends the attempt,
+    # and says so (libpq's would say "connection timeout expired").
     network, spec = proxy
     network.partition()
-    elapsed, error = timed(lambda: bounded_store(network.dsn(spec["dsn"]), api))
+    elapsed, error = timed(
+        lambda: bounded_store(network.dsn(spec["dsn"]), api, timeout=1.0, connect_timeout=None)
+    )
     assert isinstance(error, NotWrittenError), repr(error)
     assert error.operation == "open"
+    assert "within the call's bound (1 s, the store's timeout)" in str(error)
     assert_bounded(elapsed, "opening the store")
     network.heal()
     store = bounded_store(network.dsn(spec["dsn"]), api)
