@@ -136,9 +136,12 @@ class _Connection(sqlite3.Connection):
     """The busy timeout (seconds) set on it."""
 
 
-def _bound_waits(conn: sqlite3.Connection, wait: float) -> None:
-    """Set ``conn``'s busy timeout to ``wait`` seconds, unless it is that already."""
-    if isinstance(conn, _Connection) and conn.busy != wait:
+def _bound_waits(conn: sqlite3.Connection, wait: float, timeout: float) -> None:
+    """Let ``conn`` wait ``wait`` seconds for a lock (the store's ``timeout`` at most): its busy timeout is
+    lowered when it is more than ``_SLACK`` over, and raised when it is more than a twentieth of
+    ``timeout`` under (a call that gives up that much early tells the truth all the same). So a call after
+    one that was kept waiting (its worker, a slow open on a loaded machine) costs no ``PRAGMA``."""
+    if isinstance(conn, _Connection) and not (wait - max(_SLACK, timeout / 20) <= conn.busy <= wait + _SLACK):
         conn.execute(f"PRAGMA busy_timeout = {math.ceil(wait * 1000)}")
         conn.busy = wait
 
@@ -227,7 +230,7 @@ class SQLiteThreadStore(SQLThreadStore):
         conn = self._connections.get()
         bound = current_bound()
         if bound is not None:
-            _bound_waits(conn, self._lock_wait(bound))
+            _bound_waits(conn, self._lock_wait(bound), self._timeout)
         return conn
 
     def _lock_wait(self, bound: Bound | None) -> float:

@@ -366,3 +366,31 @@ def test_async_sqlite_calls_queued_behind_a_held_lock_each_end_within_their_boun
         assert error.operation == "append"
     with SQLiteThreadStore(path) as reader:
         assert reader.messages("t") == batch("after")  # nothing of the refused ones was written
+
+
+def test_a_sqlite_call_that_waited_waits_less_for_a_lock_and_the_calls_after_it_run_no_extra_pragma(
+    tmp_path,
+):
+    # A call of the async store counts its bound from its caller's call (started_at): one that waited for
+    # its worker gets what is left for a lock wait (the busy timeout lowered), and the calls after it get
+    # the whole timeout back only when they would otherwise lose more than a twentieth of it: a call
+    # after one that waited a little (a loaded machine, a slow open) runs no extra statement.
+    from messages.stores._bounds import started_at
+
+    store = SQLiteThreadStore(tmp_path / "threads.db", timeout=30)
+    seen: list[str] = []
+    store._connection().set_trace_callback(seen.append)
+
+    def pragmas(waited: float) -> list[str]:
+        seen.clear()
+        started_at(store.threads, 30.0, time.monotonic() - waited)()
+        return [statement for statement in seen if statement.startswith("PRAGMA")]
+
+    assert pragmas(0) == []
+    assert pragmas(1.0) == ["PRAGMA busy_timeout = 29000"]  # the bound holds: a second less for a lock
+    assert pragmas(0) == []  # a second short of the whole timeout: not worth a statement
+    [lowered] = pragmas(10.0)
+    assert lowered.startswith("PRAGMA busy_timeout = 2")  # about 20 s left: 20000 ms or a little less
+    assert pragmas(0) == ["PRAGMA busy_timeout = 30000"]  # the whole timeout again
+    assert pragmas(0) == []
+    store.close()
