@@ -265,11 +265,13 @@ def test_a_write_the_server_keeps_waiting_ends_at_its_statement_timeout_not_writ
     make_spec, api
 ):
     # A lock held elsewhere past the bound: the server ends the statement (statement_timeout, set a little
-    # under the bound) and says so, the connection is kept, and nothing was written.
+    # under the bound) and says so, the connection is kept, and nothing was written. A bound of 4 s: the
+    # server's answer has 1 s to arrive before the store's own bound would cut the connection (0.5 s with
+    # the tests' 2 s, short for a loaded machine).
     import psycopg
 
     spec = make_spec("postgres")
-    store = bounded_store(spec["dsn"], api)
+    store = bounded_store(spec["dsn"], api, timeout=4.0)
     store.create_thread("t")
     pid = raw_backend_pids(store)
     with write_lock_held(spec, "t"):
