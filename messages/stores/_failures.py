@@ -83,13 +83,14 @@ def backend_error(
             "(reconnecting if the connection was lost): retrying it is safe"
         )
     elif error is MaybeWrittenError:
-        reconcile = _RECONCILE.get(operation, "read back what it wrote before retrying")
+        known = _RECONCILE.get(operation)
+        reconcile = known or "read back what it wrote before retrying"
         if late:
-            reconcile = _LATE.get(
-                operation,
+            late_text = (
                 "its statement may still reach the server and commit: once the server answers again, read "
-                f"back what it wrote before retrying; {reconcile}",
+                "back what it wrote before retrying"
             )
+            reconcile = _LATE.get(operation, f"{late_text}; {known}" if known else late_text)
         message = f"{target} may or may not have been written: {what}. {reconcile[0].upper()}{reconcile[1:]}"
     else:
         message = (

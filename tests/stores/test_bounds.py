@@ -218,6 +218,10 @@ def test_a_pop_and_a_window_read_cut_off_from_the_server_each_end_within_their_b
     elapsed, error = timed(lambda: store.pop(thread.id))
     assert isinstance(error, MaybeWrittenError), repr(error)  # its transaction had begun: it may land
     assert (error.operation, error.thread_id) == ("pop", thread.id)
+    assert str(error).endswith(
+        ". Its statement may still reach the server and commit: once the server answers again, read back "
+        "what it wrote before retrying"
+    )
     assert_bounded(elapsed, "the pop")
     network.heal()
     kept = len(store.records(thread.id))  # the next call after the heal works (a new connection)
