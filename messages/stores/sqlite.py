@@ -125,8 +125,9 @@ _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
 
 _SLACK = 0.05
 """How much of its bound a call may spend before its first lock wait and still wait the whole ``timeout``
-for the lock (seconds): a call that waited longer for its worker, or for the file's lock while opening it,
-gets what is left of its bound, by a ``PRAGMA busy_timeout``."""
+for the lock, and how far a connection's busy timeout may exceed what a call has left (seconds): a call
+that waited longer for its worker, or for the file's lock while opening it, gets what is left of its
+bound, by a ``PRAGMA busy_timeout`` (``_bound_waits``)."""
 
 
 class _Connection(sqlite3.Connection):
