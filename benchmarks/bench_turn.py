@@ -28,12 +28,13 @@ The configurations: every window kind (``BufferedContext(40)``, ``HeadAndTailCon
 with a checkpoint 60 messages before the end, nothing due), a chat and a tool-heavy conversation
 (``benchmarks._conversation``), threads of 100, 10,000 and 100,000 messages, on SQLite (``synchronous``
 NORMAL and FULL) and PostgreSQL (when ``MESSAGES_TEST_POSTGRES_DSN`` names a server:
-``scripts/postgres.sh run python3 scripts/dev.py bench turn``). Every configuration has a thread of its
-own, set back to its length after each round (the rows a round appended deleted, outside the timing), so
-a thread of 100 stays 100. All of them run in one process, interleaved: each round times every
-configuration's turn once, beside its floor (in alternating order), and litellm's call; the figures are
-medians over the rounds (wall clock, the garbage collector off while timing, collected between rounds),
-the ratio to the floor the median of the per-round ratios.
+``scripts/postgres.sh run python3 scripts/dev.py bench turn``). Every configuration has a thread of its own,
+set back to its length after each round (the rows a round appended removed, outside the timing: the package's
+with the store's own ``pop``, the floor's on its own connection, so that neither finds its page cache dropped
+by another connection's write), so a thread of 100 stays 100. All of them run in one process, interleaved:
+each round times every configuration's turn once, beside its floor (in alternating order), and litellm's call;
+the figures are medians over the rounds (wall clock, the garbage collector off while timing, collected between
+rounds), the ratio to the floor the median of the per-round ratios.
 
 Targets: the package's turn within 2x of the floor at the same durability setting, everywhere; at most 10%
 of litellm's call on SQLite at the default setting.
@@ -457,9 +458,6 @@ class Backend:
         self.run(self.raw, self.COPY, [(copy, copy, length, source), (copy, source, length)])
         return copy
 
-    def truncate(self, thread_id: str, length: int) -> None:
-        self.run(self.raw, self.TRUNCATE, [(thread_id, length)] * 2 + [(length, thread_id)])
-
     def fill_floor(self, conn: Any, floor: Floor, rows: list[tuple[str, str, int]], upto: int | None) -> None:
         summary = summary_message("The conversation so far, summarized.").model_dump_json()
         self.run(
@@ -474,7 +472,6 @@ class Backend:
         self.run(conn, self.FLOOR_TRUNCATE, [(floor.thread_id, length), (length, floor.thread_id)])
 
     COPY: tuple[str, ...] = ()
-    TRUNCATE: tuple[str, ...] = ()
     FILL: tuple[str, ...] = ()
     FLOOR_TRUNCATE: tuple[str, ...] = ()
 
@@ -501,11 +498,6 @@ class SQLiteBackend(Backend):
         "INSERT INTO thread_store_messages (thread_id, position, message, created_at, message_id, "
         "metadata, role) SELECT ?, position, message, created_at, message_id, metadata, role FROM "
         "thread_store_messages WHERE thread_id = ? AND position < ?",
-    )
-    TRUNCATE = (
-        "DELETE FROM thread_store_messages WHERE thread_id = ? AND position >= ?",
-        "DELETE FROM thread_store_token_counts WHERE thread_id = ? AND position >= ?",
-        "UPDATE thread_store_threads SET length = ? WHERE id = ?",
     )
     FILL = (
         "INSERT INTO threads VALUES (?, ?)",
@@ -564,7 +556,6 @@ class PostgresBackend(Backend):
             SQLiteBackend.COPY[1],
         )
     )
-    TRUNCATE = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.TRUNCATE)
     FILL = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.FILL)
     FLOOR_TRUNCATE = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.FLOOR_TRUNCATE)
 
@@ -650,7 +641,7 @@ def build_configs(sizes: tuple[int, ...], backends: list[Backend], response: Any
                         thread_id = backend.copy_thread(sources[backend.name], length)
                         floor = backend.floor(conn, window, response, encode)
                         backend.fill_floor(conn, floor, rows, upto if window == "compacting" else None)
-                        reset = resetting(backend, conn, thread_id, floor, length)
+                        reset = resetting(backend, store, conn, thread_id, floor, length)
                         configs.append(
                             make_config(
                                 backend.label(setting), store, thread_id, floor, size, conversation, window,
@@ -686,9 +677,16 @@ def make_config(
     return Config(backend, size, conversation, window, ours, floor, reset)
 
 
-def resetting(backend: Backend, conn: Any, thread_id: str, floor: Floor, length: int) -> Callable[[], None]:
+def resetting(
+    backend: Backend, store: ThreadStore, conn: Any, thread_id: str, floor: Floor, length: int
+) -> Callable[[], None]:
+    """Set the thread and the floor's back to ``length`` messages, each through its own connection (the
+    store's ``pop``): a write from another connection would make SQLite drop the store's page cache before
+    its next turn, a cost the floor, set back on its own connection, would not pay."""
+
     def reset() -> None:
-        backend.truncate(thread_id, length)
+        for _ in range(store.thread_info(thread_id).length - length):
+            store.pop(thread_id)
         backend.truncate_floor(conn, floor, length)
 
     return reset
