@@ -28,12 +28,13 @@ The configurations: every window kind (``BufferedContext(40)``, ``HeadAndTailCon
 with a checkpoint 60 messages before the end, nothing due), a chat and a tool-heavy conversation
 (``benchmarks._conversation``), threads of 100, 10,000 and 100,000 messages, on SQLite (``synchronous``
 NORMAL and FULL) and PostgreSQL (when ``MESSAGES_TEST_POSTGRES_DSN`` names a server:
-``scripts/postgres.sh run python3 scripts/dev.py bench turn``). Every configuration has a thread of its
-own, set back to its length after each round (the rows a round appended deleted, outside the timing), so
-a thread of 100 stays 100. All of them run in one process, interleaved: each round times every
-configuration's turn once, beside its floor (in alternating order), and litellm's call; the figures are
-medians over the rounds (wall clock, the garbage collector off while timing, collected between rounds),
-the ratio to the floor the median of the per-round ratios.
+``scripts/postgres.sh run python3 scripts/dev.py bench turn``). Every configuration has a thread of its own,
+set back to its length after each round (the rows a round appended removed, outside the timing: the package's
+with the store's own ``pop``, the floor's on its own connection, so that neither finds its page cache dropped
+by another connection's write), so a thread of 100 stays 100. All of them run in one process, interleaved:
+each round times every configuration's turn once, beside its floor (in alternating order), and litellm's call;
+the figures are medians over the rounds (wall clock, the garbage collector off while timing, collected between
+rounds), the ratio to the floor the median of the per-round ratios.
 
 Targets: the package's turn within 2x of the floor at the same durability setting, everywhere; at most 10%
 of litellm's call on SQLite at the default setting.
@@ -438,8 +439,10 @@ class Backend:
     setting_name = ""
     settings: dict[str, tuple[ThreadStore, Any]]
     """By setting: the package's store, and the floor's connection at the same setting."""
-    raw: Any
-    """A connection to the package's tables, to copy and cut threads."""
+    raws: dict[str, Any]
+    """By setting: a connection to the package's tables, to copy threads into its store."""
+    sources: dict[str, str] = {}  # noqa: RUF012  # read only
+    """By setting: the prefix of the tables ``source()`` builds in, where they are another database's."""
 
     def label(self, setting: str) -> str:
         return f"{self.name} {self.setting_name}={setting}"
@@ -451,14 +454,13 @@ class Backend:
             store.append(thread_id, batch)
         return thread_id
 
-    def copy_thread(self, source: str, length: int) -> str:
-        """A new thread of the package's store holding ``source``'s first ``length`` messages."""
+    def copy_thread(self, source: str, length: int, setting: str) -> str:
+        """A new thread of the store of ``setting`` holding the first ``length`` messages of ``source`` (a
+        thread of the first setting's store, from ``source()``)."""
         copy = uuid.uuid4().hex
-        self.run(self.raw, self.COPY, [(copy, copy, length, source), (copy, source, length)])
+        statements = tuple(sql.format(source=self.sources.get(setting, "")) for sql in self.COPY)
+        self.run(self.raws[setting], statements, [(copy, copy, length, source), (copy, source, length)])
         return copy
-
-    def truncate(self, thread_id: str, length: int) -> None:
-        self.run(self.raw, self.TRUNCATE, [(thread_id, length)] * 2 + [(length, thread_id)])
 
     def fill_floor(self, conn: Any, floor: Floor, rows: list[tuple[str, str, int]], upto: int | None) -> None:
         summary = summary_message("The conversation so far, summarized.").model_dump_json()
@@ -474,7 +476,6 @@ class Backend:
         self.run(conn, self.FLOOR_TRUNCATE, [(floor.thread_id, length), (length, floor.thread_id)])
 
     COPY: tuple[str, ...] = ()
-    TRUNCATE: tuple[str, ...] = ()
     FILL: tuple[str, ...] = ()
     FLOOR_TRUNCATE: tuple[str, ...] = ()
 
@@ -490,22 +491,19 @@ class Backend:
 
 
 class SQLiteBackend(Backend):
-    """SQLite: the package's store on one file (a store per ``synchronous`` setting), the floor's tables
-    on another (a connection per setting)."""
+    """SQLite: for each ``synchronous`` setting, the package's store on a file of its own and the floor's
+    tables on another, as a bot's process has its store: no other connection writes to either file between
+    two turns (a write from another connection makes SQLite drop a connection's page cache)."""
 
     name, setting_name = "SQLite", "synchronous"
     COPY = (
         "INSERT INTO thread_store_threads (id, state, kind, length, created_at, updated_at, ordinal) "
         "SELECT ?, replace(state, id, ?), kind, ?, created_at, updated_at, "
-        "(SELECT max(ordinal) + 1 FROM thread_store_threads) FROM thread_store_threads WHERE id = ?",
+        "(SELECT coalesce(max(ordinal), 0) + 1 FROM main.thread_store_threads) "
+        "FROM {source}thread_store_threads WHERE id = ?",
         "INSERT INTO thread_store_messages (thread_id, position, message, created_at, message_id, "
         "metadata, role) SELECT ?, position, message, created_at, message_id, metadata, role FROM "
-        "thread_store_messages WHERE thread_id = ? AND position < ?",
-    )
-    TRUNCATE = (
-        "DELETE FROM thread_store_messages WHERE thread_id = ? AND position >= ?",
-        "DELETE FROM thread_store_token_counts WHERE thread_id = ? AND position >= ?",
-        "UPDATE thread_store_threads SET length = ? WHERE id = ?",
+        "{source}thread_store_messages WHERE thread_id = ? AND position < ?",
     )
     FILL = (
         "INSERT INTO threads VALUES (?, ?)",
@@ -520,16 +518,23 @@ class SQLiteBackend(Backend):
     def __init__(self, directory: Path, settings: tuple[str, ...]) -> None:
         import sqlite3
 
-        path = directory / "turn.sqlite"
-        self.settings = {}
+        self.settings, self.raws, self.sources = {}, {}, {}
+        first = directory / f"turn-{settings[0].lower()}.sqlite"
         for setting in settings:
-            conn = sqlite3.connect(directory / "floor.sqlite", isolation_level=None, check_same_thread=False)
+            path = directory / f"turn-{setting.lower()}.sqlite"
+            floor = directory / f"floor-{setting.lower()}.sqlite"
+            conn = sqlite3.connect(floor, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA synchronous = {setting}")
             for statement in SQLITE_FLOOR_SCHEMA:
                 conn.execute(statement)
-            self.settings[setting] = (SQLiteThreadStore(path, synchronous=setting), conn)  # type: ignore[arg-type]
-        self.raw = sqlite3.connect(path, isolation_level=None)
+            store = SQLiteThreadStore(path, synchronous=setting)  # type: ignore[arg-type]
+            store.threads()  # its tables made, for the copies
+            self.settings[setting] = (store, conn)
+            self.raws[setting] = raw = sqlite3.connect(path, isolation_level=None)
+            if path != first:  # source() builds its threads in the first setting's store
+                raw.execute("ATTACH DATABASE ? AS source", (str(first),))
+                self.sources[setting] = "source."
 
     def run(self, conn: Any, statements: tuple[str, ...], parameters: list[Any]) -> None:
         conn.execute("BEGIN IMMEDIATE")
@@ -547,7 +552,8 @@ class SQLiteBackend(Backend):
         for store, conn in self.settings.values():
             store.close()
             conn.close()
-        self.raw.close()
+        for raw in self.raws.values():
+            raw.close()
 
 
 class PostgresBackend(Backend):
@@ -561,10 +567,9 @@ class PostgresBackend(Backend):
         for statement in (
             "INSERT INTO thread_store_threads (id, state, kind, length) "
             "SELECT ?, replace(state, id, ?), kind, ? FROM thread_store_threads WHERE id = ?",
-            SQLiteBackend.COPY[1],
+            SQLiteBackend.COPY[1].replace("{source}", ""),
         )
     )
-    TRUNCATE = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.TRUNCATE)
     FILL = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.FILL)
     FLOOR_TRUNCATE = tuple(statement.replace("?", "%s") for statement in SQLiteBackend.FLOOR_TRUNCATE)
 
@@ -589,7 +594,8 @@ class PostgresBackend(Backend):
             )
             for setting in settings
         }
-        self.raw = psycopg.connect(options(self.schemas[0], "on"), autocommit=True)
+        raw = psycopg.connect(options(self.schemas[0], "on"), autocommit=True)
+        self.raws = dict.fromkeys(settings, raw)  # one schema: the copies need no other
         for statement in POSTGRES_FLOOR_SCHEMA:
             next(iter(self.settings.values()))[1].execute(statement)
 
@@ -611,7 +617,7 @@ class PostgresBackend(Backend):
         for store, conn in self.settings.values():
             store.close()
             conn.close()
-        self.raw.close()
+        next(iter(self.raws.values())).close()
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             for schema in self.schemas:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
@@ -647,10 +653,10 @@ def build_configs(sizes: tuple[int, ...], backends: list[Backend], response: Any
             for window in WINDOWS:
                 for backend in backends:
                     for setting, (store, conn) in backend.settings.items():
-                        thread_id = backend.copy_thread(sources[backend.name], length)
+                        thread_id = backend.copy_thread(sources[backend.name], length, setting)
                         floor = backend.floor(conn, window, response, encode)
                         backend.fill_floor(conn, floor, rows, upto if window == "compacting" else None)
-                        reset = resetting(backend, conn, thread_id, floor, length)
+                        reset = resetting(backend, store, conn, thread_id, floor, length)
                         configs.append(
                             make_config(
                                 backend.label(setting), store, thread_id, floor, size, conversation, window,
@@ -686,9 +692,16 @@ def make_config(
     return Config(backend, size, conversation, window, ours, floor, reset)
 
 
-def resetting(backend: Backend, conn: Any, thread_id: str, floor: Floor, length: int) -> Callable[[], None]:
+def resetting(
+    backend: Backend, store: ThreadStore, conn: Any, thread_id: str, floor: Floor, length: int
+) -> Callable[[], None]:
+    """Set the thread and the floor's back to ``length`` messages, each through its own connection (the
+    store's ``pop``): a write from another connection would make SQLite drop the store's page cache before
+    its next turn, a cost the floor, set back on its own connection, would not pay."""
+
     def reset() -> None:
-        backend.truncate(thread_id, length)
+        for _ in range(store.thread_info(thread_id).length - length):
+            store.pop(thread_id)
         backend.truncate_floor(conn, floor, length)
 
     return reset
@@ -801,7 +814,7 @@ def ids_figure(backends: list[Backend], size: int, rounds: int) -> list[Figure]:
         for setting, (store, _) in list(backend.settings.items())[:1]:
             source = backend.source("chat", size)
             length = store.thread_info(source).length
-            minted, random = backend.copy_thread(source, length), backend.copy_thread(source, length)
+            minted, random = (backend.copy_thread(source, length, setting) for _ in range(2))
             times: dict[str, list[float]] = {"minted": [], "uuid4": []}
             gc.disable()
             try:

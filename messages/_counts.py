@@ -17,24 +17,27 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
 
-__all__ = ["COUNTERS", "COUNTS_PER_COUNTER", "SharedCounts", "shared_counts"]
+__all__ = ["COUNTERS", "COUNTS_PER_COUNTER", "ByShortText", "ByText", "SharedCounts", "shared_counts"]
 
 COUNTS_PER_COUNTER = 20_000
 """How many counts the cache keeps for one counter: the windows of a few hundred active threads."""
 COUNTERS = 32
 """How many counters the cache keeps counts for."""
 _LONG = 4_096
+V = TypeVar("V")
 
 
-class SharedCounts:
-    """The counts of one counter, by message text (bounded: see the module docstring). Thread-safe."""
+class ByText(Generic[V]):
+    """Values kept by a message's stored JSON (bounded: the oldest tenth dropped when ``size`` is passed; a
+    text longer than ``_LONG`` characters kept by a digest of it). Thread-safe: lookups take no lock."""
 
-    __slots__ = ("_counts", "_lock", "_size")
+    __slots__ = ("_kept", "_lock", "_size")
 
-    def __init__(self, size: int = COUNTS_PER_COUNTER) -> None:
-        self._counts: dict[str | bytes, int] = {}
+    def __init__(self, size: int) -> None:
+        self._kept: dict[str | bytes, V] = {}
         self._lock = threading.Lock()
         self._size = size
 
@@ -46,22 +49,55 @@ class SharedCounts:
             return hashlib.blake2b(text.encode() if isinstance(text, str) else text, digest_size=20).digest()
         return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
 
-    def get(self, text: str | bytes) -> int | None:
-        """The count of the message whose JSON is ``text``, if this process made it."""
-        return self._counts.get(self.key(text))
+    def get(self, text: str | bytes) -> V | None:
+        """The value kept for the message whose JSON is ``text``, if any."""
+        return self._kept.get(self.key(text))
 
-    def put(self, text: str | bytes, count: int) -> None:
-        """Keep the count of the message whose JSON is ``text``."""
-        counts = self._counts
-        counts[self.key(text)] = count
-        if len(counts) > self._size:
+    def put(self, text: str | bytes, value: V) -> None:
+        """Keep ``value`` for the message whose JSON is ``text``."""
+        kept = self._kept
+        kept[self.key(text)] = value
+        if len(kept) > self._size:
             with self._lock:
-                extra = len(counts) - self._size * 9 // 10
-                for old in list(counts)[: max(extra, 0)]:  # the oldest first: dicts keep insertion order
-                    counts.pop(old, None)
+                extra = len(kept) - self._size * 9 // 10
+                for old in list(kept)[: max(extra, 0)]:  # the oldest first: dicts keep insertion order
+                    kept.pop(old, None)
 
     def __len__(self) -> int:
-        return len(self._counts)
+        return len(self._kept)
+
+
+class ByShortText(ByText[V]):
+    """Values kept by a short message text as it is given (str or bytes, not converted: a str and its
+    bytes are two keys), for lookups many at a time; a longer text than ``_LONG`` is never kept."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def key(text: str | bytes) -> str | bytes:
+        return text
+
+    def put(self, text: str | bytes, value: V) -> None:
+        if len(text) <= _LONG:
+            super().put(text, value)
+
+    def get_many(self, texts: Sequence[object]) -> list[V | None]:
+        """The value kept for each of ``texts`` (``None`` where none is, or the text is not a str or
+        bytes)."""
+        get: Callable[[object], V | None] = self._kept.get  # type: ignore[assignment]  # any key: a miss
+        try:
+            return [get(text) if len(text) <= _LONG else None for text in texts]  # type: ignore[arg-type]
+        except TypeError:  # a text that is not str or bytes (damage): looked up one by one
+            return [get(t) if isinstance(t, (str, bytes)) and len(t) <= _LONG else None for t in texts]
+
+
+class SharedCounts(ByText[int]):
+    """The counts of one counter, by message text (bounded: see the module docstring). Thread-safe."""
+
+    __slots__ = ()
+
+    def __init__(self, size: int = COUNTS_PER_COUNTER) -> None:
+        super().__init__(size)
 
 
 _BY_COUNTER: OrderedDict[Hashable, SharedCounts] = OrderedDict()

@@ -593,6 +593,10 @@ class Keep:
     snapshot), one list per range."""
 
     ranges: tuple[tuple[int, int], ...]
+    reached: int | None = None
+    """The lowest position of the tail the read looked at (the walk's last row), where it knows it: a store
+    that gives the same read of the thread fewer rows next time (``TurnMemo.tail_rows``) must give this
+    many rows from the end, and the messages appended since."""
 
 
 Request = Length | Roles | Messages | Latest | Counts | SaveCounts | Window | Keep
@@ -692,7 +696,7 @@ def plan_read(plan: ReadPlan) -> Generator[Request, Any, Part]:
         if plan.head is not None:
             ranges.append((lead, floor))
         ranges.append((start, length))
-        kept: list[list[Message]] = yield Keep(tuple(ranges))
+        kept: list[list[Message]] = yield Keep(tuple(ranges), max(position, floor))
         for part in kept[:-1]:
             head_messages += part
         tail = kept[-1]

@@ -14,6 +14,7 @@ Token counts are a cache beside the messages too: a message's count under a name
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -239,7 +240,15 @@ def encode_checkpoint(
 
 def decode_checkpoint(thread_id: str, row: StoredCheckpoint) -> Checkpoint:
     """A stored checkpoint; ``CorruptDataError`` naming the thread and the checkpoint when it does not
-    read."""
+    read. A checkpoint is never changed once stored, and ``Checkpoint`` is a frozen value: the newest one,
+    which every compacting read fetches, is decoded once in this process (``_decoded``)."""
+    try:
+        return _decoded(thread_id, row)
+    except TypeError:  # a column that does not hash (damage): decoded, and named, without the cache
+        return _decode(thread_id, row)
+
+
+def _decode(thread_id: str, row: StoredCheckpoint) -> Checkpoint:
     try:
         [summary] = diagnose(thread_id, row.upto, lambda: [row.summary])
     except CorruptDataError as exc:
@@ -262,6 +271,9 @@ def decode_checkpoint(thread_id: str, row: StoredCheckpoint) -> Checkpoint:
             position=row.upto,
         ) from None
     return Checkpoint(row.id, thread_id, int(row.upto), row.base, summary, provenance, row.created_at)
+
+
+_decoded = functools.lru_cache(maxsize=1_024)(_decode)
 
 
 def admit(

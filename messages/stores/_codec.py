@@ -32,6 +32,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import ConfigDict, JsonValue, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
+from messages._counts import ByShortText
 from messages._io import MESSAGE_LIST, collector_paused
 from messages._window import TEXT, check_flag
 from messages._wire import json_strings
@@ -537,20 +538,39 @@ def keep_rows(
     thread_id: str, rows: Mapping[int, Any], ranges: Sequence[tuple[int, int]]
 ) -> list[list[Message]]:
     """The messages of each of ``ranges`` (``[lo, hi)``), decoded from the stored texts of a window read's
-    rows (``messages._window.WindowRow``, by position): one parse for all of them, and, when it fails, one
-    per range, whose ``CorruptDataError`` names the first damaged position."""
+    rows (``messages._window.WindowRow``, by position): those this process decoded before from the same
+    text are taken from ``DECODED`` (a bot's next turn decodes only what is new), the others in one parse,
+    and, when that fails, one per range, whose ``CorruptDataError`` names the first damaged position."""
     texts = [rows[p][TEXT] for lo, hi in ranges for p in range(lo, hi)]
-    joined = _joined(texts)
-    if joined is not None:
-        with collector_paused():
-            decoded = decode_joined(joined, len(texts))
-        if decoded is not None:
-            kept, start = [], 0
-            for lo, hi in ranges:
-                kept.append(decoded[start : start + hi - lo])
-                start += hi - lo
-            return kept
-    return [decode_messages(thread_id, lo, [rows[p][TEXT] for p in range(lo, hi)]) for lo, hi in ranges]
+    found = DECODED.get_many(texts)
+    missing = [i for i, message in enumerate(found) if message is None]
+    if missing:
+        joined = _joined([texts[i] for i in missing])
+        decoded = None
+        if joined is not None:
+            with collector_paused():
+                decoded = decode_joined(joined, len(missing))
+        if decoded is None:
+            return [
+                decode_messages(thread_id, lo, [rows[p][TEXT] for p in range(lo, hi)]) for lo, hi in ranges
+            ]
+        for i, message in zip(missing, decoded, strict=True):
+            found[i] = message
+            DECODED.put(texts[i], message)
+    kept, start = [], 0
+    for lo, hi in ranges:
+        kept.append(found[start : start + hi - lo])
+        start += hi - lo
+    return kept  # type: ignore[return-value]  # every None was filled above
+
+
+DECODED_MESSAGES = 8_192
+"""How many messages ``DECODED`` keeps."""
+DECODED: ByShortText[Message] = ByShortText(DECODED_MESSAGES)
+"""The messages window reads decoded in this process, by stored text: a message is a frozen value, so one
+decoded object serves every read of the same text (the lists and dicts inside it must not be changed in
+place, as for any frozen value). A text longer than 4,096 characters (an image, say) is parsed again each
+time: its parse is cheap beside its size, and the cache stays small."""
 
 
 def decode_joined(joined: str | bytes, expected: int) -> list[Message] | None:

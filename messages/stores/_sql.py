@@ -347,8 +347,7 @@ class SQLThreadStore(ThreadStore):
 
     _dialect: ClassVar[Literal["sqlite", "postgres"]] = "sqlite"
 
-    def _window_snapshot(self, thread_id: str, request: Window) -> Snapshot:
-        tail = request.fetched
+    def _window_snapshot(self, thread_id: str, request: Window, tail: int) -> Snapshot:
         statement = window_statement(
             self._dialect,
             checkpoint=request.checkpoint,

@@ -13,17 +13,25 @@
   cannot say (an append of another process came between, too much was appended, the thread was not
   watched), it reads as before.
 
-Both are bounded (``THREADS`` threads, ``LOG`` messages a thread) and thread-safe.
+* **How far back a window reads.** A window read asks for a page of rows from the thread's end (four
+  pages for a read that weighs messages), and asks again for more when the page does not reach; the store
+  remembers how many rows the last such read of the thread looked at (``Keep.reached``) and gives the next
+  one's first request that many and ``TAIL_MARGIN`` more, if that is fewer (``tail_rows``): a turn's read
+  fetches and checks the rows it needs, not a fixed page. When more was appended since than the margin
+  takes, the read asks again, as it does without the memo.
+
+All are bounded (``THREADS`` threads, ``LOG`` messages a thread) and thread-safe.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from messages._window import Window
     from messages.models import Message
 
 __all__ = ["TurnMemo"]
@@ -40,12 +48,39 @@ class TurnMemo:
     LOG = 64
     """How many appended messages it logs for one thread after a read; past that, it cannot say."""
 
-    __slots__ = ("_counts", "_lock", "_log")
+    TAIL_MARGIN = 16
+    """How many rows more than the last read looked at a read's first request is given (``tail_rows``): the
+    messages appended since, and a longer unit at the tail's edge."""
+
+    __slots__ = ("_counts", "_lock", "_log", "_tails")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._counts: OrderedDict[str, dict[tuple[str, int], tuple[int, str | None]]] = OrderedDict()
         self._log: OrderedDict[str, tuple[int, list[tuple[Message, str]]]] = OrderedDict()
+        self._tails: OrderedDict[tuple[str, Hashable], int] = OrderedDict()
+
+    # -- how far back a window reads --------------------------------------------------------------------
+
+    def tail_rows(self, thread_id: str, request: Window) -> int:
+        """How many rows from the end to give ``request``, the first of a window read of ``thread_id``:
+        ``request.fetched``, or fewer where the last read of the same kind looked at fewer."""
+        looked = self._tails.get((thread_id, _kind(request)))
+        if looked is None:
+            return request.fetched
+        return min(request.fetched, looked + self.TAIL_MARGIN)
+
+    def looked_at(self, thread_id: str, request: Window, length: int, reached: int | None) -> None:
+        """A read of ``thread_id`` (its first request ``request``) looked at its rows from ``reached`` to
+        ``length``; ``None``: it read them all, or cannot say (nothing is kept)."""
+        key = (thread_id, _kind(request))
+        with self._lock:
+            if reached is None:
+                self._tails.pop(key, None)
+                return
+            self._tails[key] = length - reached
+            self._tails.move_to_end(key)
+            _bound(self._tails, self.THREADS)
 
     # -- token counts -------------------------------------------------------------------------------------
 
@@ -116,6 +151,11 @@ class TurnMemo:
             return list(entry[1])
 
 
-def _bound(entries: OrderedDict[str, Any], size: int) -> None:
+def _kind(request: Window) -> Hashable:
+    """What tells one kind of window read from another (its first request's rows)."""
+    return (request.lead, request.tail, request.counter, request.checkpoint, request.weighted)
+
+
+def _bound(entries: OrderedDict[Any, Any], size: int) -> None:
     while len(entries) > size:
         entries.popitem(last=False)

@@ -617,12 +617,18 @@ class ThreadStore(_Failures, ABC):
         with self._operation("read", thread_id, writes=False):
             last: list[Snapshot] = []
 
+            first: list[Window] = []
+
             def answer(request: object) -> object:
                 if isinstance(request, Window):
-                    snapshot = self._window_snapshot(thread_id, request)
+                    tail = request.fetched if first else self._memo.tail_rows(thread_id, request)
+                    first.append(request)
+                    snapshot = self._window_snapshot(thread_id, request, tail)
                     last[:] = [snapshot]
                     return snapshot
                 if isinstance(request, Keep):
+                    if request.reached is not None:  # the tail's: how far back the next read looks
+                        self._memo.looked_at(thread_id, first[0], last[0].length, request.reached)
                     return keep_rows(thread_id, last[0].rows, request.ranges)
                 if isinstance(request, SaveCounts):
                     self._defer_counts(thread_id, request)
@@ -799,8 +805,9 @@ class ThreadStore(_Failures, ABC):
     # -- what a backend implements (ids already checked; ThreadNotFoundError when there is no such thread) --
 
     @abstractmethod
-    def _window_snapshot(self, thread_id: str, request: Window) -> Snapshot:
-        """The answer to a window read's ``Window`` request, from one snapshot of the thread
+    def _window_snapshot(self, thread_id: str, request: Window, tail: int) -> Snapshot:
+        """The answer to a window read's ``Window`` request, ``tail`` rows from the end (at least: see
+        ``TurnMemo.tail_rows``), from one snapshot of the thread
         (``ThreadNotFoundError``, ``not_local(thread_id, "read")``, ``missing_position`` as a read raises
         them); when the request asks for the checkpoint, ``_memo`` watches the thread from the length
         read."""

@@ -142,14 +142,14 @@ class InMemoryThreadStore(ThreadStore):
                 record.state = state
                 record.updated_at = now
 
-    def _window_snapshot(self, thread_id: str, request: Window) -> Snapshot:
+    def _window_snapshot(self, thread_id: str, request: Window, tail: int) -> Snapshot:
         with self._lock:
             record = self._get_local(thread_id, "read")
             length = len(record.rows)
             saved = record.counts.get(request.counter, {}) if request.counter else {}
             newest = record.checkpoints[-1] if request.checkpoint and record.checkpoints else None
             # As the SQL stores read: the page from the end (never below the newest checkpoint) and the lead.
-            first = max(request.lead, length - request.fetched, newest.upto if newest is not None else 0)
+            first = max(request.lead, length - tail, newest.upto if newest is not None else 0)
             positions = [*range(min(request.lead, length)), *range(first, length)]
             rows: dict[int, WindowRow] = {}
             for position in positions:

@@ -975,9 +975,12 @@ class AsyncPostgresThreadStore(LoopStore):
         with self._operation("read", thread_id, writes=False):
             last: list[Snapshot] = []
 
+            first: list[Window] = []
+
             async def answer(request: object) -> object:
                 if isinstance(request, Window):
-                    tail = request.fetched
+                    tail = request.fetched if first else self._memo.tail_rows(thread_id, request)
+                    first.append(request)
                     statement = window_statement(
                         "postgres",
                         checkpoint=request.checkpoint,
@@ -998,6 +1001,8 @@ class AsyncPostgresThreadStore(LoopStore):
                     last[:] = [snapshot]
                     return snapshot
                 if isinstance(request, Keep):
+                    if request.reached is not None:  # the tail's: how far back the next read looks
+                        self._memo.looked_at(thread_id, first[0], last[0].length, request.reached)
                     return keep_rows(thread_id, last[0].rows, request.ranges)
                 if isinstance(request, SaveCounts):
                     self._defer_counts(thread_id, request)

@@ -6,6 +6,7 @@ goes on from there as the full one would, and its saved state round-trips."""
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +17,7 @@ from messages import (
     InMemoryThreadStore,
     LocalThread,
     RemoteThread,
+    SQLiteThreadStore,
     SystemMessage,
     ThreadKindError,
     ThreadNotFoundError,
@@ -26,6 +28,7 @@ from messages import (
 from messages import _window as window_module
 from messages import strategies as ms
 from messages.context import BufferedContext, HeadAndTailContext, TokenLimitedContext, UnboundedContext
+from messages.stores._turns import TurnMemo
 from tests.stores._backends import is_async
 from tests.test_context import BROKEN_HISTORIES, CONTEXTS, HISTORIES, same_settings
 
@@ -205,3 +208,93 @@ def test_a_window_read_never_cuts_a_call_from_its_results(store):
         got = read(store, thread, window)
         assert got == full_window(window, history).get_messages()
         assert not isinstance(got[1], ToolMessage)
+
+
+# -- what a store remembers between reads (issue 38): how far back a read looked, the messages decoded ------
+
+
+@pytest.mark.parametrize("margin", [0, TurnMemo.TAIL_MARGIN])
+@settings(SETTINGS, max_examples=8)
+@given(
+    first=HISTORIES,
+    turns=st.lists(
+        st.tuples(st.lists(ms.messages(extensions=False), max_size=20), CONTEXTS), min_size=1, max_size=5
+    ),
+)
+def test_reads_turn_after_turn_give_what_a_fresh_read_gives(monkeypatch, store, margin, first, turns):
+    # One store for the whole thread, read turn after turn by windows of every kind: later reads are given
+    # as many rows as the last read of their kind looked at (and a margin: none at all in one variant, so
+    # that every append past it makes the read ask again), from messages decoded by earlier reads. Each
+    # read gives what the window gives with the whole thread added.
+    monkeypatch.setattr(TurnMemo, "TAIL_MARGIN", margin)
+    monkeypatch.setattr(window_module, "_PAGE", 4)  # generated threads are short: pages they outgrow
+    thread = LocalThread()
+    store.save_thread(thread)
+    history = list(first)
+    if history:
+        store.append(thread.id, history)
+    for batch, context in [(batch, context) for batch, context in turns for _ in range(2)]:
+        if batch:
+            store.append(thread.id, batch)
+            history += batch
+        window = same_settings(context)
+        assert read(store, thread, window) == full_window(context, history).get_messages()
+
+
+def unique_exchange(n: int, tag: str) -> list:
+    return [UserMessage(content=f"{tag} question {n}"), AIMessage(content=f"{tag} answer {n}")]
+
+
+def test_a_bots_next_turn_decodes_only_the_messages_new_since_its_last(tmp_path, monkeypatch):
+    from messages.stores import _codec
+
+    decoded: list[int] = []
+    real = _codec.decode_joined
+
+    def counting(joined, expected):
+        decoded.append(expected)
+        return real(joined, expected)
+
+    monkeypatch.setattr(_codec, "decode_joined", counting)
+    tag = uuid.uuid4().hex  # texts no other test decoded in this process
+    with SQLiteThreadStore(tmp_path / "turns.db") as store:
+        thread = LocalThread()
+        store.save_thread(thread)
+        thread.append(store, [m for n in range(300) for m in unique_exchange(n, tag)])
+        assert len(thread.read(store, BufferedContext(40))) == 40
+        assert sum(decoded) == 40
+        decoded.clear()
+        thread.append(store, unique_exchange(300, tag))
+        again = thread.read(store, BufferedContext(40))
+        assert again == store.messages(thread.id)[-40:]
+        assert sum(decoded) == 2, "only the two messages appended since the last read are parsed"
+
+
+def test_a_token_limited_read_is_given_the_rows_the_last_one_looked_at_not_four_pages(tmp_path, monkeypatch):
+    from messages.stores import _sql
+
+    tails: list[int] = []
+    real = _sql.window_snapshot
+
+    def recording(thread_id, request, tail, fetched, timestamp):
+        tails.append(tail)
+        return real(thread_id, request, tail, fetched, timestamp)
+
+    monkeypatch.setattr(_sql, "window_snapshot", recording)
+    with SQLiteThreadStore(tmp_path / "turns.db") as store:
+        thread = LocalThread()
+        store.save_thread(thread)
+        thread.append(store, [m for n in range(300) for m in unique_exchange(n, "t")])
+        budget = {"message_token_counter": lambda m: 10}  # 10 per message: 100 messages fit in 1,000
+        first = thread.read(store, TokenLimitedContext(1_000, **budget))
+        assert tails == [4 * window_module._PAGE]
+        for n in range(300, 303):
+            thread.append(store, unique_exchange(n, "t"))
+            tails.clear()
+            got = thread.read(store, TokenLimitedContext(1_000, **budget))
+            history = store.messages(thread.id)
+            assert got == full_window(TokenLimitedContext(1_000, **budget), history).get_messages()
+            assert len(got) == len(first)
+            # One statement, of the rows the last read looked at (its window and the unit it refused) and
+            # the margin: fewer than the four pages a read asks for first.
+            assert tails == [len(first) + 1 + TurnMemo.TAIL_MARGIN], tails
