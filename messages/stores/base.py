@@ -361,12 +361,33 @@ class ThreadStore(_Failures, ABC):
     def create_thread(self, thread_id: str | None = None) -> str:
         """Create an empty ``LocalThread`` and return its id (a random one unless ``thread_id`` is given).
 
+        Args:
+            thread_id: The new thread's id, any non-empty string (a user's or a conversation's id, say);
+                ``None``, the default, mints a random one (32 hex digits).
+
+        Returns:
+            The thread's id: ``thread_id`` as given, or the minted one.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id.
             ThreadExistsError: a thread of the store already has that id.
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the operation before anything was written (safe to retry).
             MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+
+        Examples:
+            ```python
+            from messages import InMemoryThreadStore, ThreadExistsError
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()  # a random id
+            assert store.messages(thread_id) == []
+            assert store.create_thread("support-42") == "support-42"
+            try:
+                store.create_thread("support-42")
+            except ThreadExistsError:
+                pass  # the id is taken: load_thread("support-42") reopens that thread
+            ```
         """
         thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
         state = encode_thread(LocalThread(id=thread_id))
@@ -390,6 +411,21 @@ class ThreadStore(_Failures, ABC):
         nothing; with ``skip_existing=True`` those messages are left out instead, and the positions returned
         are those of the messages added. ``ThreadKindError`` if the thread is a remote one.
 
+        Args:
+            thread_id: The thread to add to (one created empty, or saved as a ``LocalThread``).
+            messages: One ``Message``, or an iterable of them (a list, a generator), in their order.
+            ids: One id per message, each unique in the thread (a turn's own ids, so that a retried
+                append can tell what is stored already); a ``None`` in the list, or ``None`` for the
+                whole argument (the default), mints a random id (32 hex digits).
+            metadata: A JSON object stored beside the messages: one mapping for every message, or one
+                per message (a list as long as the messages, ``None`` for a message without); ``None``,
+                the default: none (``records()`` reads ``{}``).
+            skip_existing: Leave out the messages whose ids the thread holds already instead of raising
+                ``MessageExistsError``, in the same transaction as the check.
+
+        Returns:
+            The positions the added messages got, in order, as a ``range`` (empty when none was added).
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
@@ -404,6 +440,21 @@ class ThreadStore(_Failures, ABC):
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the operation before anything was written (safe to retry).
             MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+
+        Examples:
+            ```python
+            from messages import AIMessage, InMemoryThreadStore, UserMessage
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()
+            assert store.append(thread_id, UserMessage(content="Hi")) == range(0, 1)
+            turn = [UserMessage(content="Weather?"), AIMessage(content="Sunny.")]
+            added = store.append(thread_id, turn, ids=["u2", "a2"], metadata={"turn": 2})
+            assert added == range(1, 3)
+            # The same turn again (a retried request): nothing is stored twice.
+            again = store.append(thread_id, turn, ids=["u2", "a2"], skip_existing=True)
+            assert len(again) == 0 and len(store.messages(thread_id)) == 3
+            ```
         """
         thread_id = check_thread_id(thread_id)
         skip_existing = check_flag(skip_existing, "skip_existing", "append")
@@ -423,6 +474,16 @@ class ThreadStore(_Failures, ABC):
 
         ``ThreadKindError`` if the thread is a remote one (the service keeps its messages).
 
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            The messages of ``[start:stop]``, oldest first: fresh values, equal to those appended.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
@@ -431,6 +492,19 @@ class ThreadStore(_Failures, ABC):
             CorruptDataError: a stored row no longer reads (its thread and position named).
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the read (safe to retry).
+
+        Examples:
+            ```python
+            from messages import AIMessage, InMemoryThreadStore, UserMessage
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()
+            hi, hello = UserMessage(content="Hi"), AIMessage(content="Hello!")
+            store.append(thread_id, [hi, hello, UserMessage(content="Bye")])
+            assert store.messages(thread_id)[:2] == [hi, hello]
+            assert store.messages(thread_id, 0, 1) == [hi]
+            assert store.messages(thread_id, -2, -1) == [hello]  # from the end
+            ```
         """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop)
@@ -442,7 +516,30 @@ class ThreadStore(_Failures, ABC):
         """The thread's messages with their envelopes (position, id, metadata, time), sliced as
         ``messages`` slices.
 
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            A ``MessageRecord`` for each message of ``[start:stop]``, oldest first.
+
         Raises what ``messages`` raises.
+
+        Examples:
+            ```python
+            from messages import InMemoryThreadStore, UserMessage
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()
+            hi = UserMessage(content="Hi")
+            store.append(thread_id, hi, ids=["m1"], metadata={"lang": "en"})
+            record = store.records(thread_id)[0]
+            assert (record.position, record.id, record.metadata) == (0, "m1", {"lang": "en"})
+            assert record.message == hi
+            ```
         """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop, "records")
@@ -455,6 +552,16 @@ class ThreadStore(_Failures, ABC):
         ``"tool"``), sliced as ``messages`` slices, read without reading the messages: what a window read
         needs to find the exchanges.
 
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            The role of each message of ``[start:stop]``, oldest first.
+
         Raises what ``messages`` raises.
         """
         thread_id = check_thread_id(thread_id)
@@ -465,6 +572,9 @@ class ThreadStore(_Failures, ABC):
     def threads(self) -> list[str]:
         """Every thread id, oldest first.
 
+        Returns:
+            The ids of the store's threads (local and remote), in the order they were created.
+
         Raises:
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the read (safe to retry).
@@ -474,6 +584,9 @@ class ThreadStore(_Failures, ABC):
 
     def delete_thread(self, thread_id: str) -> None:
         """Remove the thread and its messages.
+
+        Args:
+            thread_id: The thread to remove, with its messages, checkpoints and token counts.
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
