@@ -604,6 +604,11 @@ class ThreadStore(_Failures, ABC):
 
         ``ThreadKindError`` if the id holds a thread of the other kind: delete it first to replace it.
 
+        Args:
+            thread: The thread value to store under its ``id``: a ``LocalThread`` (its ``context_state``
+                with it; its messages are the store's, appended apart) or a ``RemoteThread`` (its
+                ``response_id``, open calls and pending messages); it replaces the value saved before.
+
         Raises:
             InvalidArgumentError: ``thread`` is neither a ``LocalThread`` nor a ``RemoteThread``.
             InvalidThreadIdError: the thread's id is not a usable id.
@@ -611,6 +616,16 @@ class ThreadStore(_Failures, ABC):
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the operation before anything was written (safe to retry).
             MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+
+        Examples:
+            ```python
+            from messages import RemoteThread, SQLiteThreadStore
+
+            with SQLiteThreadStore("threads.db") as store:
+                store.save_thread(RemoteThread(id="chat-7", response_id="resp_1"))
+                store.save_thread(RemoteThread(id="chat-7", response_id="resp_2"))
+                assert store.load_thread("chat-7").response_id == "resp_2"  # the newest
+            ```
         """
         state = encode_thread(thread)
         with self._operation("save_thread", thread.id, writes=True):
@@ -619,12 +634,38 @@ class ThreadStore(_Failures, ABC):
     def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
         """The thread value saved under ``thread_id``: a ``LocalThread`` or a ``RemoteThread``.
 
+        Args:
+            thread_id: The thread to reopen (the id ``create_thread`` returned, or the ``id`` of a thread
+                value saved with ``save_thread``).
+
+        Returns:
+            The saved value, of the type it was saved as: a ``LocalThread`` (a thread made by
+            ``create_thread`` is an empty one) or a ``RemoteThread``. A local thread's messages are read
+            apart, with ``messages`` or a window.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
             CorruptDataError: the saved value no longer reads.
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the read (safe to retry).
+
+        Examples:
+            ```python
+            from messages import LocalThread, SQLiteThreadStore, ThreadNotFoundError, UserMessage
+
+            with SQLiteThreadStore("bot.db") as store:
+                thread_id = store.create_thread()
+                store.append(thread_id, UserMessage(content="Hi"))
+            with SQLiteThreadStore("bot.db") as store:  # later, in another process
+                thread = store.load_thread(thread_id)
+                assert isinstance(thread, LocalThread) and thread.id == thread_id
+                assert store.messages(thread.id) == [UserMessage(content="Hi")]
+                try:
+                    store.load_thread("no-such-thread")
+                except ThreadNotFoundError:
+                    pass  # never created (or deleted): create_thread starts it
+            ```
         """
         thread_id = check_thread_id(thread_id)
         with self._operation("load_thread", thread_id, writes=False):
@@ -633,6 +674,13 @@ class ThreadStore(_Failures, ABC):
 
     def thread_info(self, thread_id: str) -> ThreadInfo:
         """The thread's envelope: kind, length and timestamps.
+
+        Args:
+            thread_id: The thread to describe.
+
+        Returns:
+            A ``ThreadInfo``: the kind of the value saved (``"local"`` or ``"remote"``), how many messages
+            the thread holds, when it was created and when it last changed (UTC).
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
@@ -649,6 +697,17 @@ class ThreadStore(_Failures, ABC):
     def metadata(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[dict[str, JsonValue]]:
         """The metadata of each message of ``[start:stop]`` (``{}`` where none was given), sliced as
         ``messages`` slices, read without the messages: one short column, no message parsed.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            The JSON object appended with each message of ``[start:stop]``, oldest first (``{}`` for a
+            message appended without).
 
         Raises what ``messages`` raises (``CorruptDataError`` for metadata that no longer reads, its
         position named).
@@ -701,15 +760,18 @@ class ThreadStore(_Failures, ABC):
             MaybeWrittenError: the connection was lost while a write was out: it may have committed.
 
         Examples:
-            >>> from messages import InMemoryThreadStore, UserMessage
-            >>> store = InMemoryThreadStore()
-            >>> thread_id = store.create_thread()
-            >>> store.append(thread_id, [UserMessage(content="hi"), UserMessage(content="oops")])
-            range(0, 2)
-            >>> store.pop(thread_id).message
-            UserMessage(role='user', content='oops')
-            >>> len(store.messages(thread_id))
-            1
+            ```python
+            from messages import InMemoryThreadStore, UserMessage
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()
+            hi, oops = UserMessage(content="Hi"), UserMessage(content="Oops")
+            store.append(thread_id, [hi, oops], ids=["m1", "m2"])
+            popped = store.pop(thread_id)
+            assert popped is not None and (popped.id, popped.message) == ("m2", oops)
+            assert store.messages(thread_id) == [hi]
+            assert store.pop(thread_id).id == "m1" and store.pop(thread_id) is None
+            ```
         """
         thread_id = check_thread_id(thread_id)
         with self._operation("pop", thread_id, writes=True):
@@ -775,6 +837,22 @@ class ThreadStore(_Failures, ABC):
         length (``InvalidCheckpointError``, ``PositionError``), and not on a tool result (which it would cut
         from its call). No message is touched: ``records()`` reads the same before and after.
 
+        Args:
+            thread_id: The thread the summary is of (a local thread).
+            summary: The message that stands for the messages it covers (``messages.compaction``'s
+                ``summary_message`` makes one): neither a tool result nor one that makes tool calls.
+            upto: The position the summary covers up to, exclusive: reads give the summary, then the
+                messages from ``upto`` on.
+            base: The id of the thread's newest checkpoint, which this one builds on; ``None`` when the
+                thread has none yet.
+            provenance: How the summary was made (the summarizer's model, its tokens), stored with it;
+                ``None``, the default: an empty ``Provenance``.
+            checkpoint_id: The new checkpoint's id, unique in the thread; ``None``, the default, mints one
+                (32 hex digits).
+
+        Returns:
+            The checkpoint as stored (its id and creation time set).
+
         Raises:
             InvalidThreadIdError: ``thread_id``, ``base`` or ``checkpoint_id`` is not a usable id.
             ThreadNotFoundError: no thread has that id.
@@ -804,6 +882,12 @@ class ThreadStore(_Failures, ABC):
     def checkpoints(self, thread_id: str) -> list[Checkpoint]:
         """The thread's checkpoints, oldest first: a chain, each built on the one before it.
 
+        Args:
+            thread_id: The thread to read.
+
+        Returns:
+            Every checkpoint of the thread, oldest first; empty when it has none.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
@@ -820,6 +904,13 @@ class ThreadStore(_Failures, ABC):
     def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
         """The thread's newest checkpoint (one indexed read), or ``None`` when it has none.
 
+        Args:
+            thread_id: The thread to read.
+
+        Returns:
+            The newest checkpoint, the one a new checkpoint builds on (its ``base``); ``None`` when the
+            thread has none.
+
         Raises what ``checkpoints`` raises.
         """
         thread_id = check_thread_id(thread_id)
@@ -830,6 +921,13 @@ class ThreadStore(_Failures, ABC):
     def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
         """Undo a checkpoint: remove it and the checkpoints built on it (which summarized its summary); the
         ids removed, newest first. ``CheckpointNotFoundError`` when the thread has no such checkpoint.
+
+        Args:
+            thread_id: The thread the checkpoint belongs to.
+            checkpoint_id: The checkpoint to remove (a ``Checkpoint``'s ``id``).
+
+        Returns:
+            The ids of the checkpoints removed, newest first: ``checkpoint_id`` last.
 
         Raises:
             InvalidThreadIdError: ``thread_id`` or ``checkpoint_id`` is not a usable id.
@@ -851,6 +949,19 @@ class ThreadStore(_Failures, ABC):
         """The token count of each message of ``[start:stop]`` saved under ``counter``'s name, ``None``
         where none was saved; sliced as ``messages`` slices.
 
+        Args:
+            thread_id: The thread to read.
+            counter: The name the counts are saved under, one per way of counting (a compactor's is its
+                ``model=`` or ``counter_name=``): a non-empty string of at most 255 characters.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            One entry per message of ``[start:stop]``, oldest first: its token count under ``counter``, or
+            ``None`` where none was saved.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             InvalidArgumentError: ``counter`` is not a non-empty string of at most 255 characters, or
@@ -871,6 +982,13 @@ class ThreadStore(_Failures, ABC):
         """Save token counts made by ``counter`` (its name), ``{position: tokens}``, beside the messages: a
         message is counted once per counter. A count already saved stays (a counter counts a message the
         same every time). ``PositionError`` for a position the thread does not hold.
+
+        Args:
+            thread_id: The thread the counts are of.
+            counter: The name the counts are saved under, one per way of counting (a compactor's is its
+                ``model=`` or ``counter_name=``): a non-empty string of at most 255 characters.
+            counts: The token count of each message counted, by position: ``{position: tokens}``, both
+                ints of at least 0 (an empty mapping saves nothing).
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
