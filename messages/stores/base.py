@@ -1140,9 +1140,31 @@ class AsyncThreadStore(ABC):
 
     @abstractmethod
     async def create_thread(self, thread_id: str | None = None) -> str:
-        """``ThreadStore.create_thread``.
+        """As ``ThreadStore.create_thread``, awaited.
+
+        Args:
+            thread_id: The new thread's id; ``None``, the default, mints a random one.
+
+        Returns:
+            The thread's id: ``thread_id`` as given, or the minted one.
 
         Raises what ``ThreadStore.create_thread`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    assert await store.messages(thread_id) == []
+                    assert await store.create_thread("support-42") == "support-42"
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
@@ -1155,63 +1177,209 @@ class AsyncThreadStore(ABC):
         metadata: Metadata = None,
         skip_existing: bool = False,
     ) -> range:
-        """``ThreadStore.append``.
+        """As ``ThreadStore.append``, awaited.
+
+        Args:
+            thread_id: The thread to add to (a local thread).
+            messages: One ``Message``, or an iterable of them, in their order.
+            ids: One id per message, each unique in the thread (``None``: minted ones).
+            metadata: One JSON object for every message, or one per message (``None``: none).
+            skip_existing: Leave out the messages whose ids the thread holds instead of raising
+                ``MessageExistsError``.
+
+        Returns:
+            The positions the added messages got, as a ``range`` (empty when none was added).
 
         Raises what ``ThreadStore.append`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    turn = [UserMessage(content="Hi")]
+                    assert await store.append(thread_id, turn, ids=["u1"]) == range(0, 1)
+                    # A retried turn (after a timeout, say) adds what is missing, nothing twice.
+                    again = await store.append(thread_id, turn, ids=["u1"], skip_existing=True)
+                    assert len(again) == 0
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """``ThreadStore.messages``.
+        """As ``ThreadStore.messages``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            The messages of ``[start:stop]``, oldest first.
 
         Raises what ``ThreadStore.messages`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    hi, bye = UserMessage(content="Hi"), UserMessage(content="Bye")
+                    await store.append(thread_id, [hi, bye])
+                    assert await store.messages(thread_id, -1) == [bye]
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
-        """``ThreadStore.records``.
+        """As ``ThreadStore.records``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            A ``MessageRecord`` (position, id, message, metadata, time) for each message of
+            ``[start:stop]``, oldest first.
 
         Raises what ``ThreadStore.records`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    hi = UserMessage(content="Hi")
+                    await store.append(thread_id, hi, metadata={"lang": "en"})
+                    [record] = await store.records(thread_id)
+                    assert (record.position, record.metadata) == (0, {"lang": "en"})
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
-        """``ThreadStore.roles``.
+        """As ``ThreadStore.roles``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            The role of each message of ``[start:stop]``, oldest first.
 
         Raises what ``ThreadStore.roles`` raises.
         """
 
     @abstractmethod
     async def threads(self) -> list[str]:
-        """``ThreadStore.threads``.
+        """As ``ThreadStore.threads``, awaited.
+
+        Returns:
+            Every thread id of the store, oldest first.
 
         Raises what ``ThreadStore.threads`` raises.
         """
 
     @abstractmethod
     async def delete_thread(self, thread_id: str) -> None:
-        """``ThreadStore.delete_thread``.
+        """As ``ThreadStore.delete_thread``, awaited.
+
+        Args:
+            thread_id: The thread to remove, with its messages.
 
         Raises what ``ThreadStore.delete_thread`` raises.
         """
 
     @abstractmethod
     async def save_thread(self, thread: LocalThread | RemoteThread) -> None:
-        """``ThreadStore.save_thread``.
+        """As ``ThreadStore.save_thread``, awaited.
+
+        Args:
+            thread: The ``LocalThread`` or ``RemoteThread`` value to store under its ``id``.
 
         Raises what ``ThreadStore.save_thread`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncSQLiteThreadStore, RemoteThread
+
+
+            async def main() -> None:
+                async with AsyncSQLiteThreadStore("threads.db") as store:
+                    await store.save_thread(RemoteThread(id="chat-7", response_id="resp_1"))
+                    thread = await store.load_thread("chat-7")
+                    assert isinstance(thread, RemoteThread) and thread.response_id == "resp_1"
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        """``ThreadStore.load_thread``.
+        """As ``ThreadStore.load_thread``, awaited.
+
+        Args:
+            thread_id: The thread to reopen.
+
+        Returns:
+            The saved value, of the type it was saved as: a ``LocalThread`` or a ``RemoteThread``.
 
         Raises what ``ThreadStore.load_thread`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncSQLiteThreadStore, LocalThread, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncSQLiteThreadStore("bot.db") as store:
+                    thread_id = await store.create_thread()
+                    await store.append(thread_id, UserMessage(content="Hi"))
+                async with AsyncSQLiteThreadStore("bot.db") as store:  # later, in another process
+                    thread = await store.load_thread(thread_id)
+                    assert isinstance(thread, LocalThread)
+                    assert await store.messages(thread.id) == [UserMessage(content="Hi")]
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def thread_info(self, thread_id: str) -> ThreadInfo:
-        """``ThreadStore.thread_info``.
+        """As ``ThreadStore.thread_info``, awaited.
+
+        Args:
+            thread_id: The thread to describe.
+
+        Returns:
+            A ``ThreadInfo``: the thread's kind, length and timestamps (UTC).
 
         Raises what ``ThreadStore.thread_info`` raises.
         """
@@ -1220,7 +1388,15 @@ class AsyncThreadStore(ABC):
     async def metadata(
         self, thread_id: str, start: int = 0, stop: int | None = None
     ) -> list[dict[str, JsonValue]]:
-        """``ThreadStore.metadata``.
+        """As ``ThreadStore.metadata``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            The JSON object appended with each message of ``[start:stop]`` (``{}`` where none was).
 
         Raises what ``ThreadStore.metadata`` raises.
         """
@@ -1229,9 +1405,36 @@ class AsyncThreadStore(ABC):
     async def pop(
         self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
     ) -> MessageRecord | None:
-        """``ThreadStore.pop``.
+        """As ``ThreadStore.pop``, awaited.
+
+        Args:
+            thread_id: The thread to remove the newest message of.
+            check: Called with the newest record before anything is removed (a sync function): what it
+                raises undoes the pop and goes on to the caller; ``None``, the default: no check.
+
+        Returns:
+            The removed message's record, or ``None`` when the thread holds none.
 
         Raises what ``ThreadStore.pop`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    hi, oops = UserMessage(content="Hi"), UserMessage(content="Oops")
+                    await store.append(thread_id, [hi, oops])
+                    popped = await store.pop(thread_id)
+                    assert popped is not None and popped.message == oops
+                    assert await store.messages(thread_id) == [hi]
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
@@ -1245,28 +1448,58 @@ class AsyncThreadStore(ABC):
         provenance: Provenance | None = None,
         checkpoint_id: str | None = None,
     ) -> Checkpoint:
-        """``ThreadStore.add_checkpoint``.
+        """As ``ThreadStore.add_checkpoint``, awaited.
+
+        Args:
+            thread_id: The thread the summary is of.
+            summary: The message that stands for the messages before ``upto``.
+            upto: The position the summary covers up to, exclusive.
+            base: The id of the thread's newest checkpoint (``None`` when it has none).
+            provenance: How the summary was made (``None``: an empty ``Provenance``).
+            checkpoint_id: The new checkpoint's id (``None``: a minted one).
+
+        Returns:
+            The checkpoint as stored.
 
         Raises what ``ThreadStore.add_checkpoint`` raises.
         """
 
     @abstractmethod
     async def checkpoints(self, thread_id: str) -> list[Checkpoint]:
-        """``ThreadStore.checkpoints``.
+        """As ``ThreadStore.checkpoints``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+
+        Returns:
+            Every checkpoint of the thread, oldest first.
 
         Raises what ``ThreadStore.checkpoints`` raises.
         """
 
     @abstractmethod
     async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
-        """``ThreadStore.latest_checkpoint``.
+        """As ``ThreadStore.latest_checkpoint``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+
+        Returns:
+            The newest checkpoint, or ``None`` when the thread has none.
 
         Raises what ``ThreadStore.latest_checkpoint`` raises.
         """
 
     @abstractmethod
     async def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
-        """``ThreadStore.delete_checkpoint``.
+        """As ``ThreadStore.delete_checkpoint``, awaited.
+
+        Args:
+            thread_id: The thread the checkpoint belongs to.
+            checkpoint_id: The checkpoint to remove, with those built on it.
+
+        Returns:
+            The ids of the checkpoints removed, newest first.
 
         Raises what ``ThreadStore.delete_checkpoint`` raises.
         """
@@ -1275,14 +1508,28 @@ class AsyncThreadStore(ABC):
     async def token_counts(
         self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
     ) -> list[int | None]:
-        """``ThreadStore.token_counts``.
+        """As ``ThreadStore.token_counts``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            counter: The name the counts are saved under (a non-empty string).
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            The token count of each message of ``[start:stop]`` under ``counter`` (``None``: not saved).
 
         Raises what ``ThreadStore.token_counts`` raises.
         """
 
     @abstractmethod
     async def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
-        """``ThreadStore.save_token_counts``.
+        """As ``ThreadStore.save_token_counts``, awaited.
+
+        Args:
+            thread_id: The thread the counts are of.
+            counter: The name the counts are saved under (a non-empty string).
+            counts: ``{position: tokens}``, ints of at least 0.
 
         Raises what ``ThreadStore.save_token_counts`` raises.
         """
