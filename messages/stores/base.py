@@ -63,10 +63,13 @@ Messages are stored as their lossless dump (``model_dump_json()``, the OpenAI Ch
 read back as equal, fresh values. Ids, positions, metadata and timestamps are the store's envelope, not
 message fields (simonw/llm's ``parts``; LangGraph's ``get`` beside ``get_tuple``).
 
-Where the pieces live: the codec (checks, encoding, decoding, the store's error texts) in ``_codec``, the
-SQL and the migration runner in ``_sql`` and ``_migrations``, the mapping of driver failures in
-``_failures``; a backend module holds its sync class and its async twin, thin I/O over those.
+The checks, the encoding and decoding, the SQL and the mapping of driver failures live in private modules
+of ``messages.stores``, shared by every backend; a backend module holds its sync class and its async twin,
+thin I/O over those.
 """
+
+# Where the pieces live: the codec (checks, encoding, decoding, the store's error texts) in `_codec`, the
+# SQL and the migration runner in `_sql` and `_migrations`, the mapping of driver failures in `_failures`.
 
 from __future__ import annotations
 
@@ -354,8 +357,9 @@ class ThreadStore(_Failures, ABC):
     """Where threads and their messages live: the contract of every backend (see the module docstring).
 
     The public methods check ids, encode what is written and decode what is read, here, once for every
-    backend, and run the backend's work inside ``_operation``, which turns its failures into the store's
-    errors; a backend implements the underscored methods, which take a checked id and the stored text.
+    backend, and run the backend's work in a block that turns its failures into the store's errors
+    (``BackendError``, ``StoreClosedError``); a backend implements the underscored methods, which take a
+    checked id and the stored text.
     """
 
     def create_thread(self, thread_id: str | None = None) -> str:
