@@ -366,8 +366,9 @@ class ThreadStore(_Failures, ABC):
         """Create an empty ``LocalThread`` and return its id (a random one unless ``thread_id`` is given).
 
         Args:
-            thread_id: The new thread's id, any non-empty string (a user's or a conversation's id, say);
-                ``None``, the default, mints a random one (32 hex digits).
+            thread_id: The new thread's id (a user's or a conversation's id, say): a non-empty string
+                of at most 255 characters, without NUL; ``None``, the default, mints a random one (32
+                hex digits).
 
         Returns:
             The thread's id: ``thread_id`` as given, or the minted one.
@@ -684,7 +685,8 @@ class ThreadStore(_Failures, ABC):
 
         Returns:
             A ``ThreadInfo``: the kind of the value saved (``"local"`` or ``"remote"``), how many messages
-            the thread holds, when it was created and when it last changed (UTC).
+            the thread holds, when it was created, and when a message was last appended or the thread
+            last saved (UTC).
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
