@@ -685,8 +685,8 @@ class ThreadStore(_Failures, ABC):
 
         Returns:
             A ``ThreadInfo``: the kind of the value saved (``"local"`` or ``"remote"``), how many messages
-            the thread holds, when it was created, and when a message was last appended or the thread
-            last saved (UTC).
+            the thread holds, when it was created, and when a message was last appended or popped or
+            the thread last saved (UTC).
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
