@@ -376,6 +376,9 @@ class ThreadStoreChatMemory:
         included): the history a bot of this subpackage sends; compacted first when a compactor is set and
         the window is over its trigger.
 
+        Returns:
+            The window's messages, in order.
+
         Raises:
             InvalidArgumentError: the window's token counter returned something that is not a count.
 
@@ -390,6 +393,9 @@ class ThreadStoreChatMemory:
 
     async def aappend(self, message: Incoming) -> None:
         """``append``, awaited: an async store's calls awaited, a sync store's in a worker thread.
+
+        Args:
+            message: A message of this package or of llamabot, a string, or a list of them.
 
         Raises what ``append`` raises.
         """
@@ -408,6 +414,14 @@ class ThreadStoreChatMemory:
     ) -> list[Any]:
         """``retrieve``, awaited.
 
+        Args:
+            query: Not used (llamabot's bots pass their query).
+            n_results: Read this many messages at most, in whole exchanges, instead of the window.
+            context_depth: Not used.
+
+        Returns:
+            llamabot messages (``to_llamabot`` with the envelopes kept in the store).
+
         Raises what ``retrieve`` raises.
         """
         del query, context_depth
@@ -423,6 +437,9 @@ class ThreadStoreChatMemory:
 
     async def aread(self) -> list[Message]:
         """``read``, awaited.
+
+        Returns:
+            The window's messages, in order.
 
         Raises what ``read`` raises (``Compactor.acompact``'s errors for the compaction).
         """
