@@ -835,14 +835,16 @@ class Compactor:
     Args:
         summarizer: a litellm model string, or a function (sync or async) from a ``SummaryRequest`` to
             the summary's text or a ``SummaryResult``.
-        limit: the windows' limit, in tokens with a counter, else in messages.
-        trigger: the window size above which compaction is due (default: four fifths of ``limit``).
-        keep: how much of the newest exchanges a compaction keeps after its cut (default: a quarter of
-            ``limit``).
-        model: a litellm model string whose ``token_counter`` counts.
-        token_counter: counts the tokens of a list of messages (it must add up per message).
-        message_token_counter: counts the tokens of one message.
-        counter_name: the name under which a counter function's counts are saved in the store.
+        limit: how much each window of the thread holds: tokens when a counter is given, messages
+            otherwise.
+        trigger: compact when the window grows past this size (default: about four fifths of the limit).
+        keep: the size of the newest part a compaction leaves as it is, not summarized (default: about a
+            quarter of the limit).
+        model: count with litellm's ``token_counter`` for this model string.
+        token_counter: or count with this function of a list of messages.
+        message_token_counter: or count with this function of one message.
+        counter_name: the name a counter function's counts are saved under in the store (default: not
+            saved).
         max_summary_input_tokens: the summarizer's input budget in tokens, instructions included
             (default: the summarizer's ``max_input_tokens``, else none).
         timeout: the most seconds a summarizer call may take (default: no bound).
@@ -859,7 +861,7 @@ class Compactor:
         from messages.compaction import Compactor, is_summary
 
         store = InMemoryThreadStore()
-        thread = LocalThread()
+        thread = LocalThread(id="bot-1")
         store.save_thread(thread)
         # a function stands in for the summarizing model here: Compactor("gpt-4o-mini", ...)
         compactor = Compactor(lambda request: "The user said hi.", limit=6)
@@ -952,10 +954,9 @@ class Compactor:
             from messages.compaction import Compactor, summary_text
 
             store = InMemoryThreadStore()
-            thread = LocalThread()
+            thread = LocalThread(id="chat-1")
             store.save_thread(thread)
-            for _ in range(3):
-                thread.append(store, [UserMessage(content="hi"), AIMessage(content="Hello!")])
+            thread.append(store, [UserMessage(content="hi"), AIMessage(content="Hello!")] * 3)
             compactor = Compactor(lambda request: "Greetings.", limit=4)
             compactor.compact(store, thread, force=True)
             window = compactor.window()
@@ -1025,8 +1026,7 @@ class Compactor:
             from messages import AIMessage, InMemoryThreadStore, LocalThread, UserMessage
             from messages.compaction import Compactor, summary_text
 
-            store = InMemoryThreadStore()
-            thread = LocalThread()
+            store, thread = InMemoryThreadStore(), LocalThread()
             store.save_thread(thread)
             for _ in range(4):
                 thread.append(store, [UserMessage(content="hi"), AIMessage(content="Hello!")])
@@ -1066,11 +1066,11 @@ class Compactor:
 
         Args:
             store: the async thread store that holds the thread.
-            thread: the ``LocalThread``, or its id.
-            force: compact even when it is not due.
+            thread: as ``compact`` takes it.
+            force: as ``compact`` takes it.
 
         Returns:
-            What was done: whether it was due, the checkpoints written, a conflict.
+            What ``compact`` returns.
 
         Raises what ``compact`` raises, with an async store (``InvalidArgumentError`` for a sync one: use
         ``compact``), and ``AsyncThreadStore``'s errors for the store's.

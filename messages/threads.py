@@ -169,11 +169,11 @@ class AsyncMessageStore(Protocol):
         """Add one message or several, atomically, at the end of the thread; the positions they got.
 
         Args:
-            thread_id: the thread's id in the store.
-            messages: one message or several, in order.
+            thread_id: the id of the thread to add to.
+            messages: what to add: a message, or several in order.
 
         Returns:
-            The positions the messages got in the thread.
+            Their positions, a ``range``.
 
         Raises what the store raises (``AsyncThreadStore.append``).
         """
@@ -183,12 +183,12 @@ class AsyncMessageStore(Protocol):
         """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
 
         Args:
-            thread_id: the thread's id in the store.
-            start: the position of the first message to read.
-            stop: the position to stop before (``None``: the end).
+            thread_id: the id of the thread to read.
+            start: where the slice starts (a position).
+            stop: where it stops, exclusive (``None``: at the end).
 
         Returns:
-            The messages from ``start`` to ``stop``, in order.
+            The slice of the thread, in order.
 
         Raises what the store raises (``AsyncThreadStore.messages``).
         """
@@ -481,11 +481,11 @@ class LocalThread(BaseModel):
 
         Args:
             store: the async thread store that holds this thread.
-            start: the position of the first message to read.
-            stop: the position to stop before (``None``: the end).
+            start: as ``messages`` takes it (default: the first message).
+            stop: as ``messages`` takes it.
 
         Returns:
-            The messages from ``start`` to ``stop``, in order.
+            The stored messages from ``start`` to ``stop``.
 
         Raises:
             InvalidArgumentError: ``store`` is a sync store (use ``messages``) or no store.
@@ -501,11 +501,10 @@ class LocalThread(BaseModel):
 
         Args:
             store: the async thread store that holds this thread.
-            window: the context window to read through (its history is replaced); ``None``: every
-                message.
+            window: as ``read`` takes it (``None``: the whole thread).
 
         Returns:
-            The messages to send: every stored message, or the window's ``get_messages()``.
+            What ``read`` returns: the conversation to send.
 
         Raises:
             InvalidArgumentError: ``store`` is a sync store (use ``read``) or no store, or ``window`` is not

@@ -49,6 +49,22 @@ ENTRY_POINTS = (
     "messages.convert.autogen.from_autogen",
     "messages.convert.agent_framework.from_agent_framework",
     "messages.cli.main",
+    "messages.threads.LocalThread",
+    "messages.threads.LocalThread.aread",
+    "messages.threads.RemoteThread",
+    "messages.context.BufferedContext",
+    "messages.context.HeadAndTailContext",
+    "messages.context.TokenLimitedContext",
+    "messages.compaction.Compactor",
+    "messages.compaction.Compactor.window",
+    "messages.compaction.Compactor.compact",
+    "messages.integrations.autogen.BufferedChatCompletionContext",
+    "messages.integrations.autogen.HeadAndTailChatCompletionContext",
+    "messages.integrations.autogen.TokenLimitedChatCompletionContext",
+    "messages.integrations.autogen.CompactingChatCompletionContext",
+    "messages.integrations.autogen.LiteLLMChatCompletionClient",
+    "messages.integrations.agent_framework.ThreadStoreHistoryProvider",
+    "messages.integrations.openai_agents.ThreadStoreSession",
 )
 """Where a user starts: each shows a short example (an ``Examples`` section whose blocks run alone, as
 every block of the site does: tests/docs/test_examples.py)."""

@@ -386,12 +386,12 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         """The reply's text as it arrives, then the whole reply as a ``CreateResult``.
 
         Args:
-            messages: the conversation, as AutoGen messages.
-            tools: the tools the model may call (``Tool`` objects or ``ToolSchema`` dicts).
-            tool_choice: ``"auto"``, ``"required"``, ``"none"``, or the one tool to call.
-            json_output: ``True`` for JSON mode, a Pydantic model class for structured output.
-            extra_create_args: more arguments of ``litellm.acompletion`` for this call.
-            cancellation_token: cancels the request (and the stream) when its ``cancel()`` is called.
+            messages: the AutoGen messages to answer.
+            tools: as ``create`` takes them.
+            tool_choice: as ``create`` takes it.
+            json_output: as ``create`` takes it.
+            extra_create_args: as ``create`` takes them.
+            cancellation_token: cancels the request, and the stream, when cancelled.
 
         Yields:
             Each piece of text as it arrives, then the whole reply as a ``CreateResult``.

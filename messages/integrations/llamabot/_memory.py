@@ -415,12 +415,12 @@ class ThreadStoreChatMemory:
         """``retrieve``, awaited.
 
         Args:
-            query: Not used (llamabot's bots pass their query).
-            n_results: Read this many messages at most, in whole exchanges, instead of the window.
-            context_depth: Not used.
+            query: as ``retrieve`` takes it (not used).
+            n_results: as ``retrieve`` takes it: the most messages to read instead of the window.
+            context_depth: as ``retrieve`` takes it (not used).
 
         Returns:
-            llamabot messages (``to_llamabot`` with the envelopes kept in the store).
+            What ``retrieve`` returns: llamabot messages.
 
         Raises what ``retrieve`` raises.
         """
