@@ -66,7 +66,7 @@ read then uses the winner's.
 **Token counts.** With a named counter (``model=``, or ``counter_name=`` beside a counter function), each
 message is counted once and the count is saved beside it in the store (``store.token_counts``, by the
 thread's next append), so a turn counts only what is new; a counter function without a name is counted
-once per process (``messages._counts``).
+once per process.
 
 **Nothing read when nothing is due.** ``compact`` decides from the last read of the thread by one of the
 compactor's windows and what this process appended to it since (the package's stores keep that in memory):

@@ -534,8 +534,8 @@ class TokenLimitedContext(ChatCompletionContext):
       behave as before. A message of text and tool calls is counted with tiktoken directly, without
       importing litellm (seconds on a bot's first turn), wherever that is litellm's count: every model of
       another provider than OpenAI (``cl100k_base``) and OpenAI's models tiktoken knows (``o200k_base``
-      for ``gpt-4o`` and later), from the encoding files litellm ships (``messages._tokens``; ``python -m
-      benchmarks context`` times the first count). litellm counts the rest (images, audio, files; Azure
+      for ``gpt-4o`` and later), from the encoding files litellm ships (``python -m benchmarks
+      context`` times the first count). litellm counts the rest (images, audio, files; Azure
       deployments), imported when first needed.
     * ``token_counter=f``, ``f(list_of_messages) -> int``: the overhead is ``f([])`` and a message's count is
       ``f([m]) - f([])``; this assumes ``f`` adds up per message, as litellm's counter and OpenAI's

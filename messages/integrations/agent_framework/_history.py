@@ -173,8 +173,8 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         )
         """Makes the window each run loads (``None``: the whole history)."""
         self.skip_excluded = skip_excluded
-        """Leave out of what is loaded the messages whose ``additional_properties["_excluded"]`` is true
-        (marked by Agent Framework's compaction), as ``InMemoryHistoryProvider(skip_excluded=True)`` does."""
+        """Leave out of what is loaded the messages Agent Framework's compaction marked excluded (in their
+        ``additional_properties``), as ``InMemoryHistoryProvider(skip_excluded=True)`` does."""
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[asyncio.Lock, ...]] = (
             weakref.WeakKeyDictionary()
         )

@@ -198,7 +198,7 @@ class DecideNode(LlamabotDecideNode):  # type: ignore[misc]
             ValueError: the model replied with neither a call nor text.
             RuntimeError: ``max_iterations`` is exceeded and there is no ``respond_to_user`` tool.
 
-        And what ``ThreadStoreChatMemory`` and ``litellm.completion`` raise (``SimpleBot._send``).
+        And what ``ThreadStoreChatMemory`` and ``litellm.completion`` raise (as ``SimpleBot`` does).
         """
         with self._decision_span(prep_res) as span:
             state = _State(prep_res)
