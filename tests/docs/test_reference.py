@@ -21,8 +21,6 @@ from tests.docs.conftest import ROOT, docs_site_module
 from tests.docs.pages import pages, visible_text
 
 PHASE_TWO = (
-    "messages.stores",
-    "messages.threads",
     "messages.context",
     "messages._window",
     "messages.compaction",
