@@ -59,6 +59,9 @@ _MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
 def new_thread_id() -> str:
     """A fresh random thread id (32 hex digits).
 
+    Returns:
+        A random UUID's 32 lowercase hex digits, as ``LocalThread()`` and ``RemoteThread()`` take by default.
+
     Raises nothing.
     """
     return uuid.uuid4().hex
@@ -66,6 +69,12 @@ def new_thread_id() -> str:
 
 def as_message_list(messages: Message | Iterable[Message]) -> list[Message]:
     """One message, or an iterable of them, as a list; ``MessageTypeError`` names the first non-message.
+
+    Args:
+        messages: One ``Message``, or any iterable of them (a list, a tuple, a generator: read once).
+
+    Returns:
+        A new list of the same message objects, in order (not copies).
 
     Raises:
         MessageTypeError: an item is not a ``Message`` (a dict: read it with ``load_messages``).
@@ -93,6 +102,9 @@ class ContextWindow(Protocol):
     def add_message(self, message: Message) -> None:
         """Add the next message of the conversation.
 
+        Args:
+            message: The message that follows the ones added before.
+
         Raises:
             MessageTypeError: ``message`` is not a ``Message``.
         """
@@ -100,6 +112,9 @@ class ContextWindow(Protocol):
 
     def get_messages(self) -> list[Message]:
         """The messages the window keeps, to send to the model.
+
+        Returns:
+            The kept messages, in conversation order.
 
         Raises nothing.
         """
@@ -120,12 +135,27 @@ class MessageStore(Protocol):
     def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
         """Add one message or several, atomically, at the end of the thread; the positions they got.
 
+        Args:
+            thread_id: The thread to add to.
+            messages: One ``Message``, or an iterable of them.
+
+        Returns:
+            The positions the messages got in the thread, in order (``range(first, first + count)``).
+
         Raises what the store raises (``ThreadStore.append``).
         """
         ...
 
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
+
+        Args:
+            thread_id: The thread to read.
+            start: The position of the first message to return (negative: counted from the end).
+            stop: The position to stop before (``None``: the end; negative: counted from the end).
+
+        Returns:
+            The messages in ``[start, stop)``, in order.
 
         Raises what the store raises (``ThreadStore.messages``).
         """
@@ -138,12 +168,27 @@ class AsyncMessageStore(Protocol):
     async def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
         """Add one message or several, atomically, at the end of the thread; the positions they got.
 
+        Args:
+            thread_id: The thread to add to.
+            messages: One ``Message``, or an iterable of them.
+
+        Returns:
+            The positions the messages got in the thread, in order (``range(first, first + count)``).
+
         Raises what the store raises (``AsyncThreadStore.append``).
         """
         ...
 
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
+
+        Args:
+            thread_id: The thread to read.
+            start: The position of the first message to return (negative: counted from the end).
+            stop: The position to stop before (``None``: the end; negative: counted from the end).
+
+        Returns:
+            The messages in ``[start, stop)``, in order.
 
         Raises what the store raises (``AsyncThreadStore.messages``).
         """
@@ -257,6 +302,22 @@ class LocalThread(BaseModel):
     """A thread whose messages live with us, in a ``ThreadStore``, under ``id``.
 
     The value holds no messages, only state: pass the store to the methods that read or add messages.
+    Make one with ``LocalThread()`` (a random ``id``) or ``LocalThread(id=...)`` (yours: a user's, a
+    chat's), keep it with ``store.save_thread(thread)`` and find it again with ``store.load_thread(id)``.
+
+    Examples:
+        ```python
+        from messages import AIMessage, LocalThread, SQLiteThreadStore, UserMessage
+        from messages.context import BufferedContext
+
+        with SQLiteThreadStore("chats.sqlite") as store:
+            thread = LocalThread(id="user-42", context_state={"memory": {"name": "Ada"}})
+            store.save_thread(thread)
+            thread.append(store, [UserMessage(content="hi"), AIMessage(content="Hello!")])
+            newest = thread.read(store, BufferedContext(buffer_size=1))  # the newest message
+            assert newest == [AIMessage(content="Hello!")]
+            assert store.load_thread("user-42").context_state == {"memory": {"name": "Ada"}}
+        ```
     """
 
     model_config = _THREAD_CONFIG
@@ -281,12 +342,39 @@ class LocalThread(BaseModel):
         ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them). A sync store: an async
         one is refused, before anything is written, naming ``aappend``.
 
+        Args:
+            store: The store that holds the thread (saved there with ``store.save_thread(thread)``).
+            messages: One ``Message``, or an iterable of them, stored in order.
+            ids: A list with each message's id in the thread, in order; where it holds ``None``, or
+                without it, the store makes an id.
+            metadata: A JSON object (a dict) kept beside each message: one for all, or a list with one
+                per message (``None`` in it: none).
+            skip_existing: Leave out the messages whose id the thread already holds instead of raising
+                ``MessageExistsError``: a retried append adds what is missing and nothing twice.
+
+        Returns:
+            The positions the messages got in the thread, in order (with ``skip_existing``: those of the
+            messages added only).
+
         Raises:
             InvalidArgumentError: ``store`` is an async store (use ``aappend``) or no store, or ``ids``,
                 ``metadata`` or ``skip_existing`` cannot be taken; nothing is written.
 
         And what ``store.append`` raises (``ThreadStore.append``: ``ThreadNotFoundError``,
         ``MessageExistsError``, ``MessageTypeError``, ``BackendError``...).
+
+        Examples:
+            ```python
+            from messages import InMemoryThreadStore, LocalThread, UserMessage
+
+            store = InMemoryThreadStore()
+            thread = LocalThread()
+            store.save_thread(thread)
+            hi = UserMessage(content="hi")
+            assert thread.append(store, hi, ids=["m1"]) == range(0, 1)
+            retried = thread.append(store, hi, ids=["m1"], skip_existing=True)
+            assert retried == range(1, 1)  # "m1" is held already: nothing added twice
+            ```
         """
         append = _store_method(store, "append", "append", awaited=False)
         added: range = append(self.id, messages, **_envelope(ids, metadata, skip_existing, "append"))
@@ -294,6 +382,14 @@ class LocalThread(BaseModel):
 
     def messages(self, store: MessageStore, start: int = 0, stop: int | None = None) -> list[Message]:
         """The stored messages, in order; ``start``/``stop`` slice by position as a list does.
+
+        Args:
+            store: The store that holds the thread.
+            start: The position of the first message to return (negative: counted from the end).
+            stop: The position to stop before (``None``: the end; negative: counted from the end).
+
+        Returns:
+            The stored messages in ``[start, stop)``, in order.
 
         Raises:
             InvalidArgumentError: ``store`` is an async store (use ``amessages``) or no store.
@@ -314,12 +410,42 @@ class LocalThread(BaseModel):
         would give with every message added. Any other window is cleared and given every message of the
         thread in order (one read of the store). What its ``get_messages()`` returns is the answer.
 
+        Args:
+            store: The store that holds the thread.
+            window: A context window (``messages.context``: ``BufferedContext``, ``TokenLimitedContext``,
+                ...; or any object with ``add_message``, ``get_messages`` and ``clear``); ``None``: every
+                stored message.
+
+        Returns:
+            What ``window.get_messages()`` returns once it holds the thread (without a window: every
+            stored message, in order).
+
         Raises:
             InvalidArgumentError: ``store`` is an async store (use ``aread``) or no store, or ``window`` is
                 not a window.
 
         And what the store's reads raise (``ThreadStore.messages``, ``ThreadStore.roles``:
         ``ThreadNotFoundError``, ``CorruptDataError``, ``BackendError``...).
+
+        Examples:
+            ```python
+            import litellm
+            from messages import (AIMessage, LocalThread, SQLiteThreadStore, SystemMessage,
+                                  UserMessage, dump_messages)
+            from messages.context import BufferedContext
+
+            with SQLiteThreadStore("chats.sqlite") as store:
+                thread = LocalThread()
+                store.save_thread(thread)
+                thread.append(store, [SystemMessage(content="Be brief."),
+                                      UserMessage(content="hi")])
+                window = BufferedContext(buffer_size=20)  # the newest 20 messages
+                sent = thread.read(store, window)
+                response = litellm.completion(model="openai/gpt-4o-mini",
+                                              messages=dump_messages(sent))
+                thread.append(store, AIMessage.from_litellm(response))
+                assert len(thread.messages(store)) == 3
+            ```
         """
         read: Callable[[str], list[Message]] = _store_method(store, "messages", "read", awaited=False)
         if window is None:
@@ -353,12 +479,44 @@ class LocalThread(BaseModel):
         and nothing lands later. Give the messages ``ids`` and append again with ``skip_existing=True``: the
         retry adds what is missing and nothing twice.
 
+        Args:
+            store: The store that holds the thread (an ``AsyncThreadStore``).
+            messages: One ``Message``, or an iterable of them, stored in order.
+            ids: A list with each message's id in the thread, in order; where it holds ``None``, or
+                without it, the store makes an id.
+            metadata: A JSON object (a dict) kept beside each message: one for all, or a list with one
+                per message (``None`` in it: none).
+            skip_existing: Leave out the messages whose id the thread already holds instead of raising
+                ``MessageExistsError``: a retried append adds what is missing and nothing twice.
+
+        Returns:
+            The positions the messages got in the thread, in order (with ``skip_existing``: those of the
+            messages added only).
+
         Raises:
             InvalidArgumentError: ``store`` is a sync store (use ``append``) or no store, or ``ids``,
                 ``metadata`` or ``skip_existing`` cannot be taken; nothing is written.
 
         And what ``store.append`` raises (``AsyncThreadStore.append``: ``ThreadNotFoundError``,
         ``MessageExistsError``, ``MessageTypeError``, ``BackendError``...).
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncSQLiteThreadStore, LocalThread, UserMessage
+
+
+            async def main():
+                async with AsyncSQLiteThreadStore("chats.sqlite") as store:
+                    thread = LocalThread()
+                    await store.save_thread(thread)
+                    added = await thread.aappend(store, UserMessage(content="hi"), ids=["m1"])
+                    assert added == range(0, 1)
+
+
+            asyncio.run(main())
+            ```
         """
         append = _store_method(store, "append", "aappend", awaited=True)
         added: range = await append(self.id, messages, **_envelope(ids, metadata, skip_existing, "aappend"))
@@ -368,6 +526,14 @@ class LocalThread(BaseModel):
         self, store: AsyncMessageStore, start: int = 0, stop: int | None = None
     ) -> list[Message]:
         """``messages`` with an async store.
+
+        Args:
+            store: The async store that holds the thread.
+            start: The position of the first message to return (negative: counted from the end).
+            stop: The position to stop before (``None``: the end; negative: counted from the end).
+
+        Returns:
+            The stored messages in ``[start, stop)``, in order.
 
         Raises:
             InvalidArgumentError: ``store`` is a sync store (use ``messages``) or no store.
@@ -381,12 +547,46 @@ class LocalThread(BaseModel):
     async def aread(self, store: AsyncMessageStore, window: ContextWindow | None = None) -> list[Message]:
         """``read`` with an async store: the same reads, awaited.
 
+        Args:
+            store: The async store that holds the thread.
+            window: A context window (``messages.context``: ``BufferedContext``, ``TokenLimitedContext``,
+                ...; or any object with ``add_message``, ``get_messages`` and ``clear``); ``None``: every
+                stored message.
+
+        Returns:
+            What ``window.get_messages()`` returns once it holds the thread (without a window: every
+            stored message, in order).
+
         Raises:
             InvalidArgumentError: ``store`` is a sync store (use ``read``) or no store, or ``window`` is not
                 a window.
 
         And what the store's reads raise (``AsyncThreadStore.messages``, ``AsyncThreadStore.roles``:
         ``ThreadNotFoundError``, ``CorruptDataError``, ``BackendError``...).
+
+        Examples:
+            ```python
+            import asyncio
+
+            import litellm
+            from messages import (AIMessage, AsyncSQLiteThreadStore, LocalThread, UserMessage,
+                                  dump_messages)
+            from messages.context import BufferedContext
+
+
+            async def main():
+                async with AsyncSQLiteThreadStore("chats.sqlite") as store:
+                    thread = LocalThread()
+                    await store.save_thread(thread)
+                    await thread.aappend(store, UserMessage(content="hi"))
+                    sent = await thread.aread(store, BufferedContext(buffer_size=20))
+                    response = await litellm.acompletion(model="openai/gpt-4o-mini",
+                                                         messages=dump_messages(sent))
+                    await thread.aappend(store, AIMessage.from_litellm(response))
+
+
+            asyncio.run(main())
+            ```
         """
         read: Callable[[str], Awaitable[list[Message]]] = _store_method(
             store, "messages", "aread", awaited=True
@@ -407,6 +607,13 @@ class LocalThread(BaseModel):
     def with_context(self, provider: str, state: JsonValue) -> LocalThread:
         """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
 
+        Args:
+            provider: The context provider's name: the key of ``context_state`` to set.
+            state: Its new state: any JSON value (finite numbers only).
+
+        Returns:
+            A new thread, equal to this one but for ``context_state[provider]``; this one is unchanged.
+
         Raises:
             InvalidArgumentError: ``state`` is not JSON or holds a value JSON cannot represent (NaN,
                 infinity), the path named; or ``provider`` is not a non-empty string.
@@ -424,6 +631,19 @@ class RemoteThread(BaseModel):
     The id kept is the one the reply carries. litellm's replies carry an id of its own making (the
     provider's id wrapped with the provider's name, so that it can route the next call) and unwrap it on
     the way out: keep calling through litellm for the life of the thread.
+
+    Examples:
+        ```python
+        import litellm
+        from messages import RemoteThread, UserMessage
+
+        thread = RemoteThread().add(UserMessage(content="Hello"))
+        response = litellm.responses(model="openai/gpt-4o-mini", **thread.request())
+        thread, reply = thread.receive(response)  # a new thread: the old one is unchanged
+        assert thread.response_id is not None and thread.pending == ()
+        thread = thread.add(UserMessage(content="And again"))  # sent after that response
+        assert thread.request()["previous_response_id"] == thread.response_id
+        ```
     """
 
     model_config = _THREAD_CONFIG
@@ -444,6 +664,13 @@ class RemoteThread(BaseModel):
 
     def add(self, messages: Message | Iterable[Message]) -> Self:
         """A copy with ``messages`` (one or several) added to ``pending``.
+
+        Args:
+            messages: One ``Message``, or an iterable of them: the user's next message, or the results
+                (``ToolMessage``) of the last response's function calls.
+
+        Returns:
+            A new thread whose ``pending`` ends with ``messages``; this one is unchanged.
 
         Raises:
             MessageTypeError: an item is not a ``Message``.
@@ -466,6 +693,10 @@ class RemoteThread(BaseModel):
         message and field for what input items cannot carry (a ``name``, reasoning or provider fields,
         audio): refused, never dropped.
 
+        Returns:
+            The keyword arguments of ``litellm.responses`` (``input``, ``store=True`` and, after the first
+            response, ``previous_response_id``): pass them with ``model=...``.
+
         Raises:
             EmptyConversationError: there is nothing new to send.
             OrphanToolResultError: a pending tool result answers no call of the service's last response.
@@ -487,6 +718,14 @@ class RemoteThread(BaseModel):
     def receive(self, response: Any) -> tuple[Self, AIMessage]:
         """The thread after ``response`` (its id kept, ``pending`` emptied), and the reply as an AIMessage.
 
+        Args:
+            response: The Responses API's answer to ``request()``'s arguments (what ``litellm.responses``
+                returns, or its dict).
+
+        Returns:
+            The new thread (``response_id`` the response's id, ``open_calls`` the ids of the function calls
+            it made, nothing pending) and the reply, an ``AIMessage`` with its text and tool calls.
+
         Raises:
             ReplyError: ``response`` is not a Responses API response this package can read.
         """
@@ -502,6 +741,13 @@ class RemoteThread(BaseModel):
 
     def with_context(self, provider: str, state: JsonValue) -> RemoteThread:
         """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
+
+        Args:
+            provider: The context provider's name: the key of ``context_state`` to set.
+            state: Its new state: any JSON value (finite numbers only).
+
+        Returns:
+            A new thread, equal to this one but for ``context_state[provider]``; this one is unchanged.
 
         Raises:
             InvalidArgumentError: ``state`` is not JSON or holds a value JSON cannot represent (NaN,
@@ -623,6 +869,12 @@ _THREAD: TypeAdapter[LocalThread | RemoteThread] = TypeAdapter(Thread, config=Co
 def parse_thread(data: str | bytes | Mapping[str, Any]) -> LocalThread | RemoteThread:
     """A thread from its JSON (``thread.model_dump_json()``) or its dict: ``LocalThread`` or ``RemoteThread``
     by ``kind``. Raises ``pydantic.ValidationError`` naming the field that is wrong.
+
+    Args:
+        data: A saved thread: its JSON (``str`` or ``bytes``) or the dict of ``thread.model_dump()``.
+
+    Returns:
+        A ``LocalThread`` when ``kind`` is ``"local"``, a ``RemoteThread`` when it is ``"remote"``.
 
     Raises:
         pydantic.ValidationError: ``data`` is not the JSON of a saved thread (the field that is wrong named).
