@@ -406,9 +406,9 @@ class LocalThread(BaseModel):
         With a window of ``messages.context`` and a ``ThreadStore``, the store is asked only for what the
         window can return (the tail, the head and the tail, or pages from the end for a token budget,
         always in whole exchanges), and the window is given that part of the thread: a turn costs what the
-        window keeps, not what the thread holds (``messages._window``). The answer is the one the window
-        would give with every message added. Any other window is cleared and given every message of the
-        thread in order (one read of the store). What its ``get_messages()`` returns is the answer.
+        window keeps, not what the thread holds. The answer is the one the window would give with every
+        message added. Any other window is cleared and given every message of the thread in order (one
+        read of the store). What its ``get_messages()`` returns is the answer.
 
         Args:
             store: The store that holds the thread.
