@@ -21,6 +21,7 @@ from tests.docs.conftest import ROOT, docs_site_module
 from tests.docs.pages import pages, visible_text
 
 PHASE_TWO = (
+    "messages.stores",
     "messages.context",
     "messages._window",
     "messages.compaction",
