@@ -66,7 +66,7 @@ read then uses the winner's.
 **Token counts.** With a named counter (``model=``, or ``counter_name=`` beside a counter function), each
 message is counted once and the count is saved beside it in the store (``store.token_counts``, by the
 thread's next append), so a turn counts only what is new; a counter function without a name is counted
-once per process (``messages._counts``).
+once per process.
 
 **Nothing read when nothing is due.** ``compact`` decides from the last read of the thread by one of the
 compactor's windows and what this process appended to it since (the package's stores keep that in memory):
@@ -158,6 +158,12 @@ def summary_message(text: str) -> SystemMessage:
     """The message a checkpoint stores and a read gives for a summary ``text``: a ``SystemMessage`` that
     starts with ``SUMMARY_MARKER``.
 
+    Args:
+        text: the summary's text (surrounding whitespace is dropped).
+
+    Returns:
+        The summary message: the marker, a blank line, then ``text``.
+
     Raises:
         InvalidArgumentError: ``text`` is not a string.
     """
@@ -172,6 +178,12 @@ def summary_message(text: str) -> SystemMessage:
 def is_summary(message: Message) -> bool:
     """Whether ``message`` is a summary made by ``summary_message``.
 
+    Args:
+        message: any message (or any value).
+
+    Returns:
+        ``True`` for a system message whose text starts with ``SUMMARY_MARKER``.
+
     Raises nothing (anything that is not a summary message, a message or not, is ``False``).
     """
     return (
@@ -183,6 +195,12 @@ def is_summary(message: Message) -> bool:
 
 def summary_text(message: Message) -> str:
     """A summary message's text without its marker (any other message's text as it is).
+
+    Args:
+        message: a summary message, or any other message.
+
+    Returns:
+        The text (a message with text parts: the parts' text joined; none: ``""``).
 
     Raises:
         MessageTypeError: ``message`` is not a ``Message``.
@@ -225,6 +243,13 @@ class LiteLLMSummarizer:
     answers no call would be refused by the provider). ``completion_kwargs`` go to litellm as they are
     (``api_base``, ``api_key``, ``temperature``, ``timeout``...).
 
+    Args:
+        model: the litellm model string that writes the summaries (``"gpt-4o-mini"``).
+        instructions: what the model is told to do (default: ``DEFAULT_INSTRUCTIONS``).
+        max_input_tokens: the most tokens a summary request may take in; a compactor whose own budget
+            is not given uses it (``None``: no budget).
+        **completion_kwargs: passed to ``litellm.completion`` as they are (``api_base``, ``timeout``...).
+
     Raises:
         InvalidArgumentError: ``model`` is not a non-empty string, ``instructions`` not a string, or
             ``max_input_tokens`` not an int of at least 1 (or ``None``).
@@ -265,6 +290,13 @@ class LiteLLMSummarizer:
 
     def messages(self, request: SummaryRequest) -> list[Message]:
         """The request's messages, before the profile.
+
+        Args:
+            request: what to summarize.
+
+        Returns:
+            The instructions (and the previous summary) as system messages, the span's messages repaired
+            for this request, and the user turn that asks for the summary.
 
         Raises:
             InvalidArgumentError: ``request`` is not a ``SummaryRequest``.
@@ -315,6 +347,12 @@ class LiteLLMSummarizer:
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
         """Summarize with ``litellm.acompletion``.
 
+        Args:
+            request: what to summarize.
+
+        Returns:
+            The summary's text, with the model, the prompt's hash and the token usage litellm reported.
+
         Raises:
             InvalidArgumentError: ``request`` is not a ``SummaryRequest``.
             UnfixableError: the request cannot be made valid for the model's provider (``dump_messages``).
@@ -358,6 +396,19 @@ class CompactingContext(ChatCompletionContext):
     Read it with ``LocalThread.read(store, window)`` (or ``aread``): the store gives it the summary and the
     tail. Messages added afterwards (``add_message``) extend the tail as they would in the store. Without a
     store, it is a token- or message-limited window that starts on a user turn where it can.
+
+    Args:
+        limit: the most the window holds, in tokens with a counter, else in messages after the leading
+            system messages.
+        initial_messages: the messages the history starts with, in order (default: none).
+        trigger: the window size above which compaction is due (default: four fifths of ``limit``).
+        keep: how much of the newest exchanges a compaction keeps after its cut (default: a quarter of
+            ``limit``).
+        model: a litellm model string whose ``token_counter`` counts.
+        token_counter: counts the tokens of a list of messages (it must add up per message).
+        message_token_counter: counts the tokens of one message.
+        counter_name: the name under which a counter function's counts are saved in the store (default:
+            not saved).
 
     Raises:
         InvalidArgumentError: ``limit``, ``trigger`` or ``keep`` is not an int of at least 1, or they are
@@ -493,6 +544,12 @@ class CompactingContext(ChatCompletionContext):
     def count_tokens(self, message: Message) -> int:
         """A message's tokens by this window's counter (an estimate, 4 characters a token, without one).
 
+        Args:
+            message: the message to count.
+
+        Returns:
+            Its tokens (the list's overhead not included).
+
         Raises:
             MessageTypeError: ``message`` is not a ``Message``.
             InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
@@ -581,6 +638,9 @@ class CompactingContext(ChatCompletionContext):
         """The leading system messages, the summary (when a store read gave one), and the newest whole
         exchanges after it that fit.
 
+        Returns:
+            The window, a new list.
+
         Raises:
             InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
                 ``TypeError`` and a ``ValueError``).
@@ -595,6 +655,9 @@ class CompactingContext(ChatCompletionContext):
     def token_count(self) -> int:
         """The window's size: tokens (overhead, lead, summary and tail) or messages after the lead.
 
+        Returns:
+            The size, in what ``measure`` says.
+
         Raises:
             InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
                 ``TypeError`` and a ``ValueError``).
@@ -607,6 +670,9 @@ class CompactingContext(ChatCompletionContext):
     def compaction_due(self) -> bool:
         """Whether the history this window holds (the lead, the summary, everything after it) is over
         ``trigger``: what ``Compactor.compact`` checks in the store.
+
+        Returns:
+            ``True`` when a compactor with these settings would compact the thread.
 
         Raises:
             InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
@@ -681,6 +747,9 @@ class CompactingContext(ChatCompletionContext):
         """The history (``ChatCompletionContext.save_state``) and the checkpoint it reads from, under
         ``"checkpoint"`` (``None`` when none).
 
+        Returns:
+            A new JSON-able dict that ``load_state`` reads back.
+
         Raises nothing.
         """
         state = super().save_state()
@@ -702,6 +771,9 @@ class CompactingContext(ChatCompletionContext):
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         """Replace the history and the checkpoint with those ``state`` holds (from ``save_state``).
+
+        Args:
+            state: what ``save_state`` of a ``CompactingContext`` returned (or its JSON, read back).
 
         Raises:
             ContextStateError: ``state`` is not a state a ``CompactingContext`` saved (not a mapping, no
@@ -760,11 +832,47 @@ class Compactor:
     else none), counted with the window's counter. The other arguments are ``CompactingContext``'s, whose
     windows read what this compactor writes: ``compactor.window()`` makes one.
 
+    Args:
+        summarizer: a litellm model string, or a function (sync or async) from a ``SummaryRequest`` to
+            the summary's text or a ``SummaryResult``.
+        limit: how much each window of the thread holds: tokens when a counter is given, messages
+            otherwise.
+        trigger: compact when the window grows past this size (default: about four fifths of the limit).
+        keep: the size of the newest part a compaction leaves as it is, not summarized (default: about a
+            quarter of the limit).
+        model: count with litellm's ``token_counter`` for this model string.
+        token_counter: or count with this function of a list of messages.
+        message_token_counter: or count with this function of one message.
+        counter_name: the name a counter function's counts are saved under in the store (default: not
+            saved).
+        max_summary_input_tokens: the summarizer's input budget in tokens, instructions included
+            (default: the summarizer's ``max_input_tokens``, else none).
+        timeout: the most seconds a summarizer call may take (default: no bound).
+
     Raises:
         InvalidArgumentError: ``summarizer`` is neither a model string nor a summarizer (a callable, or an
             object with ``asummarize``), ``max_summary_input_tokens`` is not an int of at least 1,
             ``timeout`` is not a number above 0; or what ``CompactingContext`` raises for the window's
             settings (and ``LiteLLMSummarizer`` for a model string).
+
+    Examples:
+        ```python
+        from messages import AIMessage, InMemoryThreadStore, LocalThread, UserMessage
+        from messages.compaction import Compactor, is_summary
+
+        store = InMemoryThreadStore()
+        thread = LocalThread(id="bot-1")
+        store.save_thread(thread)
+        # a function stands in for the summarizing model here: Compactor("gpt-4o-mini", ...)
+        compactor = Compactor(lambda request: "The user said hi.", limit=6)
+        for n in range(5):  # a bot's turns
+            thread.append(store, UserMessage(content=f"hi {n}"))
+            request = thread.read(store, compactor.window())  # what to send to the model
+            thread.append(store, AIMessage(content="Hello!"))  # the model's reply
+            compactor.compact(store, thread)  # a summary checkpoint, when one is due
+        assert is_summary(request[0]) and len(request) <= 6
+        assert len(thread.messages(store)) == 10  # every message is still stored
+        ```
     """
 
     def __init__(
@@ -835,7 +943,26 @@ class Compactor:
     def window(self) -> CompactingContext:
         """A fresh window with this compactor's settings (and its counter), to read the thread with.
 
+        Returns:
+            A new, empty ``CompactingContext``: pass it to ``thread.read(store, window)``.
+
         Raises nothing.
+
+        Examples:
+            ```python
+            from messages import AIMessage, InMemoryThreadStore, LocalThread, UserMessage
+            from messages.compaction import Compactor, summary_text
+
+            store = InMemoryThreadStore()
+            thread = LocalThread(id="chat-1")
+            store.save_thread(thread)
+            thread.append(store, [UserMessage(content="hi"), AIMessage(content="Hello!")] * 3)
+            compactor = Compactor(lambda request: "Greetings.", limit=4)
+            compactor.compact(store, thread, force=True)
+            window = compactor.window()
+            sent = thread.read(store, window)  # the summary, then the newest messages
+            assert summary_text(sent[0]) == "Greetings." and window.checkpoint is not None
+            ```
         """
         return self._template._same_settings()
 
@@ -870,6 +997,14 @@ class Compactor:
         A checkpoint another compactor stored first on the same base is no error: ``Compaction.conflict``
         reports it. When the summarizer fails, nothing is written and the thread reads as before.
 
+        Args:
+            store: the sync thread store that holds the thread.
+            thread: the ``LocalThread``, or its id.
+            force: compact even when it is not due.
+
+        Returns:
+            What was done: whether it was due, the checkpoints written, a conflict.
+
         Raises:
             InvalidArgumentError: ``store`` is not a sync thread store (an async one: use ``acompact``), or
                 ``force`` is not a bool; nothing is read.
@@ -885,6 +1020,23 @@ class Compactor:
 
         And what the store's reads and ``add_checkpoint`` raise (``ThreadStore.messages``,
         ``ThreadStore.add_checkpoint``: ``CorruptDataError``, ``StoreClosedError``, ``BackendError``...).
+
+        Examples:
+            ```python
+            from messages import AIMessage, InMemoryThreadStore, LocalThread, UserMessage
+            from messages.compaction import Compactor, summary_text
+
+            store, thread = InMemoryThreadStore(), LocalThread()
+            store.save_thread(thread)
+            for _ in range(4):
+                thread.append(store, [UserMessage(content="hi"), AIMessage(content="Hello!")])
+            compactor = Compactor(lambda request: f"{len(request.messages)} greetings.", limit=6)
+            result = compactor.compact(store, thread)
+            assert result.due and result.conflict is None
+            (checkpoint,) = result.written  # it summarizes the messages before checkpoint.upto
+            assert summary_text(checkpoint.summary) == f"{checkpoint.upto} greetings."
+            assert compactor.compact(store, thread).written == ()  # nothing is due now
+            ```
         """
         _store_method(
             store, "add_checkpoint", "compact", awaited=False, owner="Compactor", caller="compactor"
@@ -911,6 +1063,14 @@ class Compactor:
     async def acompact(self, store: Any, thread: Any, *, force: bool = False) -> Compaction:
         """``compact`` with an async store (``AsyncThreadStore``); the summarizer is awaited (a sync one
         runs in a worker thread).
+
+        Args:
+            store: the async thread store that holds the thread.
+            thread: as ``compact`` takes it.
+            force: as ``compact`` takes it.
+
+        Returns:
+            What ``compact`` returns.
 
         Raises what ``compact`` raises, with an async store (``InvalidArgumentError`` for a sync one: use
         ``compact``), and ``AsyncThreadStore``'s errors for the store's.

@@ -111,6 +111,9 @@ class ChatCompletionContext(ABC):
 
     ``initial_messages`` start the history. The module docstring gives the rules every window follows.
 
+    Args:
+        initial_messages: the messages the history starts with, in order (default: none).
+
     Raises:
         MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
     """
@@ -126,6 +129,9 @@ class ChatCompletionContext(ABC):
 
     def add_message(self, message: Message) -> None:
         """Add ``message`` at the end of the history.
+
+        Args:
+            message: the message that comes next in the conversation.
 
         Raises:
             MessageTypeError: ``message`` is not a ``Message`` (a dict: read it with ``load_messages``).
@@ -148,6 +154,9 @@ class ChatCompletionContext(ABC):
     @abstractmethod
     def get_messages(self) -> list[Message]:
         """The window to send: a new list (see the class docstring for its bound).
+
+        Returns:
+            The messages of the window, in order.
 
         Raises nothing.
         """
@@ -188,6 +197,9 @@ class ChatCompletionContext(ABC):
         settings (sizes, limits, token counters, placeholder), which stay those of the context that loads it:
         AutoGen likewise keeps a context's configuration apart from its state.
 
+        Returns:
+            A new dict that ``json.dumps`` can write and ``load_state`` reads back.
+
         Raises nothing.
         """
         state: dict[str, Any] = {
@@ -205,6 +217,9 @@ class ChatCompletionContext(ABC):
 
         Raises ``ContextStateError``, and leaves this context unchanged, for a state that is not a mapping,
         that another context class saved, that a newer version wrote, or whose messages do not read.
+
+        Args:
+            state: what ``save_state`` of a context of this class returned (or its JSON, read back).
 
         Raises:
             ContextStateError: ``state`` is not a state this context can load (not a mapping, an unknown
@@ -277,6 +292,9 @@ class UnboundedContext(ChatCompletionContext):
     def get_messages(self) -> list[Message]:
         """Every message of the history, in order.
 
+        Returns:
+            A new list of the whole history.
+
         Raises nothing.
         """
         return list(self._history)
@@ -294,10 +312,28 @@ class BufferedContext(ChatCompletionContext):
     unit, and only then does it exceed the bound (however many leading system messages there are: they are
     not counted).
 
+    Args:
+        buffer_size: the most messages the window keeps after the leading system messages (at least 1).
+        initial_messages: the messages the history starts with, in order (default: none).
+
     Raises:
         TypeError: ``buffer_size`` is not an int.
         ValueError: ``buffer_size`` is less than 1.
         MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
+
+    Examples:
+        ```python
+        from messages import AIMessage, SystemMessage, UserMessage
+        from messages.context import BufferedContext
+
+        window = BufferedContext(buffer_size=2)
+        window.add_message(SystemMessage(content="Be brief."))
+        for text in ["one", "two", "three"]:
+            window.add_message(UserMessage(content=text))
+            window.add_message(AIMessage(content="ok"))
+        sent = window.get_messages()  # the instructions stay, on top of the 2
+        assert [m.content for m in sent] == ["Be brief.", "three", "ok"]
+        ```
     """
 
     def __init__(self, buffer_size: int, initial_messages: Iterable[Message] | None = None) -> None:
@@ -326,6 +362,9 @@ class BufferedContext(ChatCompletionContext):
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units of at most ``buffer_size`` messages.
 
+        Returns:
+            The window, a new list.
+
         Raises nothing.
         """
         self._suffix.sync(self._units, self.buffer_size)
@@ -335,6 +374,12 @@ class BufferedContext(ChatCompletionContext):
 def skipped_messages_note(count: int) -> UserMessage:
     """The default placeholder of ``HeadAndTailContext``: a user message saying ``count`` messages are left
     out, in brackets so that the model reads it as a note about the conversation and not as a request.
+
+    Args:
+        count: how many messages are left out.
+
+    Returns:
+        The note, such as ``"[3 earlier messages of this conversation are left out here.]"``.
 
     Raises nothing.
     """
@@ -372,10 +417,33 @@ class HeadAndTailContext(ChatCompletionContext):
     messages, which is wrong whenever it trims the head or the tail to avoid splitting a call from its result.
     Here the count is taken from what the window actually holds.
 
+    Args:
+        head_size: the most messages the head keeps after the leading system messages (0: no head).
+        tail_size: the most messages the tail keeps (at least 1; the newest exchange is kept whole even
+            when larger).
+        initial_messages: the messages the history starts with, in order (default: none).
+        placeholder: makes the message that stands for the ``count`` messages left out (default:
+            ``skipped_messages_note``); it must not be a tool result or make tool calls.
+
     Raises:
         TypeError: ``head_size`` or ``tail_size`` is not an int.
-        ValueError: ``head_size`` or ``tail_size`` is negative.
+        ValueError: ``head_size`` is negative, or ``tail_size`` is less than 1.
         MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
+
+    Examples:
+        ```python
+        from messages import AIMessage, UserMessage
+        from messages.context import HeadAndTailContext
+
+        window = HeadAndTailContext(head_size=2, tail_size=2)
+        for n in range(1, 5):
+            window.add_message(UserMessage(content=f"question {n}"))
+            window.add_message(AIMessage(content=f"answer {n}"))
+        sent = [m.content for m in window.get_messages()]
+        assert sent[:2] == ["question 1", "answer 1"]  # the head: how it began
+        assert sent[2] == "[4 earlier messages of this conversation are left out here.]"
+        assert sent[3:] == ["question 4", "answer 4"]  # the tail: the newest
+        ```
     """
 
     def __init__(
@@ -413,6 +481,9 @@ class HeadAndTailContext(ChatCompletionContext):
 
     def get_messages(self) -> list[Message]:
         """The leading system messages, the head, a placeholder for what is left out, and the tail.
+
+        Returns:
+            The window, a new list (the whole history when head and tail leave nothing out).
 
         Raises:
             MessageTypeError: the ``placeholder`` function returned something that is not a message.
@@ -463,8 +534,8 @@ class TokenLimitedContext(ChatCompletionContext):
       behave as before. A message of text and tool calls is counted with tiktoken directly, without
       importing litellm (seconds on a bot's first turn), wherever that is litellm's count: every model of
       another provider than OpenAI (``cl100k_base``) and OpenAI's models tiktoken knows (``o200k_base``
-      for ``gpt-4o`` and later), from the encoding files litellm ships (``messages._tokens``; ``python -m
-      benchmarks context`` times the first count). litellm counts the rest (images, audio, files; Azure
+      for ``gpt-4o`` and later), from the encoding files litellm ships (``python -m benchmarks
+      context`` times the first count). litellm counts the rest (images, audio, files; Azure
       deployments), imported when first needed.
     * ``token_counter=f``, ``f(list_of_messages) -> int``: the overhead is ``f([])`` and a message's count is
       ``f([m]) - f([])``; this assumes ``f`` adds up per message, as litellm's counter and OpenAI's
@@ -491,11 +562,33 @@ class TokenLimitedContext(ChatCompletionContext):
     the message's index in the history (for a list counter, also ``token_counter([])``, the overhead), when
     the window first needs that count; the context stays usable.
 
+    Args:
+        token_limit: the most tokens the window holds, everything sent counted (at least 1).
+        initial_messages: the messages the history starts with, in order (default: none).
+        model: a litellm model string whose ``token_counter`` counts (``"gpt-4o-mini"``).
+        token_counter: counts the tokens of a list of messages (it must add up per message).
+        message_token_counter: counts the tokens of one message.
+
     Raises:
         TypeError: not exactly one of ``model``, ``token_counter`` and ``message_token_counter`` is given, or
             ``token_limit`` is not an int.
         ValueError: ``token_limit`` is less than 1.
         MessageTypeError: an item of ``initial_messages`` is not a ``Message``.
+
+    Examples:
+        ```python
+        from messages import AIMessage, ToolCall, ToolMessage, UserMessage
+        from messages.context import TokenLimitedContext
+
+        # model="gpt-4o-mini" counts with litellm; here every message counts 10 tokens
+        window = TokenLimitedContext(25, message_token_counter=lambda message: 10)
+        call = ToolCall(id="call_1", name="weather", arguments={"city": "Paris"})
+        window.add_message(UserMessage(content="Weather in Paris?"))
+        window.add_message(AIMessage(tool_calls=[call]))
+        window.add_message(ToolMessage(tool_call_id="call_1", content="rain"))
+        sent = window.get_messages()  # the call and its result fit (20 tokens), whole
+        assert sent[0].tool_calls[0].id == "call_1" and window.token_count() == 20
+        ```
     """
 
     def __init__(
@@ -630,6 +723,9 @@ class TokenLimitedContext(ChatCompletionContext):
     def get_messages(self) -> list[Message]:
         """The leading system messages and the newest whole units that fit in what is left of the limit.
 
+        Returns:
+            The window, a new list.
+
         Raises:
             InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a
                 ``TypeError`` and a ``ValueError``).
@@ -639,6 +735,9 @@ class TokenLimitedContext(ChatCompletionContext):
 
     def token_count(self) -> int:
         """The size of the current window in tokens, counted as the class docstring says (0 when empty).
+
+        Returns:
+            The overhead plus the count of each message of ``get_messages()``.
 
         Raises:
             InvalidArgumentError: the token counter returned something that is not an int of at least 0 (a

@@ -59,6 +59,9 @@ _MESSAGE_TYPES = (SystemMessage, UserMessage, AIMessage, ToolMessage)
 def new_thread_id() -> str:
     """A fresh random thread id (32 hex digits).
 
+    Returns:
+        A new id, such as ``LocalThread`` gives itself when none is given.
+
     Raises nothing.
     """
     return uuid.uuid4().hex
@@ -66,6 +69,12 @@ def new_thread_id() -> str:
 
 def as_message_list(messages: Message | Iterable[Message]) -> list[Message]:
     """One message, or an iterable of them, as a list; ``MessageTypeError`` names the first non-message.
+
+    Args:
+        messages: one message, or an iterable of messages (a list, a tuple, a generator...).
+
+    Returns:
+        The messages, in order, in a new list.
 
     Raises:
         MessageTypeError: an item is not a ``Message`` (a dict: read it with ``load_messages``).
@@ -93,6 +102,9 @@ class ContextWindow(Protocol):
     def add_message(self, message: Message) -> None:
         """Add the next message of the conversation.
 
+        Args:
+            message: the message that comes next.
+
         Raises:
             MessageTypeError: ``message`` is not a ``Message``.
         """
@@ -100,6 +112,9 @@ class ContextWindow(Protocol):
 
     def get_messages(self) -> list[Message]:
         """The messages the window keeps, to send to the model.
+
+        Returns:
+            The window, in order.
 
         Raises nothing.
         """
@@ -120,12 +135,27 @@ class MessageStore(Protocol):
     def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
         """Add one message or several, atomically, at the end of the thread; the positions they got.
 
+        Args:
+            thread_id: the thread's id in the store.
+            messages: one message or several, in order.
+
+        Returns:
+            The positions the messages got in the thread.
+
         Raises what the store raises (``ThreadStore.append``).
         """
         ...
 
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
+
+        Args:
+            thread_id: the thread's id in the store.
+            start: the position of the first message to read.
+            stop: the position to stop before (``None``: the end).
+
+        Returns:
+            The messages from ``start`` to ``stop``, in order.
 
         Raises what the store raises (``ThreadStore.messages``).
         """
@@ -138,12 +168,27 @@ class AsyncMessageStore(Protocol):
     async def append(self, thread_id: str, messages: Message | Iterable[Message]) -> range:
         """Add one message or several, atomically, at the end of the thread; the positions they got.
 
+        Args:
+            thread_id: the id of the thread to add to.
+            messages: what to add: a message, or several in order.
+
+        Returns:
+            Their positions, a ``range``.
+
         Raises what the store raises (``AsyncThreadStore.append``).
         """
         ...
 
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
         """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
+
+        Args:
+            thread_id: the id of the thread to read.
+            start: where the slice starts (a position).
+            stop: where it stops, exclusive (``None``: at the end).
+
+        Returns:
+            The slice of the thread, in order.
 
         Raises what the store raises (``AsyncThreadStore.messages``).
         """
@@ -257,6 +302,31 @@ class LocalThread(BaseModel):
     """A thread whose messages live with us, in a ``ThreadStore``, under ``id``.
 
     The value holds no messages, only state: pass the store to the methods that read or add messages.
+
+    Args:
+        kind: always ``"local"`` (the discriminator ``parse_thread`` reads).
+        id: the thread's id in its store (default: a new random one, ``new_thread_id()``).
+        context_state: JSON-able state for context providers, by provider name (default: empty).
+
+    Raises:
+        pydantic.ValidationError: ``id`` is empty, an unknown field is given, or ``context_state`` is not
+            JSON-able (NaN and infinities included).
+
+    Examples:
+        ```python
+        from messages import AIMessage, InMemoryThreadStore, LocalThread, UserMessage
+        from messages.context import BufferedContext
+
+        store = InMemoryThreadStore()
+        thread = LocalThread()
+        store.save_thread(thread)  # the store knows the thread before it holds messages
+        thread.append(store, UserMessage(content="Hi"))
+        thread.append(store, AIMessage(content="Hello! How can I help?"))
+        assert len(thread.messages(store)) == 2
+        window = thread.read(store, BufferedContext(buffer_size=1))  # the newest message
+        assert window == [AIMessage(content="Hello! How can I help?")]
+        assert store.load_thread(thread.id) == thread  # reopened by its id
+        ```
     """
 
     model_config = _THREAD_CONFIG
@@ -281,6 +351,18 @@ class LocalThread(BaseModel):
         ``metadata`` and ``skip_existing`` as ``ThreadStore.append`` takes them). A sync store: an async
         one is refused, before anything is written, naming ``aappend``.
 
+        Args:
+            store: a sync thread store that has saved this thread (``store.save_thread(thread)``).
+            messages: one message or several, in order.
+            ids: the messages' ids, one per message, as ``ThreadStore.append`` takes them (default: the
+                store makes them).
+            metadata: the messages' metadata, as ``ThreadStore.append`` takes it (default: none).
+            skip_existing: leave out the messages whose id the thread already holds, instead of raising
+                ``MessageExistsError`` (a retry).
+
+        Returns:
+            The positions the messages got in the thread.
+
         Raises:
             InvalidArgumentError: ``store`` is an async store (use ``aappend``) or no store, or ``ids``,
                 ``metadata`` or ``skip_existing`` cannot be taken; nothing is written.
@@ -294,6 +376,14 @@ class LocalThread(BaseModel):
 
     def messages(self, store: MessageStore, start: int = 0, stop: int | None = None) -> list[Message]:
         """The stored messages, in order; ``start``/``stop`` slice by position as a list does.
+
+        Args:
+            store: the sync thread store that holds this thread.
+            start: the position of the first message to read.
+            stop: the position to stop before (``None``: the end).
+
+        Returns:
+            The messages from ``start`` to ``stop``, in order.
 
         Raises:
             InvalidArgumentError: ``store`` is an async store (use ``amessages``) or no store.
@@ -310,9 +400,17 @@ class LocalThread(BaseModel):
         With a window of ``messages.context`` and a ``ThreadStore``, the store is asked only for what the
         window can return (the tail, the head and the tail, or pages from the end for a token budget,
         always in whole exchanges), and the window is given that part of the thread: a turn costs what the
-        window keeps, not what the thread holds (``messages._window``). The answer is the one the window
+        window keeps, not what the thread holds. The answer is the one the window
         would give with every message added. Any other window is cleared and given every message of the
         thread in order (one read of the store). What its ``get_messages()`` returns is the answer.
+
+        Args:
+            store: the sync thread store that holds this thread.
+            window: the context window to read through (its history is replaced); ``None``: every
+                message.
+
+        Returns:
+            The messages to send: every stored message, or the window's ``get_messages()``.
 
         Raises:
             InvalidArgumentError: ``store`` is an async store (use ``aread``) or no store, or ``window`` is
@@ -353,6 +451,18 @@ class LocalThread(BaseModel):
         and nothing lands later. Give the messages ``ids`` and append again with ``skip_existing=True``: the
         retry adds what is missing and nothing twice.
 
+        Args:
+            store: an async thread store that has saved this thread.
+            messages: one message or several, in order.
+            ids: the messages' ids, one per message, as ``AsyncThreadStore.append`` takes them (default:
+                the store makes them).
+            metadata: the messages' metadata, as ``AsyncThreadStore.append`` takes it (default: none).
+            skip_existing: leave out the messages whose id the thread already holds, instead of raising
+                ``MessageExistsError`` (a retry).
+
+        Returns:
+            The positions the messages got in the thread.
+
         Raises:
             InvalidArgumentError: ``store`` is a sync store (use ``append``) or no store, or ``ids``,
                 ``metadata`` or ``skip_existing`` cannot be taken; nothing is written.
@@ -369,6 +479,14 @@ class LocalThread(BaseModel):
     ) -> list[Message]:
         """``messages`` with an async store.
 
+        Args:
+            store: the async thread store that holds this thread.
+            start: as ``messages`` takes it (default: the first message).
+            stop: as ``messages`` takes it.
+
+        Returns:
+            The stored messages from ``start`` to ``stop``.
+
         Raises:
             InvalidArgumentError: ``store`` is a sync store (use ``messages``) or no store.
 
@@ -381,12 +499,37 @@ class LocalThread(BaseModel):
     async def aread(self, store: AsyncMessageStore, window: ContextWindow | None = None) -> list[Message]:
         """``read`` with an async store: the same reads, awaited.
 
+        Args:
+            store: the async thread store that holds this thread.
+            window: as ``read`` takes it (``None``: the whole thread).
+
+        Returns:
+            What ``read`` returns: the conversation to send.
+
         Raises:
             InvalidArgumentError: ``store`` is a sync store (use ``read``) or no store, or ``window`` is not
                 a window.
 
         And what the store's reads raise (``AsyncThreadStore.messages``, ``AsyncThreadStore.roles``:
         ``ThreadNotFoundError``, ``CorruptDataError``, ``BackendError``...).
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, LocalThread, UserMessage
+
+
+            async def main() -> None:
+                store = AsyncInMemoryThreadStore()
+                thread = LocalThread()
+                await store.save_thread(thread)
+                await thread.aappend(store, UserMessage(content="Hi"))
+                assert await thread.aread(store) == [UserMessage(content="Hi")]
+
+
+            asyncio.run(main())
+            ```
         """
         read: Callable[[str], Awaitable[list[Message]]] = _store_method(
             store, "messages", "aread", awaited=True
@@ -407,6 +550,13 @@ class LocalThread(BaseModel):
     def with_context(self, provider: str, state: JsonValue) -> LocalThread:
         """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
 
+        Args:
+            provider: the context provider's name, the key in ``context_state``.
+            state: its JSON-able state; it replaces what the provider kept before.
+
+        Returns:
+            A new thread with the same id; this one is unchanged.
+
         Raises:
             InvalidArgumentError: ``state`` is not JSON or holds a value JSON cannot represent (NaN,
                 infinity), the path named; or ``provider`` is not a non-empty string.
@@ -424,6 +574,38 @@ class RemoteThread(BaseModel):
     The id kept is the one the reply carries. litellm's replies carry an id of its own making (the
     provider's id wrapped with the provider's name, so that it can route the next call) and unwrap it on
     the way out: keep calling through litellm for the life of the thread.
+
+    Args:
+        kind: always ``"remote"`` (the discriminator ``parse_thread`` reads).
+        id: our id for the thread, the store's key (default: a new random one, ``new_thread_id()``).
+        response_id: the id of the service's last response (default: ``None``, before the first call).
+        open_calls: the ``call_id`` of each function call the last response made (default: none).
+        pending: the messages added since the last response (default: none); ``add`` adds to them.
+        context_state: JSON-able state for context providers, by provider name (default: empty).
+
+    Raises:
+        pydantic.ValidationError: ``id`` is empty, an unknown field is given, a pending item is not a
+            message, or ``context_state`` is not JSON-able.
+
+    Examples:
+        ```python
+        from messages import RemoteThread, UserMessage
+
+        thread = RemoteThread().add(UserMessage(content="Hi"))
+        kwargs = thread.request()  # litellm.responses(model=..., **kwargs)
+        assert kwargs["store"] is True and "previous_response_id" not in kwargs
+        response = {  # what the service answered (litellm's object, or its dict)
+            "id": "resp_1",
+            "output": [
+                {"type": "message", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "Hello!"}]}
+            ],
+        }
+        thread, reply = thread.receive(response)
+        assert reply.content == "Hello!" and thread.response_id == "resp_1"
+        next_turn = thread.add(UserMessage(content="Thanks")).request()
+        assert next_turn["previous_response_id"] == "resp_1"
+        ```
     """
 
     model_config = _THREAD_CONFIG
@@ -444,6 +626,13 @@ class RemoteThread(BaseModel):
 
     def add(self, messages: Message | Iterable[Message]) -> Self:
         """A copy with ``messages`` (one or several) added to ``pending``.
+
+        Args:
+            messages: one message or several, in order: the next user turn, or the results of the last
+                response's function calls.
+
+        Returns:
+            A new thread; this one is unchanged.
 
         Raises:
             MessageTypeError: an item is not a ``Message``.
@@ -466,6 +655,9 @@ class RemoteThread(BaseModel):
         message and field for what input items cannot carry (a ``name``, reasoning or provider fields,
         audio): refused, never dropped.
 
+        Returns:
+            The keyword arguments to pass to ``litellm.responses`` beside ``model``.
+
         Raises:
             EmptyConversationError: there is nothing new to send.
             OrphanToolResultError: a pending tool result answers no call of the service's last response.
@@ -487,6 +679,14 @@ class RemoteThread(BaseModel):
     def receive(self, response: Any) -> tuple[Self, AIMessage]:
         """The thread after ``response`` (its id kept, ``pending`` emptied), and the reply as an AIMessage.
 
+        Args:
+            response: the Responses API reply to the last ``request()`` (litellm's object, the OpenAI
+                SDK's, or its dict).
+
+        Returns:
+            The new thread (this one is unchanged) and the reply; answer the reply's ``tool_calls`` with
+            ``add(ToolMessage.for_call(...))`` before the next request.
+
         Raises:
             ReplyError: ``response`` is not a Responses API response this package can read.
         """
@@ -502,6 +702,13 @@ class RemoteThread(BaseModel):
 
     def with_context(self, provider: str, state: JsonValue) -> RemoteThread:
         """A copy whose ``context_state[provider]`` is ``state`` (validated as JSON-able).
+
+        Args:
+            provider: the context provider's name, the key in ``context_state``.
+            state: its JSON-able state; it replaces what the provider kept before.
+
+        Returns:
+            A new thread with the same id and response; this one is unchanged.
 
         Raises:
             InvalidArgumentError: ``state`` is not JSON or holds a value JSON cannot represent (NaN,
@@ -623,6 +830,12 @@ _THREAD: TypeAdapter[LocalThread | RemoteThread] = TypeAdapter(Thread, config=Co
 def parse_thread(data: str | bytes | Mapping[str, Any]) -> LocalThread | RemoteThread:
     """A thread from its JSON (``thread.model_dump_json()``) or its dict: ``LocalThread`` or ``RemoteThread``
     by ``kind``. Raises ``pydantic.ValidationError`` naming the field that is wrong.
+
+    Args:
+        data: a thread's JSON (a string or bytes) or its dict (``thread.model_dump()``).
+
+    Returns:
+        The thread, of the class its ``kind`` names.
 
     Raises:
         pydantic.ValidationError: ``data`` is not the JSON of a saved thread (the field that is wrong named).

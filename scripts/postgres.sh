@@ -71,8 +71,9 @@ start() {
         --no-sync >"$dir/initdb.log" 2>&1 || {
         say "initdb failed:"; cat "$dir/initdb.log" >&2; rm -rf "$dir"; return 1
     }
-    # Sockets in $dir (not /var/run/postgresql, which may not exist or belong to someone else).
-    if ! "${as_user[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    # Sockets in $dir (not /var/run/postgresql, which may not exist or belong to someone else). pg_ctl waits
+    # up to 120 s (its default is 60) for the server to accept connections: a busy machine is slow to start it.
+    if ! "${as_user[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 \
         -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=100" start >/dev/null; then
         say "the server did not start:"; cat "$dir/server.log" >&2; rm -rf "$dir"; return 1
     fi

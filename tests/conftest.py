@@ -38,16 +38,30 @@ every count."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under the quick profile, cap the examples of tests that set their own (``QUICK``)."""
-    if not QUICK:
-        return
-    cap = settings.default.max_examples
+    """Keep the profile's promises in tests that set their own settings (``_profile_kept``), and under
+    the quick profile, cap their examples (``QUICK``)."""
     for item in items:
         test = getattr(item, "obj", None)
         # Where @given keeps the settings it runs with (hypothesis.core reads them at each call).
         own = getattr(test, "_hypothesis_internal_use_settings", None)
-        if own is not None and own.max_examples > cap:
-            test._hypothesis_internal_use_settings = settings(own, max_examples=cap)
+        if own is not None:
+            test._hypothesis_internal_use_settings = _profile_kept(own)
+
+
+def _profile_kept(own: settings) -> settings:
+    """A test's own ``@settings`` with what every profile promises whatever the test says: no deadline,
+    and the profile's health checks suppressed beside the test's own.
+
+    Both are wall-clock checks (a deadline fails an example that takes longer than 200 ms; the ``too_slow``
+    health check fails a test whose examples take long to generate), which a busy machine fails at
+    random, and tests hold no wall-clock assertions (speed is measured in benchmarks/). A test's
+    ``suppress_health_check=[...]`` replaces the profile's list rather than adding to it: without this,
+    ``[HealthCheck.function_scoped_fixture]`` brought ``too_slow`` back.
+    """
+    profile = settings.default
+    suppressed = list(dict.fromkeys([*own.suppress_health_check, *profile.suppress_health_check]))
+    examples = min(own.max_examples, profile.max_examples) if QUICK else own.max_examples
+    return settings(own, deadline=None, suppress_health_check=suppressed, max_examples=examples)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

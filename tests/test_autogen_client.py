@@ -253,7 +253,7 @@ def test_a_cancelled_request_stops_waiting_for_the_provider(litellm):
 
     def slow(body: dict[str, Any]) -> AIMessage:
         reached.set()
-        release.wait(10)
+        release.wait(60)  # set when the test ends
         return AIMessage(content="too late")
 
     with StandInServer(scripted(slow)) as server:
@@ -264,7 +264,8 @@ def test_a_cancelled_request_stops_waiting_for_the_provider(litellm):
             request = asyncio.ensure_future(
                 model.create([UserMessage(content="hi", source="user")], cancellation_token=token)
             )
-            await asyncio.get_running_loop().run_in_executor(None, reached.wait, 10)
+            # Midway: the request reached the provider (seconds, on a busy machine).
+            assert await asyncio.get_running_loop().run_in_executor(None, reached.wait, 60)
             token.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await request

@@ -202,7 +202,7 @@ def test_a_cancelled_add_message_on_a_sync_store_ends_before_the_cancellation_go
         await context.add_message(AutoGenUser(content="first", source="user"))  # the thread exists
         with write_lock_held({"backend": "sqlite", "path": str(path)}, context.thread_id) as release:
             adding = asyncio.create_task(context.add_message(AutoGenUser(content="hi", source="user")))
-            await asyncio.sleep(0.2)  # the append waits for the lock
+            await release.wait_for_a_waiter_async()  # the append waits for the lock
             adding.cancel()
             await asyncio.sleep(0.3)
             assert not adding.done()

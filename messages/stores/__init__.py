@@ -11,8 +11,9 @@ each holding the sync class and the async one side by side:
   processes on many machines (psycopg 3, the ``postgres`` extra, imported only when such a store is made;
   the async one on psycopg's ``AsyncConnection``).
 
-Below them, without I/O: the codec (``_codec``), the SQL (``_sql``), the migration runner and steps
-(``_migrations``) and the mapping of driver failures (``_failures``).
+Below them, in private modules without I/O: the codec of messages and threads, the SQL the two database
+backends share, the runner of their schema's migration steps and the mapping of driver failures to
+``NotWrittenError`` and ``MaybeWrittenError``.
 """
 
 from messages.stores._checkpoints import Checkpoint, Provenance

@@ -313,9 +313,6 @@ class SQLThreadStore(ThreadStore):
         return int(row[0])
 
     def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """The thread's messages in order; ``start``/``stop`` slice by position as a list slice does.
-
-        ``ThreadKindError`` if the thread is a remote one (the service keeps its messages)."""
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop)
         with self._operation("messages", thread_id, writes=False):

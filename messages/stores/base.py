@@ -63,10 +63,13 @@ Messages are stored as their lossless dump (``model_dump_json()``, the OpenAI Ch
 read back as equal, fresh values. Ids, positions, metadata and timestamps are the store's envelope, not
 message fields (simonw/llm's ``parts``; LangGraph's ``get`` beside ``get_tuple``).
 
-Where the pieces live: the codec (checks, encoding, decoding, the store's error texts) in ``_codec``, the
-SQL and the migration runner in ``_sql`` and ``_migrations``, the mapping of driver failures in
-``_failures``; a backend module holds its sync class and its async twin, thin I/O over those.
+The checks, the encoding and decoding, the SQL and the mapping of driver failures live in private modules
+of ``messages.stores``, shared by every backend; a backend module holds its sync class and its async twin,
+thin I/O over those.
 """
+
+# Where the pieces live: the codec (checks, encoding, decoding, the store's error texts) in `_codec`, the
+# SQL and the migration runner in `_sql` and `_migrations`, the mapping of driver failures in `_failures`.
 
 from __future__ import annotations
 
@@ -357,12 +360,21 @@ class ThreadStore(_Failures, ABC):
     """Where threads and their messages live: the contract of every backend (see the module docstring).
 
     The public methods check ids, encode what is written and decode what is read, here, once for every
-    backend, and run the backend's work inside ``_operation``, which turns its failures into the store's
-    errors; a backend implements the underscored methods, which take a checked id and the stored text.
+    backend, and run the backend's work in a block that turns its failures into the store's errors
+    (``BackendError``, ``StoreClosedError``); a backend implements the underscored methods, which take a
+    checked id and the stored text.
     """
 
     def create_thread(self, thread_id: str | None = None) -> str:
         """Create an empty ``LocalThread`` and return its id (a random one unless ``thread_id`` is given).
+
+        Args:
+            thread_id: The new thread's id (a user's or a conversation's id, say): a non-empty string
+                of at most 255 characters, without NUL; ``None``, the default, mints a random one (32
+                hex digits).
+
+        Returns:
+            The thread's id: ``thread_id`` as given, or the minted one.
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id.
@@ -370,6 +382,20 @@ class ThreadStore(_Failures, ABC):
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the operation before anything was written (safe to retry).
             MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+
+        Examples:
+            ```python
+            from messages import InMemoryThreadStore, ThreadExistsError
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()  # a random id
+            assert store.messages(thread_id) == []
+            assert store.create_thread("support-42") == "support-42"
+            try:
+                store.create_thread("support-42")
+            except ThreadExistsError:
+                pass  # the id is taken: load_thread("support-42") reopens that thread
+            ```
         """
         thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
         state = encode_thread(LocalThread(id=thread_id))
@@ -393,6 +419,21 @@ class ThreadStore(_Failures, ABC):
         nothing; with ``skip_existing=True`` those messages are left out instead, and the positions returned
         are those of the messages added. ``ThreadKindError`` if the thread is a remote one.
 
+        Args:
+            thread_id: The thread to add to (one created empty, or saved as a ``LocalThread``).
+            messages: One ``Message``, or an iterable of them (a list, a generator), in their order.
+            ids: One id per message, each unique in the thread (a turn's own ids, so that a retried
+                append can tell what is stored already); a ``None`` in the list, or ``None`` for the
+                whole argument (the default), mints a random id (32 hex digits).
+            metadata: A JSON object stored beside the messages: one mapping for every message, or one
+                per message (a list as long as the messages, ``None`` for a message without); ``None``,
+                the default: none (``records()`` reads ``{}``).
+            skip_existing: Leave out the messages whose ids the thread holds already instead of raising
+                ``MessageExistsError``, in the same transaction as the check.
+
+        Returns:
+            The positions the added messages got, in order, as a ``range`` (empty when none was added).
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
@@ -407,6 +448,21 @@ class ThreadStore(_Failures, ABC):
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the operation before anything was written (safe to retry).
             MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+
+        Examples:
+            ```python
+            from messages import AIMessage, InMemoryThreadStore, UserMessage
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()
+            assert store.append(thread_id, UserMessage(content="Hi")) == range(0, 1)
+            turn = [UserMessage(content="Weather?"), AIMessage(content="Sunny.")]
+            added = store.append(thread_id, turn, ids=["u2", "a2"], metadata={"turn": 2})
+            assert added == range(1, 3)
+            # The same turn again (a retried request): nothing is stored twice.
+            again = store.append(thread_id, turn, ids=["u2", "a2"], skip_existing=True)
+            assert len(again) == 0 and len(store.messages(thread_id)) == 3
+            ```
         """
         thread_id = check_thread_id(thread_id)
         skip_existing = check_flag(skip_existing, "skip_existing", "append")
@@ -426,6 +482,16 @@ class ThreadStore(_Failures, ABC):
 
         ``ThreadKindError`` if the thread is a remote one (the service keeps its messages).
 
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            The messages of ``[start:stop]``, oldest first: fresh values, equal to those appended.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
@@ -434,6 +500,19 @@ class ThreadStore(_Failures, ABC):
             CorruptDataError: a stored row no longer reads (its thread and position named).
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the read (safe to retry).
+
+        Examples:
+            ```python
+            from messages import AIMessage, InMemoryThreadStore, UserMessage
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()
+            hi, hello = UserMessage(content="Hi"), AIMessage(content="Hello!")
+            store.append(thread_id, [hi, hello, UserMessage(content="Bye")])
+            assert store.messages(thread_id)[:2] == [hi, hello]
+            assert store.messages(thread_id, 0, 1) == [hi]
+            assert store.messages(thread_id, -2, -1) == [hello]  # from the end
+            ```
         """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop)
@@ -445,7 +524,30 @@ class ThreadStore(_Failures, ABC):
         """The thread's messages with their envelopes (position, id, metadata, time), sliced as
         ``messages`` slices.
 
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            A ``MessageRecord`` for each message of ``[start:stop]``, oldest first.
+
         Raises what ``messages`` raises.
+
+        Examples:
+            ```python
+            from messages import InMemoryThreadStore, UserMessage
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()
+            hi = UserMessage(content="Hi")
+            store.append(thread_id, hi, ids=["m1"], metadata={"lang": "en"})
+            record = store.records(thread_id)[0]
+            assert (record.position, record.id, record.metadata) == (0, "m1", {"lang": "en"})
+            assert record.message == hi
+            ```
         """
         thread_id = check_thread_id(thread_id)
         start, stop = check_positions(start, stop, "records")
@@ -458,6 +560,16 @@ class ThreadStore(_Failures, ABC):
         ``"tool"``), sliced as ``messages`` slices, read without reading the messages: what a window read
         needs to find the exchanges.
 
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            The role of each message of ``[start:stop]``, oldest first.
+
         Raises what ``messages`` raises.
         """
         thread_id = check_thread_id(thread_id)
@@ -468,6 +580,9 @@ class ThreadStore(_Failures, ABC):
     def threads(self) -> list[str]:
         """Every thread id, oldest first.
 
+        Returns:
+            The ids of the store's threads (local and remote), in the order they were created.
+
         Raises:
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the read (safe to retry).
@@ -477,6 +592,9 @@ class ThreadStore(_Failures, ABC):
 
     def delete_thread(self, thread_id: str) -> None:
         """Remove the thread and its messages.
+
+        Args:
+            thread_id: The thread to remove, with its messages, checkpoints and token counts.
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
@@ -494,6 +612,11 @@ class ThreadStore(_Failures, ABC):
 
         ``ThreadKindError`` if the id holds a thread of the other kind: delete it first to replace it.
 
+        Args:
+            thread: The thread value to store under its ``id``: a ``LocalThread`` (its ``context_state``
+                with it; its messages are the store's, appended apart) or a ``RemoteThread`` (its
+                ``response_id``, open calls and pending messages); it replaces the value saved before.
+
         Raises:
             InvalidArgumentError: ``thread`` is neither a ``LocalThread`` nor a ``RemoteThread``.
             InvalidThreadIdError: the thread's id is not a usable id.
@@ -501,6 +624,16 @@ class ThreadStore(_Failures, ABC):
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the operation before anything was written (safe to retry).
             MaybeWrittenError: the connection was lost while a write was out: it may have committed.
+
+        Examples:
+            ```python
+            from messages import RemoteThread, SQLiteThreadStore
+
+            with SQLiteThreadStore("threads.db") as store:
+                store.save_thread(RemoteThread(id="chat-7", response_id="resp_1"))
+                store.save_thread(RemoteThread(id="chat-7", response_id="resp_2"))
+                assert store.load_thread("chat-7").response_id == "resp_2"  # the newest
+            ```
         """
         state = encode_thread(thread)
         with self._operation("save_thread", thread.id, writes=True):
@@ -509,12 +642,38 @@ class ThreadStore(_Failures, ABC):
     def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
         """The thread value saved under ``thread_id``: a ``LocalThread`` or a ``RemoteThread``.
 
+        Args:
+            thread_id: The thread to reopen (the id ``create_thread`` returned, or the ``id`` of a thread
+                value saved with ``save_thread``).
+
+        Returns:
+            The saved value, of the type it was saved as: a ``LocalThread`` (a thread made by
+            ``create_thread`` is an empty one) or a ``RemoteThread``. A local thread's messages are read
+            apart, with ``messages`` or a window.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
             CorruptDataError: the saved value no longer reads.
             StoreClosedError: the store was closed.
             NotWrittenError: the database failed the read (safe to retry).
+
+        Examples:
+            ```python
+            from messages import LocalThread, SQLiteThreadStore, ThreadNotFoundError, UserMessage
+
+            with SQLiteThreadStore("bot.db") as store:
+                thread_id = store.create_thread()
+                store.append(thread_id, UserMessage(content="Hi"))
+            with SQLiteThreadStore("bot.db") as store:  # later, in another process
+                thread = store.load_thread(thread_id)
+                assert isinstance(thread, LocalThread) and thread.id == thread_id
+                assert store.messages(thread.id) == [UserMessage(content="Hi")]
+                try:
+                    store.load_thread("no-such-thread")
+                except ThreadNotFoundError:
+                    pass  # never created (or deleted): create_thread starts it
+            ```
         """
         thread_id = check_thread_id(thread_id)
         with self._operation("load_thread", thread_id, writes=False):
@@ -523,6 +682,14 @@ class ThreadStore(_Failures, ABC):
 
     def thread_info(self, thread_id: str) -> ThreadInfo:
         """The thread's envelope: kind, length and timestamps.
+
+        Args:
+            thread_id: The thread to describe.
+
+        Returns:
+            A ``ThreadInfo``: the kind of the value saved (``"local"`` or ``"remote"``), how many messages
+            the thread holds, when it was created, and when a message was last appended or popped or
+            the thread last saved (UTC).
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
@@ -539,6 +706,17 @@ class ThreadStore(_Failures, ABC):
     def metadata(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[dict[str, JsonValue]]:
         """The metadata of each message of ``[start:stop]`` (``{}`` where none was given), sliced as
         ``messages`` slices, read without the messages: one short column, no message parsed.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            The JSON object appended with each message of ``[start:stop]``, oldest first (``{}`` for a
+            message appended without).
 
         Raises what ``messages`` raises (``CorruptDataError`` for metadata that no longer reads, its
         position named).
@@ -591,15 +769,18 @@ class ThreadStore(_Failures, ABC):
             MaybeWrittenError: the connection was lost while a write was out: it may have committed.
 
         Examples:
-            >>> from messages import InMemoryThreadStore, UserMessage
-            >>> store = InMemoryThreadStore()
-            >>> thread_id = store.create_thread()
-            >>> store.append(thread_id, [UserMessage(content="hi"), UserMessage(content="oops")])
-            range(0, 2)
-            >>> store.pop(thread_id).message
-            UserMessage(role='user', content='oops')
-            >>> len(store.messages(thread_id))
-            1
+            ```python
+            from messages import InMemoryThreadStore, UserMessage
+
+            store = InMemoryThreadStore()
+            thread_id = store.create_thread()
+            hi, oops = UserMessage(content="Hi"), UserMessage(content="Oops")
+            store.append(thread_id, [hi, oops], ids=["m1", "m2"])
+            popped = store.pop(thread_id)
+            assert popped is not None and (popped.id, popped.message) == ("m2", oops)
+            assert store.messages(thread_id) == [hi]
+            assert store.pop(thread_id).id == "m1" and store.pop(thread_id) is None
+            ```
         """
         thread_id = check_thread_id(thread_id)
         with self._operation("pop", thread_id, writes=True):
@@ -665,6 +846,22 @@ class ThreadStore(_Failures, ABC):
         length (``InvalidCheckpointError``, ``PositionError``), and not on a tool result (which it would cut
         from its call). No message is touched: ``records()`` reads the same before and after.
 
+        Args:
+            thread_id: The thread the summary is of (a local thread).
+            summary: The message that stands for the messages it covers (``messages.compaction``'s
+                ``summary_message`` makes one): neither a tool result nor one that makes tool calls.
+            upto: The position the summary covers up to, exclusive: reads give the summary, then the
+                messages from ``upto`` on.
+            base: The id of the thread's newest checkpoint, which this one builds on; ``None`` when the
+                thread has none yet.
+            provenance: How the summary was made (the summarizer's model, its tokens), stored with it;
+                ``None``, the default: an empty ``Provenance``.
+            checkpoint_id: The new checkpoint's id, unique in the thread; ``None``, the default, mints one
+                (32 hex digits).
+
+        Returns:
+            The checkpoint as stored (its id and creation time set).
+
         Raises:
             InvalidThreadIdError: ``thread_id``, ``base`` or ``checkpoint_id`` is not a usable id.
             ThreadNotFoundError: no thread has that id.
@@ -694,6 +891,12 @@ class ThreadStore(_Failures, ABC):
     def checkpoints(self, thread_id: str) -> list[Checkpoint]:
         """The thread's checkpoints, oldest first: a chain, each built on the one before it.
 
+        Args:
+            thread_id: The thread to read.
+
+        Returns:
+            Every checkpoint of the thread, oldest first; empty when it has none.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             ThreadNotFoundError: no thread has that id.
@@ -710,6 +913,13 @@ class ThreadStore(_Failures, ABC):
     def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
         """The thread's newest checkpoint (one indexed read), or ``None`` when it has none.
 
+        Args:
+            thread_id: The thread to read.
+
+        Returns:
+            The newest checkpoint, the one a new checkpoint builds on (its ``base``); ``None`` when the
+            thread has none.
+
         Raises what ``checkpoints`` raises.
         """
         thread_id = check_thread_id(thread_id)
@@ -720,6 +930,13 @@ class ThreadStore(_Failures, ABC):
     def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
         """Undo a checkpoint: remove it and the checkpoints built on it (which summarized its summary); the
         ids removed, newest first. ``CheckpointNotFoundError`` when the thread has no such checkpoint.
+
+        Args:
+            thread_id: The thread the checkpoint belongs to.
+            checkpoint_id: The checkpoint to remove (a ``Checkpoint``'s ``id``).
+
+        Returns:
+            The ids of the checkpoints removed, newest first: ``checkpoint_id`` last.
 
         Raises:
             InvalidThreadIdError: ``thread_id`` or ``checkpoint_id`` is not a usable id.
@@ -741,6 +958,19 @@ class ThreadStore(_Failures, ABC):
         """The token count of each message of ``[start:stop]`` saved under ``counter``'s name, ``None``
         where none was saved; sliced as ``messages`` slices.
 
+        Args:
+            thread_id: The thread to read.
+            counter: The name the counts are saved under, one per way of counting (a compactor's is its
+                ``model=`` or ``counter_name=``): a non-empty string of at most 255 characters.
+            start: The first position to read (0, the default, for the first message); a negative one
+                counts from the end, as in a list slice, and ``None`` means 0.
+            stop: The position to stop before (``None``, the default: the thread's end); a negative one
+                counts from the end.
+
+        Returns:
+            One entry per message of ``[start:stop]``, oldest first: its token count under ``counter``, or
+            ``None`` where none was saved.
+
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
             InvalidArgumentError: ``counter`` is not a non-empty string of at most 255 characters, or
@@ -761,6 +991,13 @@ class ThreadStore(_Failures, ABC):
         """Save token counts made by ``counter`` (its name), ``{position: tokens}``, beside the messages: a
         message is counted once per counter. A count already saved stays (a counter counts a message the
         same every time). ``PositionError`` for a position the thread does not hold.
+
+        Args:
+            thread_id: The thread the counts are of.
+            counter: The name the counts are saved under, one per way of counting (a compactor's is its
+                ``model=`` or ``counter_name=``): a non-empty string of at most 255 characters.
+            counts: The token count of each message counted, by position: ``{position: tokens}``, both
+                ints of at least 0 (an empty mapping saves nothing).
 
         Raises:
             InvalidThreadIdError: ``thread_id`` is not a usable id (not a non-empty string).
@@ -912,9 +1149,31 @@ class AsyncThreadStore(ABC):
 
     @abstractmethod
     async def create_thread(self, thread_id: str | None = None) -> str:
-        """``ThreadStore.create_thread``.
+        """As ``ThreadStore.create_thread``, awaited.
+
+        Args:
+            thread_id: The new thread's id; ``None``, the default, mints a random one.
+
+        Returns:
+            The thread's id: ``thread_id`` as given, or the minted one.
 
         Raises what ``ThreadStore.create_thread`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    assert await store.messages(thread_id) == []
+                    assert await store.create_thread("support-42") == "support-42"
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
@@ -927,63 +1186,209 @@ class AsyncThreadStore(ABC):
         metadata: Metadata = None,
         skip_existing: bool = False,
     ) -> range:
-        """``ThreadStore.append``.
+        """As ``ThreadStore.append``, awaited.
+
+        Args:
+            thread_id: The thread to add to (a local thread).
+            messages: One ``Message``, or an iterable of them, in their order.
+            ids: One id per message, each unique in the thread (``None``: minted ones).
+            metadata: One JSON object for every message, or one per message (``None``: none).
+            skip_existing: Leave out the messages whose ids the thread holds instead of raising
+                ``MessageExistsError``.
+
+        Returns:
+            The positions the added messages got, as a ``range`` (empty when none was added).
 
         Raises what ``ThreadStore.append`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    turn = [UserMessage(content="Hi")]
+                    assert await store.append(thread_id, turn, ids=["u1"]) == range(0, 1)
+                    # A retried turn (after a timeout, say) adds what is missing, nothing twice.
+                    again = await store.append(thread_id, turn, ids=["u1"], skip_existing=True)
+                    assert len(again) == 0
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def messages(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[Message]:
-        """``ThreadStore.messages``.
+        """As ``ThreadStore.messages``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            The messages of ``[start:stop]``, oldest first.
 
         Raises what ``ThreadStore.messages`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    hi, bye = UserMessage(content="Hi"), UserMessage(content="Bye")
+                    await store.append(thread_id, [hi, bye])
+                    assert await store.messages(thread_id, -1) == [bye]
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def records(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[MessageRecord]:
-        """``ThreadStore.records``.
+        """As ``ThreadStore.records``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            A ``MessageRecord`` (position, id, message, metadata, time) for each message of
+            ``[start:stop]``, oldest first.
 
         Raises what ``ThreadStore.records`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    hi = UserMessage(content="Hi")
+                    await store.append(thread_id, hi, metadata={"lang": "en"})
+                    [record] = await store.records(thread_id)
+                    assert (record.position, record.metadata) == (0, {"lang": "en"})
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def roles(self, thread_id: str, start: int = 0, stop: int | None = None) -> list[str]:
-        """``ThreadStore.roles``.
+        """As ``ThreadStore.roles``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            The role of each message of ``[start:stop]``, oldest first.
 
         Raises what ``ThreadStore.roles`` raises.
         """
 
     @abstractmethod
     async def threads(self) -> list[str]:
-        """``ThreadStore.threads``.
+        """As ``ThreadStore.threads``, awaited.
+
+        Returns:
+            Every thread id of the store, oldest first.
 
         Raises what ``ThreadStore.threads`` raises.
         """
 
     @abstractmethod
     async def delete_thread(self, thread_id: str) -> None:
-        """``ThreadStore.delete_thread``.
+        """As ``ThreadStore.delete_thread``, awaited.
+
+        Args:
+            thread_id: The thread to remove, with its messages.
 
         Raises what ``ThreadStore.delete_thread`` raises.
         """
 
     @abstractmethod
     async def save_thread(self, thread: LocalThread | RemoteThread) -> None:
-        """``ThreadStore.save_thread``.
+        """As ``ThreadStore.save_thread``, awaited.
+
+        Args:
+            thread: The ``LocalThread`` or ``RemoteThread`` value to store under its ``id``.
 
         Raises what ``ThreadStore.save_thread`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncSQLiteThreadStore, RemoteThread
+
+
+            async def main() -> None:
+                async with AsyncSQLiteThreadStore("threads.db") as store:
+                    await store.save_thread(RemoteThread(id="chat-7", response_id="resp_1"))
+                    thread = await store.load_thread("chat-7")
+                    assert isinstance(thread, RemoteThread) and thread.response_id == "resp_1"
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def load_thread(self, thread_id: str) -> LocalThread | RemoteThread:
-        """``ThreadStore.load_thread``.
+        """As ``ThreadStore.load_thread``, awaited.
+
+        Args:
+            thread_id: The thread to reopen.
+
+        Returns:
+            The saved value, of the type it was saved as: a ``LocalThread`` or a ``RemoteThread``.
 
         Raises what ``ThreadStore.load_thread`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncSQLiteThreadStore, LocalThread, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncSQLiteThreadStore("bot.db") as store:
+                    thread_id = await store.create_thread()
+                    await store.append(thread_id, UserMessage(content="Hi"))
+                async with AsyncSQLiteThreadStore("bot.db") as store:  # later, in another process
+                    thread = await store.load_thread(thread_id)
+                    assert isinstance(thread, LocalThread)
+                    assert await store.messages(thread.id) == [UserMessage(content="Hi")]
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
     async def thread_info(self, thread_id: str) -> ThreadInfo:
-        """``ThreadStore.thread_info``.
+        """As ``ThreadStore.thread_info``, awaited.
+
+        Args:
+            thread_id: The thread to describe.
+
+        Returns:
+            A ``ThreadInfo``: the thread's kind, length and timestamps (UTC).
 
         Raises what ``ThreadStore.thread_info`` raises.
         """
@@ -992,7 +1397,15 @@ class AsyncThreadStore(ABC):
     async def metadata(
         self, thread_id: str, start: int = 0, stop: int | None = None
     ) -> list[dict[str, JsonValue]]:
-        """``ThreadStore.metadata``.
+        """As ``ThreadStore.metadata``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            The JSON object appended with each message of ``[start:stop]`` (``{}`` where none was).
 
         Raises what ``ThreadStore.metadata`` raises.
         """
@@ -1001,9 +1414,36 @@ class AsyncThreadStore(ABC):
     async def pop(
         self, thread_id: str, *, check: Callable[[MessageRecord], object] | None = None
     ) -> MessageRecord | None:
-        """``ThreadStore.pop``.
+        """As ``ThreadStore.pop``, awaited.
+
+        Args:
+            thread_id: The thread to remove the newest message of.
+            check: Called with the newest record before anything is removed (a sync function): what it
+                raises undoes the pop and goes on to the caller; ``None``, the default: no check.
+
+        Returns:
+            The removed message's record, or ``None`` when the thread holds none.
 
         Raises what ``ThreadStore.pop`` raises.
+
+        Examples:
+            ```python
+            import asyncio
+
+            from messages import AsyncInMemoryThreadStore, UserMessage
+
+
+            async def main() -> None:
+                async with AsyncInMemoryThreadStore() as store:
+                    thread_id = await store.create_thread()
+                    hi, oops = UserMessage(content="Hi"), UserMessage(content="Oops")
+                    await store.append(thread_id, [hi, oops])
+                    popped = await store.pop(thread_id)
+                    assert popped is not None and popped.message == oops
+                    assert await store.messages(thread_id) == [hi]
+
+            asyncio.run(main())
+            ```
         """
 
     @abstractmethod
@@ -1017,28 +1457,58 @@ class AsyncThreadStore(ABC):
         provenance: Provenance | None = None,
         checkpoint_id: str | None = None,
     ) -> Checkpoint:
-        """``ThreadStore.add_checkpoint``.
+        """As ``ThreadStore.add_checkpoint``, awaited.
+
+        Args:
+            thread_id: The thread the summary is of.
+            summary: The message that stands for the messages before ``upto``.
+            upto: The position the summary covers up to, exclusive.
+            base: The id of the thread's newest checkpoint (``None`` when it has none).
+            provenance: How the summary was made (``None``: an empty ``Provenance``).
+            checkpoint_id: The new checkpoint's id (``None``: a minted one).
+
+        Returns:
+            The checkpoint as stored.
 
         Raises what ``ThreadStore.add_checkpoint`` raises.
         """
 
     @abstractmethod
     async def checkpoints(self, thread_id: str) -> list[Checkpoint]:
-        """``ThreadStore.checkpoints``.
+        """As ``ThreadStore.checkpoints``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+
+        Returns:
+            Every checkpoint of the thread, oldest first.
 
         Raises what ``ThreadStore.checkpoints`` raises.
         """
 
     @abstractmethod
     async def latest_checkpoint(self, thread_id: str) -> Checkpoint | None:
-        """``ThreadStore.latest_checkpoint``.
+        """As ``ThreadStore.latest_checkpoint``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+
+        Returns:
+            The newest checkpoint, or ``None`` when the thread has none.
 
         Raises what ``ThreadStore.latest_checkpoint`` raises.
         """
 
     @abstractmethod
     async def delete_checkpoint(self, thread_id: str, checkpoint_id: str) -> list[str]:
-        """``ThreadStore.delete_checkpoint``.
+        """As ``ThreadStore.delete_checkpoint``, awaited.
+
+        Args:
+            thread_id: The thread the checkpoint belongs to.
+            checkpoint_id: The checkpoint to remove, with those built on it.
+
+        Returns:
+            The ids of the checkpoints removed, newest first.
 
         Raises what ``ThreadStore.delete_checkpoint`` raises.
         """
@@ -1047,14 +1517,28 @@ class AsyncThreadStore(ABC):
     async def token_counts(
         self, thread_id: str, counter: str, start: int = 0, stop: int | None = None
     ) -> list[int | None]:
-        """``ThreadStore.token_counts``.
+        """As ``ThreadStore.token_counts``, awaited.
+
+        Args:
+            thread_id: The thread to read.
+            counter: The name the counts are saved under (a non-empty string).
+            start: The first position to read (negative: from the end; ``None``: 0).
+            stop: The position to stop before (``None``, the default: the end; negative: from the end).
+
+        Returns:
+            The token count of each message of ``[start:stop]`` under ``counter`` (``None``: not saved).
 
         Raises what ``ThreadStore.token_counts`` raises.
         """
 
     @abstractmethod
     async def save_token_counts(self, thread_id: str, counter: str, counts: Mapping[int, int]) -> None:
-        """``ThreadStore.save_token_counts``.
+        """As ``ThreadStore.save_token_counts``, awaited.
+
+        Args:
+            thread_id: The thread the counts are of.
+            counter: The name the counts are saved under (a non-empty string).
+            counts: ``{position: tokens}``, ints of at least 0.
 
         Raises what ``ThreadStore.save_token_counts`` raises.
         """

@@ -42,6 +42,18 @@ class InMemoryThreadStore(ThreadStore):
     """Threads in this process's memory; thread-safe; gone when the process ends.
 
     Raises nothing.
+
+    Examples:
+        ```python
+        from messages import InMemoryThreadStore, LocalThread, UserMessage
+
+        store = InMemoryThreadStore()
+        thread = LocalThread()
+        store.save_thread(thread)
+        thread.append(store, UserMessage(content="hi"))
+        assert store.messages(thread.id) == [UserMessage(content="hi")]
+        store.close()  # drops every thread
+        ```
     """
 
     def __init__(self) -> None:
@@ -261,6 +273,24 @@ class AsyncInMemoryThreadStore(OffloadedStore):
     on I/O, so they run on the loop).
 
     Raises nothing.
+
+    Examples:
+        ```python
+        import asyncio
+
+        from messages import AsyncInMemoryThreadStore, LocalThread, UserMessage
+
+
+        async def main():
+            async with AsyncInMemoryThreadStore() as store:
+                thread = LocalThread()
+                await store.save_thread(thread)
+                await thread.aappend(store, UserMessage(content="hi"))
+                assert await store.messages(thread.id) == [UserMessage(content="hi")]
+
+
+        asyncio.run(main())
+        ```
     """
 
     def __init__(self) -> None:

@@ -19,7 +19,7 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
   call in flight up to ``max_connections``. A connection the server dropped is replaced at next use, so
   the store works again once the server is back, without being reopened; one the server closed while it
   sat idle (a restart, ``pg_terminate_backend``, an idle timeout) is found out before a statement is sent
-  on it (``_stale``: its socket has something to read, the server's goodbye) and replaced then, so a
+  on it (its socket has something to read: the server's goodbye) and replaced then, so a
   restart under an idle store costs no call, and raises no ``MaybeWrittenError`` for a statement that
   never left.
 * Failures raise ``NotWrittenError`` or ``MaybeWrittenError`` naming the operation and the thread, with
@@ -28,7 +28,7 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
   back (not written: every write here is one transaction); a connection lost while a write was out
   (psycopg marks it ``broken``) may have been lost after the server committed, before the reply came back:
   ``MaybeWrittenError``.
-* The schema is built by the migration steps of ``_migrations`` (``MIGRATIONS``), applied under an
+* The schema is built by the migration steps (``MIGRATIONS``), applied under an
   advisory lock (so that processes starting together do not race) and recorded by name in
   ``thread_store_migrations``; a database with a step this version does not know was written by a newer
   version, and is refused. Sync and async stores run the same runner.
@@ -419,6 +419,10 @@ def _readable(fd: int) -> bool:
 class PostgresThreadStore(SQLThreadStore):
     """Threads in the PostgreSQL database at ``dsn`` (``postgresql://user@host:port/db`` or key=value).
 
+    The store connects, and builds or migrates the schema, when it is made; each thread of the process
+    then gets a connection of its own at its first call. Close it with ``store.close()`` or a ``with``
+    block. Its methods are those of every ``ThreadStore`` (``SQLiteThreadStore`` shows them in use).
+
     Every call is bounded ("Bounds" in How the stores are built): one that has not ended ``timeout``
     seconds after it started fails, whatever the network or the server does meanwhile. The server is asked
     to end a statement a little sooner (the session's ``statement_timeout`` and
@@ -429,11 +433,14 @@ class PostgresThreadStore(SQLThreadStore):
     found out before a call is sent on it.
 
     Args:
-        dsn: a libpq connection string, a URI or ``key=value`` pairs. What it sets of ``connect_timeout``,
-            the keepalives and ``tcp_user_timeout`` is kept (the store adds only what it leaves out).
-        timeout: the bound of each call, in seconds (default ``TIMEOUT``, 30); ``None``: no bound (the
+        dsn: The database, as libpq reads a connection string: a URI
+            (``postgresql://user:password@host:5432/db``) or ``key=value`` pairs (``"host=db dbname=bots"``);
+            what it leaves out comes from libpq's environment variables (``PGHOST``, ``PGPASSWORD``, ...).
+            What it sets of ``connect_timeout``, the keepalives and ``tcp_user_timeout`` is kept (the store
+            adds only what it leaves out).
+        timeout: The bound of each call, in seconds (default ``TIMEOUT``, 30); ``None``: no bound (the
             server's and the DSN's own timeouts only).
-        connect_timeout: the longest wait for a new connection, in seconds (libpq's: whole seconds, at
+        connect_timeout: The longest wait for a new connection, in seconds (libpq's: whole seconds, at
             least 2), within the call's bound; ``None``: the DSN's ``connect_timeout``, else
             ``CONNECT_TIMEOUT`` (10).
 
@@ -442,6 +449,16 @@ class PostgresThreadStore(SQLThreadStore):
         InvalidArgumentError: ``dsn`` is not a string, ``timeout`` is not a number of seconds above 0 (or
             ``None``), or ``connect_timeout`` is not a number of seconds.
         NotWrittenError: the server cannot be reached, or its schema cannot be made or migrated.
+
+    Examples:
+        ```python
+        from messages import NotWrittenError, PostgresThreadStore
+
+        try:  # nothing listens on port 1: the store connects when made, so this fails here
+            PostgresThreadStore("postgresql://bot@127.0.0.1:1/chats", connect_timeout=2)
+        except NotWrittenError as exc:  # nothing was written: safe to retry later
+            assert "cannot connect to PostgreSQL at 127.0.0.1:1/chats" in str(exc)
+        ```
     """
 
     _placeholder = "%s"
@@ -747,7 +764,7 @@ class AsyncPostgresThreadStore(LoopStore):
     several threads at once), as the SQLite and in-memory stores do: each loop gets connections of its own
     (a connection is awaited on the loop it was made in), and those of a loop that has closed are dropped.
     A cancelled call that was waiting for a connection stops; one whose write has started runs to its end
-    before the ``CancelledError`` goes on (``LoopStore``).
+    before the ``CancelledError`` goes on.
 
     Every call is bounded as ``PostgresThreadStore``'s are, its wait for a free connection (one of
     ``max_connections``) and for a new one included; at the bound the event loop closes the call's
@@ -755,19 +772,41 @@ class AsyncPostgresThreadStore(LoopStore):
     a cancel request sent through the same silence, could not).
 
     Args:
-        dsn: a libpq connection string, a URI or ``key=value`` pairs. What it sets of ``connect_timeout``,
-            the keepalives and ``tcp_user_timeout`` is kept (the store adds only what it leaves out).
-        timeout: the bound of each call, in seconds (default ``TIMEOUT``, 30); ``None``: no bound.
-        connect_timeout: the longest wait for a new connection, in seconds, within the call's bound;
+        dsn: The database, as libpq reads a connection string: a URI
+            (``postgresql://user:password@host:5432/db``) or ``key=value`` pairs (``"host=db dbname=bots"``);
+            what it leaves out comes from libpq's environment variables (``PGHOST``, ``PGPASSWORD``, ...).
+            What it sets of ``connect_timeout``, the keepalives and ``tcp_user_timeout`` is kept (the store
+            adds only what it leaves out).
+        timeout: The bound of each call, in seconds (default ``TIMEOUT``, 30); ``None``: no bound.
+        connect_timeout: The longest wait for a new connection, in seconds, within the call's bound;
             ``None``: the DSN's ``connect_timeout``, else ``CONNECT_TIMEOUT`` (10).
-        max_connections: how many calls run at once on each event loop, each on a connection of its own;
-            the others wait for one (within their bound).
+        max_connections: How many calls run at once on each event loop, each on a connection of its own;
+            a further call waits for one of them to end (within its bound).
 
     Raises:
         StoreError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
         InvalidArgumentError: ``max_connections`` is not an int of at least 1, ``timeout`` is not a number
             of seconds above 0 (or ``None``), or ``connect_timeout`` is not a number of seconds.
         NotWrittenError: the DSN does not read as a PostgreSQL connection string.
+
+    Examples:
+        ```python
+        import asyncio
+
+        from messages import AsyncPostgresThreadStore, NotWrittenError
+
+
+        async def main():
+            # Made without connecting: nothing listens on port 1, and nothing fails yet.
+            async with AsyncPostgresThreadStore("postgresql://bot@127.0.0.1:1/chats") as store:
+                try:
+                    await store.open()  # connect now rather than at the first call
+                except NotWrittenError as exc:  # nothing was written: safe to retry later
+                    assert "cannot connect to PostgreSQL at 127.0.0.1:1/chats" in str(exc)
+
+
+        asyncio.run(main())
+        ```
     """
 
     def __init__(

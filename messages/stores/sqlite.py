@@ -29,7 +29,7 @@ sqlite3), the embedded default.
   (``SQLITE_BUSY``) did not commit either; any other failure of ``COMMIT`` (an fsync error, say) may have
   left a whole commit frame in the WAL, which the next recovery replays: ``MaybeWrittenError``. The same
   connection goes on after a failure (a connection still inside a transaction is replaced).
-* The schema is built by the migration steps of ``_migrations`` (``MIGRATIONS``), each applied once, in a
+* The schema is built by the migration steps (``MIGRATIONS``), each applied once, in a
   transaction, and recorded by name in ``thread_store_migrations``. A file whose table names a step this
   version does not know was written by a newer version, and is refused rather than misread.
 * ``AsyncSQLiteThreadStore`` runs each call whole (checks, encoding, the transaction, decoding) in a
@@ -150,21 +150,37 @@ def _bound_waits(conn: sqlite3.Connection, wait: float, timeout: float) -> None:
 class SQLiteThreadStore(SQLThreadStore):
     """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it.
 
-    ``synchronous`` says what a returned ``append`` survives: ``"NORMAL"`` (the default), a killed process;
-    ``"FULL"``, an operating system crash and a power cut as well, at the price of a sync of the disk per
-    write (see the module docstring). ``timeout`` is how long a writer waits for another's write lock.
+    The file is opened, and its schema built or migrated, when the store is made. Close it with
+    ``store.close()`` or a ``with`` block; the file and what it holds stay.
 
     Args:
-        path: the database file (a ``str`` or a path-like), created if missing.
-        timeout: the bound of each call's waits for another connection's lock, in seconds (default 30):
-            SQLite's busy timeout, less what the call spent before its first wait; ``0``: never wait.
-        synchronous: ``"NORMAL"`` (the default) or ``"FULL"``: what a returned append survives.
+        path: The database file (a ``str`` or a ``pathlib.Path``); its folder must exist. A file made by
+            another ``SQLiteThreadStore`` (this process's or another's) is shared with it.
+        timeout: The bound of each call's waits for another connection's lock, in seconds (default 30):
+            SQLite's busy timeout, less what the call spent before its first wait; past it the call fails
+            with ``NotWrittenError``. ``0``: never wait.
+        synchronous: What a returned ``append`` survives: ``"NORMAL"`` (the default), a killed process;
+            ``"FULL"``, an operating system crash and a power cut as well, at the price of a sync of the
+            disk per write (see the module docstring).
 
     Raises:
         StoreError: this Python's SQLite is older than the store needs.
         InvalidArgumentError: ``synchronous`` is neither ``"FULL"`` nor ``"NORMAL"``, ``timeout`` is not a
             number of seconds of at least 0, or the path is ``:memory:`` (use ``InMemoryThreadStore``).
         NotWrittenError: the database file cannot be opened, or its schema made or migrated.
+
+    Examples:
+        ```python
+        from messages import AIMessage, LocalThread, SQLiteThreadStore, UserMessage
+
+        with SQLiteThreadStore("chats.sqlite") as store:
+            thread = LocalThread(id="user-42")
+            store.save_thread(thread)
+            thread.append(store, [UserMessage(content="hi"), AIMessage(content="Hello!")])
+
+        with SQLiteThreadStore("chats.sqlite") as store:  # later, or in another process
+            assert store.roles("user-42") == ["user", "assistant"]
+        ```
     """
 
     _message_column = "CAST(message AS BLOB)"  # bytes: see _READ_SPAN
@@ -425,18 +441,39 @@ class AsyncSQLiteThreadStore(OffloadedStore):
     it at start-up, not inside a busy loop. Close it with ``await store.aclose()`` (or ``async with``).
 
     Args:
-        path: the database file (a ``str`` or a path-like), created if missing.
-        timeout: the bound of each call's waits, in seconds (default 30), counted from the moment its
+        path: The database file (a ``str`` or a ``pathlib.Path``), shared with every other store, sync or
+            async, that opens it.
+        timeout: The bound of each call's waits, in seconds (default 30), counted from the moment its
             caller called: a call that waited for a worker behind others waits that much less for another
             connection's lock, and one with nothing left fails (``NotWrittenError``); ``0``: never wait.
-        synchronous: ``"NORMAL"`` (the default) or ``"FULL"``: what a returned append survives.
-        workers: how many worker threads (each with a connection of its own) run the calls.
+        synchronous: ``"NORMAL"`` (the default) or ``"FULL"``: what a returned ``append`` survives, as
+            ``SQLiteThreadStore`` takes it.
+        workers: How many worker threads run the calls, each with a connection of its own: how many calls
+            can read at once (writes to the file still take turns).
 
     Raises:
         StoreError: this Python's SQLite is older than the store needs.
         InvalidArgumentError: ``workers`` is not an int of at least 1, ``synchronous`` is neither ``"FULL"``
             nor ``"NORMAL"``, ``timeout`` is not a number of seconds, or the path is ``:memory:``.
         NotWrittenError: the database file cannot be opened, or its schema made or migrated.
+
+    Examples:
+        ```python
+        import asyncio
+
+        from messages import AsyncSQLiteThreadStore, LocalThread, UserMessage
+
+
+        async def main():
+            async with AsyncSQLiteThreadStore("chats.sqlite") as store:
+                thread = LocalThread(id="user-42")
+                await store.save_thread(thread)
+                await thread.aappend(store, UserMessage(content="hi"))
+                assert await thread.aread(store) == [UserMessage(content="hi")]
+
+
+        asyncio.run(main())
+        ```
     """
 
     def __init__(

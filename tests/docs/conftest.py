@@ -133,6 +133,9 @@ def _chromium() -> str:
     pytest.skip(why)
 
 
+BROWSER_TIMEOUT_MS = 120_000
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Chromium, driven by Playwright's sync API: for one test module at a time, because while it runs its
@@ -142,7 +145,10 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=FLAGS, headless=True)
+        # Playwright's bounds are 30 s, which a busy machine can outlast starting chromium: a hang fails.
+        launched = playwright.chromium.launch(
+            executable_path=executable, args=FLAGS, headless=True, timeout=BROWSER_TIMEOUT_MS
+        )
         try:
             yield launched
         finally:
@@ -157,6 +163,7 @@ class Page:
         self.base = base
         self.errors: list[str] = []
         self.tab = browser.new_page()
+        self.tab.set_default_timeout(BROWSER_TIMEOUT_MS)  # navigation and waits (``launch``'s comment)
         self.tab.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
         self.tab.on("pageerror", lambda e: self.errors.append(f"exception: {e}"))
         self.tab.on("requestfailed", self._failed)

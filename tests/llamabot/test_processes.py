@@ -55,7 +55,8 @@ def another_process(zygote: Zygote, order: dict, tmp_path: Path) -> subprocess.C
     """Run tests/llamabot/_child.py with ``order`` in a process of its own."""
     order = {"model": MODEL, "log": str(tmp_path / ".llamabot" / "child-log.db"), **order}
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return zygote.run(CHILD, [json.dumps(order)], env=env, cwd=ROOT, timeout=300)
+    # A hang guard under pytest-timeout's 600 s (tests/test_examples.py's start_example says why 540).
+    return zygote.run(CHILD, [json.dumps(order)], env=env, cwd=ROOT, timeout=540)
 
 
 def in_another_process(zygote: Zygote, order: dict, tmp_path: Path) -> list:

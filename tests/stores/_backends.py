@@ -13,10 +13,13 @@ import contextlib
 import inspect
 import os
 import sqlite3
+import sys
 import threading
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
 from typing import Any
 
 from messages import (
@@ -172,23 +175,86 @@ def raw_rows(spec: Spec, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[A
     raise ValueError(f"no database behind backend {spec['backend']!r}")
 
 
+def until(condition: Callable[[], object], what: str, timeout: float = 60) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` after ``timeout`` seconds.
+
+    What a test waits for here comes in milliseconds on an idle machine, but a busy one can keep a thread
+    or a server process off the CPU for seconds: the bound is generous, so that only a hang fails."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout:g} s: {what}"
+        time.sleep(0.01)
+
+
+async def until_async(condition: Callable[[], object], what: str, timeout: float = 60) -> None:
+    """``until`` from a coroutine: the event loop (and an async store's calls on it) runs meanwhile."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout:g} s: {what}"
+        await asyncio.sleep(0.01)
+
+
+_STORE_CODE = Path(inspect.getfile(SQLiteThreadStore)).parent
+"""messages/stores/: where a store's calls run."""
+
+
+class Held:
+    """A write lock that another connection holds (``write_lock_held``); calling it releases the lock."""
+
+    def __init__(self, spec: Spec, release: Callable[[], object], backend_pid: int | None) -> None:
+        self._spec = spec
+        self._release = release
+        self._backend_pid = backend_pid
+
+    def __call__(self) -> None:
+        self._release()
+
+    def waited_for(self, method: str = "append") -> bool:
+        """Whether a store's call waits for this lock now.
+
+        PostgreSQL says so itself: a server process blocked by the holder's. SQLite shows no waiters, so
+        there: a thread inside a store's ``method`` (a sync store's, or the one an async store runs in its
+        worker thread), which cannot get past the lock held here; a read beside it goes on, and is not
+        taken for the write.
+        """
+        if self._backend_pid is not None:
+            query = "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))"
+            return bool(raw_rows(self._spec, query, (self._backend_pid,))[0][0])
+        for frame in sys._current_frames().values():
+            while frame is not None:
+                code = frame.f_code
+                if code.co_name == method and Path(code.co_filename).parent == _STORE_CODE:
+                    return True
+                frame = frame.f_back
+        return False
+
+    def wait_for_a_waiter(self, method: str = "append") -> None:
+        """Until a store's ``method`` waits for this lock (``waited_for``), instead of sleeping for a guess
+        at how long it takes to get there: a busy machine outlasts any guess."""
+        until(lambda: self.waited_for(method), f"a {method} waits for the write lock")
+
+    async def wait_for_a_waiter_async(self, method: str = "append") -> None:
+        """``wait_for_a_waiter`` from a coroutine: the loop (where an async store's call runs) goes on."""
+        await until_async(lambda: self.waited_for(method), f"a {method} waits for the write lock")
+
+
 @contextlib.contextmanager
-def write_lock_held(spec: Spec, thread_id: str) -> Iterator[Callable[[], None]]:
+def write_lock_held(spec: Spec, thread_id: str) -> Iterator[Held]:
     """Another connection holds the thread's write lock (SQLite: the database's; PostgreSQL: the thread's
-    row) until the function given is called: the store's next write waits for it."""
+    row) until the ``Held`` given is called: the store's next write waits for it."""
     if spec["backend"] == "sqlite":
         conn = sqlite3.connect(spec["path"], isolation_level=None, check_same_thread=False)
         conn.execute("BEGIN IMMEDIATE")
-        release = lambda: conn.execute("ROLLBACK")  # noqa: E731
+        held = Held(spec, lambda: conn.execute("ROLLBACK"), None)
     else:
         import psycopg
 
         conn = psycopg.connect(spec["dsn"])
         conn.execute("SELECT 1 FROM thread_store_threads WHERE id = %s FOR UPDATE", (thread_id,))
-        release = conn.rollback
+        held = Held(spec, conn.rollback, conn.info.backend_pid)
     try:
-        yield release
+        yield held
     finally:
         with contextlib.suppress(Exception):
-            release()
+            held()
         conn.close()

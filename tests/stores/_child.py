@@ -195,11 +195,12 @@ def append_turns(
 
 
 def compact_until(
-    spec: dict[str, Any], thread_id: str, barrier: Barrier, stop: Event, reports: Connection
+    spec: dict[str, Any], thread_id: str, barrier: Barrier, stop: Event, reports: Connection, lost_so_far: Any
 ) -> None:
     """Compact the thread again and again (forced, with a summarizer that takes a few milliseconds, so that
     compactors overlap), until ``stop``; then report ``(checkpoints written, compactions lost to another)``
-    once (a report per compaction would fill the pipe, which the parent reads only at the end)."""
+    once (a report per compaction would fill the pipe, which the parent reads only at the end). The
+    compactions lost so far are in ``lost_so_far`` (a shared ``c_int``) meanwhile."""
     import random
 
     from messages.compaction import Compactor
@@ -219,6 +220,7 @@ def compact_until(
         else:
             done = compactor.compact(store, thread_id, force=True)
         written, lost = written + len(done.written), lost + (done.conflict is not None)
+        lost_so_far.value = lost
     reports.send((written, lost))
     store.close()
 

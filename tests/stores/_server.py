@@ -67,7 +67,7 @@ class Server:
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=out,
-                timeout=120,
+                timeout=180,  # beyond pg_ctl's own -t 120 (start), and its 60 s default (stop)
                 check=True,
             )
 
@@ -82,7 +82,9 @@ class Server:
 
     def start(self) -> None:
         """Start it again, on the same port, once it has recovered and accepts connections."""
-        self._pg_ctl("-w", "-t", "60", "-l", str(self.directory / "server.log"), "-o", self._options, "start")
+        log = str(self.directory / "server.log")
+        # Up to 120 s (pg_ctl's default is 60) for crash recovery and start-up on a busy machine.
+        self._pg_ctl("-w", "-t", "120", "-l", log, "-o", self._options, "start")
 
     def stop(self) -> None:
         subprocess.run(

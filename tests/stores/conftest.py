@@ -44,7 +44,9 @@ def postgres_server() -> str:
         try:
             import psycopg
 
-            with psycopg.connect(dsn, connect_timeout=5) as conn:
+            # Generous: a failed probe skips (under CI, fails) every PostgreSQL test of this worker, and a
+            # busy machine can keep the server's new backend waiting for seconds.
+            with psycopg.connect(dsn, connect_timeout=30) as conn:
                 conn.execute("SELECT 1")
             _postgres_problem.append("")
         except Exception as exc:

@@ -244,7 +244,7 @@ def test_a_cancelled_run_s_append_to_a_sync_store_ends_before_the_cancellation_g
     async def run() -> None:
         with write_lock_held(spec, "s") as release:
             saving = asyncio.create_task(provider.save_messages("s", [Message("user", ["hi"])]))
-            await asyncio.sleep(0.2)  # the append waits for the lock
+            await release.wait_for_a_waiter_async()  # the append waits for the lock
             saving.cancel()
             await asyncio.sleep(0.3)
             assert not saving.done()

@@ -11,8 +11,10 @@
 * the in-memory async store lets the loop's other tasks run between calls.
 
 (A PostgreSQL server restarted under an idle and a busy store: test_outages.py. Bad envelopes, by name:
-test_envelope.py.) Real files, a real server, real threads and loops; no mocks. The waits below (a short
-sleep while a call is blocked on a database lock) give a broken store the time to show itself; no figure
+test_envelope.py.) Real files, a real server, real threads and loops; no mocks. A test waits for a call
+to be blocked on a database lock by watching for it (``Held.waited_for``), never by sleeping for a guess,
+which a busy machine outlasts; the short sleeps left come after that, and give a broken store the time to
+show itself (a write that lands late, a close that returns early): load only makes them longer. No figure
 of speed is asserted.
 """
 
@@ -46,7 +48,15 @@ from messages import (
     UserMessage,
 )
 from messages.context import BufferedContext
-from tests.stores._backends import Blocking, Spec, open_async_store, open_store, write_lock_held
+from tests.stores._backends import (
+    Blocking,
+    Spec,
+    open_async_store,
+    open_store,
+    until,
+    until_async,
+    write_lock_held,
+)
 
 ASYNC = [
     pytest.param("memory-async", id="memory-async"),
@@ -211,7 +221,7 @@ def test_close_waits_for_a_call_blocked_on_the_database_and_lets_it_finish(durab
     with write_lock_held(spec, thread_id) as release:
         appending = threading.Thread(target=lambda: outcome.append(store.append(thread_id, batch("held"))))
         appending.start()
-        time.sleep(0.2)  # the append is waiting for the lock
+        release.wait_for_a_waiter()
         closing = threading.Thread(target=store.close)
         closing.start()
         closing.join(0.3)
@@ -234,7 +244,7 @@ def test_a_process_forked_while_a_call_is_in_flight_closes_its_copy_of_the_store
     with write_lock_held(spec, "t") as release:
         appending = threading.Thread(target=lambda: store.append("t", batch("parent")))
         appending.start()
-        time.sleep(0.2)  # in flight, waiting for the lock
+        release.wait_for_a_waiter()  # in flight
         pid = os.fork()
         if pid == 0:  # the child: it exits, whatever happens, within 20 s
             code = 1
@@ -323,7 +333,8 @@ def test_a_cancelled_append_that_has_not_started_writes_nothing(backend, make_sp
             return
         with write_lock_held(spec, thread_id) as release:
             first = asyncio.create_task(store.append(thread_id, batch("first")))
-            await asyncio.sleep(0.1)  # it holds the worker (the connection), waiting for the lock
+            # It holds the worker (the connection), waiting for the lock.
+            await release.wait_for_a_waiter_async()
             queued = asyncio.create_task(store.append(thread_id, batch("queued")))
             await asyncio.sleep(0.05)
             queued.cancel()
@@ -357,12 +368,14 @@ def test_a_cancelled_append_that_has_started_runs_to_its_end_before_the_error_ar
         store = async_store(spec)
         thread_id = await store.create_thread()
         with write_lock_held(spec, thread_id) as release:
+            append = asyncio.create_task(store.append(thread_id, batch("started")))
+            await release.wait_for_a_waiter_async()  # under way, waiting for the lock
             if how == "cancel":
-                call = asyncio.create_task(store.append(thread_id, batch("started")))
-                await asyncio.sleep(0.2)  # under way, waiting for the lock
+                call = append
                 call.cancel()
             else:
-                call = asyncio.create_task(asyncio.wait_for(store.append(thread_id, batch("started")), 0.2))
+                call = asyncio.create_task(asyncio.wait_for(append, 0.2))
+                await until_async(append.cancelling, "wait_for's timeout cancels the append")
             await asyncio.sleep(0.4)
             assert not call.done(), "the cancellation went on while the append was still under way"
             asyncio.get_running_loop().call_later(0.05, release)
@@ -431,11 +444,8 @@ def test_the_postgres_store_drops_the_connections_of_a_loop_that_has_closed(make
     asyncio.run(burst())
     assert raw_rows(spec, count, (name,)) == [(3,)]  # the closed loop's, idle
     asyncio.run(burst())  # the next loop's first call drops them, and it opens its own
-    for _ in range(100):  # the server ends a closed connection's backend a moment later
-        if raw_rows(spec, count, (name,)) == [(3,)]:
-            break
-        time.sleep(0.05)
-    assert raw_rows(spec, count, (name,)) == [(3,)]
+    # The server ends a closed connection's backend a moment later (seconds, on a busy machine).
+    until(lambda: raw_rows(spec, count, (name,)) == [(3,)], "the closed loop's connections are gone")
     asyncio.run(store.aclose())
 
 

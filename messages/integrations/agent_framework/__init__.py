@@ -1,16 +1,10 @@
 """This package inside Agent Framework (``pip install 'llm-messages[agent-framework]'``): the package's
 thread stores as an agent's history.
 
-================================  =====================================================================
-name                              what
-================================  =====================================================================
-``ThreadStoreHistoryProvider``    an Agent Framework ``HistoryProvider`` over any of this package's
-                                  stores, sync or async: one thread per session, every content Agent
-                                  Framework records (what no message of this package holds kept in the
-                                  store's envelope), the session's state kept with the thread for
-                                  ``load_session``, a replayed turn stored once, and optionally a window
-                                  of the history instead of all of it (``_history``)
-================================  =====================================================================
+* ``ThreadStoreHistoryProvider``: an Agent Framework ``HistoryProvider`` over any of this package's stores,
+  sync or async: one thread per session, every content Agent Framework records (what no message of this
+  package holds kept in the store's envelope), the session's state kept with the thread for ``load_session``,
+  a replayed turn stored once, and optionally a window of the history instead of all of it
 
 Use it where Agent Framework takes its own: ``Agent(client=..., context_providers=[
 ThreadStoreHistoryProvider(SQLiteThreadStore("history.db"))])``. The guide's page

@@ -92,10 +92,48 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     what the window keeps, not what the thread holds. The other arguments are Agent Framework's
     (``HistoryProvider``, ``InMemoryHistoryProvider``).
 
+    Args:
+        store: the thread store that keeps the sessions' threads, sync or async.
+        source_id: the provider's source id in Agent Framework (default: ``"thread_store"``).
+        window: a window of ``messages.context``, or a function without arguments that makes one: what
+            each run loads (default: the whole history, or the compactor's window).
+        compactor: compacts each session's thread after a run, when due (default: never); its window is
+            what each run loads unless ``window`` is given.
+        load_messages: load the session's history before each run (Agent Framework's argument).
+        store_inputs: store the run's input messages.
+        store_context_messages: store the messages other context providers added.
+        store_context_from: store only those of the context providers with these source ids.
+        store_outputs: store the agent's replies.
+        skip_excluded: leave out of what is loaded the messages Agent Framework's compaction marked
+            excluded.
+
     Raises:
         InvalidArgumentError: ``store`` is not a thread store of this package (a ``ThreadStore`` or an
             ``AsyncThreadStore``), or ``window`` neither a window of ``messages.context`` nor a function
             without arguments that makes one (the argument named).
+
+    Examples:
+        ```python
+        import asyncio
+
+        from agent_framework import Message
+
+        from messages import InMemoryThreadStore
+        from messages.integrations.agent_framework import ThreadStoreHistoryProvider
+
+
+        async def main() -> None:
+            store = InMemoryThreadStore()  # or SQLiteThreadStore("history.db"), ...
+            history = ThreadStoreHistoryProvider(store)  # Agent(context_providers=[history])
+            said = [Message("user", ["Hi"]), Message("assistant", ["Hello!"])]
+            await history.save_messages("session-1", said)  # what after_run does
+            loaded = await history.get_messages("session-1")  # what before_run loads
+            assert [m.text for m in loaded] == ["Hi", "Hello!"]
+            assert [m.role for m in store.messages("session-1")] == ["user", "assistant"]
+
+
+        asyncio.run(main())
+        ```
     """
 
     DEFAULT_SOURCE_ID: ClassVar[str] = "thread_store"
@@ -135,8 +173,8 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         )
         """Makes the window each run loads (``None``: the whole history)."""
         self.skip_excluded = skip_excluded
-        """Leave out of what is loaded the messages whose ``additional_properties["_excluded"]`` is true
-        (marked by Agent Framework's compaction), as ``InMemoryHistoryProvider(skip_excluded=True)`` does."""
+        """Leave out of what is loaded the messages Agent Framework's compaction marked excluded (in their
+        ``additional_properties``), as ``InMemoryHistoryProvider(skip_excluded=True)`` does."""
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[asyncio.Lock, ...]] = (
             weakref.WeakKeyDictionary()
         )
@@ -153,6 +191,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     ) -> None:
         """Load the session's history into the context; nothing for a session whose history the service
         keeps.
+
+        Args:
+            agent: the agent about to run.
+            session: the run's session (its ``session_id`` names the thread).
+            context: the run's context, which the loaded messages are added to.
+            state: this provider's state in the session.
 
         Raises:
             ValueError: the run has no session id (run the agent with a session).
@@ -172,6 +216,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
     ) -> None:
         """Store the run's messages, then the session's state; for a session whose history the service
         keeps, its id instead of the messages (a ``RemoteThread``).
+
+        Args:
+            agent: the agent that ran.
+            session: the run's session (its ``session_id`` names the thread).
+            context: the run's context, with its input and response messages.
+            state: this provider's state in the session.
 
         Raises:
             ValueError: the run has no session id (run the agent with a session).
@@ -232,6 +282,14 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         """The session's stored messages (what the window keeps of them, with a window); none for a session
         without a thread, or whose history the service keeps.
 
+        Args:
+            session_id: the session's id, the thread's id in the store.
+            state: the session's state for this provider (not read: the store holds the history).
+            **kwargs: what Agent Framework passes besides (not read).
+
+        Returns:
+            The messages as Agent Framework messages, as they were saved.
+
         Raises:
             ValueError: ``session_id`` is None (run the agent with a session).
             StoreError: the store failed to read the thread.
@@ -263,6 +321,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         """Append to the session's thread the messages it does not hold yet (see the module docstring);
         ``ConversionError``, before anything is written, for a message this package cannot hold.
 
+        Args:
+            session_id: the session's id, the thread's id in the store.
+            messages: the Agent Framework messages of the run, in order.
+            state: the session's state for this provider (not read).
+            **kwargs: what Agent Framework passes besides (not read).
+
         Raises:
             ValueError: ``session_id`` is None (run the agent with a session).
             ConversionError: a message holds content this package cannot store (its type named); nothing is
@@ -288,6 +352,12 @@ class ThreadStoreHistoryProvider(HistoryProvider):
         """The Agent Framework session kept under ``session_id``, with its ``state`` as the last run left it
         and its ``service_session_id`` when the service keeps its history, for another process to go on
         with; ``None`` when there is none.
+
+        Args:
+            session_id: the session's id, the thread's id in the store.
+
+        Returns:
+            The session, or ``None`` when the store has no thread of that id.
 
         Raises:
             StoreError: the store failed to read it.

@@ -1,20 +1,14 @@
 """This package inside AutoGen (``pip install 'llm-messages[autogen]'``): its windows as AutoGen model
 contexts, and a model client that sends through litellm with the provider profiles.
 
-=========================================  =============================================================
-name                                       what
-=========================================  =============================================================
-``UnboundedChatCompletionContext``         AutoGen ``ChatCompletionContext`` components with AutoGen's
-``BufferedChatCompletionContext``          names, arguments, configuration and state format, choosing
-``HeadAndTailChatCompletionContext``       their window by the rules of ``messages.context``: no tool
-``TokenLimitedChatCompletionContext``      call is ever cut from its result (``_contexts``)
-``CompactingChatCompletionContext``        a model context over a thread of this package's stores,
-                                           compacted into its summary checkpoints
-                                           (``messages.compaction``; ``_compacting``)
-``LiteLLMChatCompletionClient``            an AutoGen ``ChatCompletionClient`` on ``litellm.acompletion``,
-                                           every request passed through the provider's profile
-                                           (``_client``)
-=========================================  =============================================================
+* ``UnboundedChatCompletionContext``, ``BufferedChatCompletionContext``, ``HeadAndTailChatCompletionContext``
+  and ``TokenLimitedChatCompletionContext``: AutoGen ``ChatCompletionContext`` components with AutoGen's
+  names, arguments, configuration and state format, choosing their window by the rules of
+  ``messages.context``: no tool call is ever cut from its result
+* ``CompactingChatCompletionContext``: a model context over a thread of this package's stores, compacted into
+  its summary checkpoints (``messages.compaction``)
+* ``LiteLLMChatCompletionClient``: an AutoGen ``ChatCompletionClient`` on ``litellm.acompletion``, every
+  request passed through the provider's profile
 
 Use them where AutoGen takes its own: ``AssistantAgent(..., model_client=LiteLLMChatCompletionClient(
 "gemini/gemini-2.5-flash"), model_context=BufferedChatCompletionContext(buffer_size=20))``. The guide's

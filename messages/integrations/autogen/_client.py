@@ -225,10 +225,42 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
     ``cancellation_token`` that cancels the request. ``create_stream`` yields the reply's text as it
     arrives, then the ``CreateResult``.
 
+    Args:
+        model: the litellm model string (``"gemini/gemini-2.5-flash"``).
+        model_info: what the model can do (default: read from litellm's model map).
+        max_input_tokens: the model's input window (default: read from litellm's model map).
+        on_unfixable: ``"raise"`` (``UnfixableError`` before the request) or ``"send"`` (send it as it
+            is) for what the provider's profile cannot fix.
+        **completion_args: passed to every ``litellm.acompletion`` call (``api_base``, ``api_key``,
+            ``temperature``, ...).
+
     Raises:
         TypeError: ``completion_args`` sets what the client sets itself (``model``, ``messages``, ``tools``,
             ``stream``...).
         ValueError: no ``model_info`` is given and litellm's model map does not know the model.
+
+    Examples:
+        ```python
+        import asyncio
+
+        from autogen_core.models import UserMessage
+
+        from messages import AIMessage
+        from messages.integrations.autogen import LiteLLMChatCompletionClient
+        from messages.testing import StandInServer, scripted
+
+
+        async def main() -> None:
+            with StandInServer(scripted(AIMessage(content="Hello!"))) as server:  # offline
+                client = LiteLLMChatCompletionClient(
+                    "gpt-4o-mini", **server.completion_kwargs("gpt-4o-mini")
+                )
+                result = await client.create([UserMessage(content="Hi", source="user")])
+                assert result.content == "Hello!" and result.finish_reason == "stop"
+
+
+        asyncio.run(main())
+        ```
     """
 
     component_type = "model"
@@ -307,6 +339,17 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
     ) -> CreateResult:
         """One reply of the model to ``messages`` (see the class docstring).
 
+        Args:
+            messages: the conversation, as AutoGen messages.
+            tools: the tools the model may call (``Tool`` objects or ``ToolSchema`` dicts).
+            tool_choice: ``"auto"``, ``"required"``, ``"none"``, or the one tool to call.
+            json_output: ``True`` for JSON mode, a Pydantic model class for structured output.
+            extra_create_args: more arguments of ``litellm.acompletion`` for this call.
+            cancellation_token: cancels the request when its ``cancel()`` is called.
+
+        Returns:
+            The reply: its text (or its function calls), finish reason, usage and thought.
+
         Raises:
             ConversionError: a message that cannot be converted (the message index and the field named).
             UnfixableError: what the provider cannot take and its profile cannot fix, before the request
@@ -341,6 +384,17 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
         cancellation_token: CancellationToken | None = None,
     ) -> AsyncGenerator[str | CreateResult, None]:
         """The reply's text as it arrives, then the whole reply as a ``CreateResult``.
+
+        Args:
+            messages: the AutoGen messages to answer.
+            tools: as ``create`` takes them.
+            tool_choice: as ``create`` takes it.
+            json_output: as ``create`` takes it.
+            extra_create_args: as ``create`` takes them.
+            cancellation_token: cancels the request, and the stream, when cancelled.
+
+        Yields:
+            Each piece of text as it arrives, then the whole reply as a ``CreateResult``.
 
         Raises:
             ConversionError: a message that cannot be converted (the message index and the field named).
@@ -395,12 +449,19 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
     def actual_usage(self) -> RequestUsage:
         """The tokens of the requests this client sent.
 
+        Returns:
+            The prompt and completion tokens, summed over every reply so far.
+
         Raises nothing.
         """
         return self._actual
 
     def total_usage(self) -> RequestUsage:
         """The tokens of every request this client made.
+
+        Returns:
+            The prompt and completion tokens, summed over every reply so far (the same as
+            ``actual_usage``: this client has no cache of its own).
 
         Raises nothing.
         """
@@ -410,6 +471,13 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
 
     def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
         """The tokens of a request with ``messages`` and ``tools``, by litellm's tokenizer for the model.
+
+        Args:
+            messages: the conversation, as AutoGen messages.
+            tools: the tools the request would send.
+
+        Returns:
+            The request's tokens, counted offline.
 
         Raises:
             ConversionError: a message AutoGen holds that this package cannot convert (the message index
@@ -425,8 +493,17 @@ class LiteLLMChatCompletionClient(ChatCompletionClient, Component[LiteLLMChatCom
     ) -> int:
         """What the model's input window leaves after ``messages`` and ``tools`` (below 0: over it).
 
+        Args:
+            messages: the conversation, as AutoGen messages.
+            tools: the tools the request would send.
+
+        Returns:
+            ``max_input_tokens`` minus ``count_tokens(messages, tools=tools)``.
+
         Raises:
             ConversionError: a message that cannot be converted (the message index named).
+            ValueError: no ``max_input_tokens`` was given and litellm's model map does not know the model's
+                input window.
         """
         return self.max_input_tokens - self.count_tokens(messages, tools=tools)
 

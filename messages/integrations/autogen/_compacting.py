@@ -71,12 +71,17 @@ class CompactingChatCompletionContextConfig(BaseModel):
     summarizer_options: dict[str, Any] = Field(default_factory=dict)
     """Keyword arguments of ``litellm.completion`` for the summarizer (``api_base``, ...)."""
     limit: int = Field(gt=0)
+    """The window's limit, in tokens when ``model`` is given, else in messages."""
     trigger: int | None = None
+    """The window size above which compaction is due (``None``: four fifths of ``limit``)."""
     keep: int | None = None
+    """How much of the newest exchanges a compaction keeps (``None``: a quarter of ``limit``)."""
     model: str | None = None
     """The litellm model whose tokenizer counts (``None``: the window counts messages)."""
     max_summary_input_tokens: int | None = None
+    """The summarizer's input budget in tokens (``None``: none)."""
     timeout: float | None = None
+    """The most seconds a summarizer call may take (``None``: no bound)."""
 
 
 class CompactingChatCompletionContext(
@@ -88,12 +93,50 @@ class CompactingChatCompletionContext(
     missing; a new one when ``None``); ``initial_messages`` start a new thread (a thread the store holds
     already goes on as it is).
 
+    Args:
+        store: the thread store that keeps the history (a ``ThreadStore`` or an ``AsyncThreadStore``).
+        thread_id: the thread to keep it in, made if the store lacks it (``None``: a new one).
+        summarizer: a litellm model string, or a function from a ``SummaryRequest`` to the summary.
+        limit: the window's limit, in tokens when ``model`` is given, else in messages.
+        trigger: the window size above which compaction is due (default: four fifths of ``limit``).
+        keep: how much of the newest exchanges a compaction keeps (default: a quarter of ``limit``).
+        model: the litellm model whose tokenizer counts (default: the window counts messages).
+        max_summary_input_tokens: the summarizer's input budget in tokens (default: none).
+        timeout: the most seconds a summarizer call may take (default: no bound).
+        initial_messages: AutoGen messages that start a new thread (ignored when the thread exists).
+
     Raises:
         InvalidArgumentError: ``store`` is not a ``ThreadStore`` or an ``AsyncThreadStore``; or what
             ``Compactor`` raises for the summarizer and the settings.
         InvalidThreadIdError: ``thread_id`` is not a usable id.
         ConversionError: an item of ``initial_messages`` is not an AutoGen ``LLMMessage`` (or cannot be
             converted).
+
+    Examples:
+        ```python
+        import asyncio
+
+        from autogen_core.models import AssistantMessage, UserMessage
+
+        from messages import InMemoryThreadStore
+        from messages.integrations.autogen import CompactingChatCompletionContext
+
+
+        async def main() -> None:
+            store = InMemoryThreadStore()  # or a SQLite / PostgreSQL store
+            context = CompactingChatCompletionContext(
+                store, summarizer=lambda request: "They said hi.", limit=6
+            )
+            for n in range(5):
+                await context.add_message(UserMessage(content=f"hi {n}", source="user"))
+                await context.add_message(AssistantMessage(content="Hello!", source="bot"))
+                sent = await context.get_messages()  # compacted when over its trigger
+            assert sent[0].content.endswith("They said hi.")  # the summary comes first
+            assert len(store.messages(context.thread_id)) == 10  # nothing is lost
+
+
+        asyncio.run(main())
+        ```
     """
 
     component_config_schema = CompactingChatCompletionContextConfig
@@ -183,6 +226,9 @@ class CompactingChatCompletionContext(
         """Append ``message`` to the thread (``ConversionError``, nothing appended, for what the package's
         messages cannot hold).
 
+        Args:
+            message: the AutoGen message that comes next.
+
         Raises:
             ConversionError: ``message`` is not an AutoGen ``LLMMessage``, or holds what the package's
                 messages cannot; nothing is appended.
@@ -205,6 +251,9 @@ class CompactingChatCompletionContext(
     async def get_messages(self) -> list[LLMMessage]:
         """The window to send: the leading system messages, the newest summary and the newest whole
         exchanges after it that fit; compacted first when the window is over its trigger.
+
+        Returns:
+            The window as AutoGen messages (the summary a ``SystemMessage``).
 
         Raises what ``Compactor.compact`` raises (``SummarizerError``, ``SummaryInputTooLargeError``: the
         thread is left as it was) and what the store's reads raise (``ThreadStore.messages``).
@@ -231,6 +280,9 @@ class CompactingChatCompletionContext(
     async def save_state(self) -> Mapping[str, Any]:
         """AutoGen's ``{"messages": [...]}`` (the window) with ``"thread_id"`` beside it.
 
+        Returns:
+            A new JSON-able dict, which ``load_state`` reads back (and AutoGen's contexts, the window).
+
         Raises what ``get_messages`` raises.
         """
         state = ChatCompletionContextState(messages=await self.get_messages()).model_dump()
@@ -240,6 +292,9 @@ class CompactingChatCompletionContext(
     async def load_state(self, state: Mapping[str, Any]) -> None:
         """Go on with the thread ``state`` names when the store holds it; else (a state of AutoGen's own
         contexts, or of another store) in a new thread holding its messages.
+
+        Args:
+            state: what ``save_state`` returned, or AutoGen's model-context state ``{"messages": [...]}``.
 
         Raises:
             ContextStateError: ``state`` is not AutoGen's model-context state (``{"messages": [...]}``); the

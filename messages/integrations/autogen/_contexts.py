@@ -126,25 +126,50 @@ class _Window(ChatCompletionContext):
         """Forget what the window derived from the history (the history was replaced)."""
 
     async def add_message(self, message: LLMMessage) -> None:
-        """Add ``message`` at the end of the history."""
+        """Add ``message`` at the end of the history.
+
+        Args:
+            message: the AutoGen message that comes next (``SystemMessage``, ``UserMessage``,
+                ``AssistantMessage`` or ``FunctionExecutionResultMessage``).
+
+        Raises:
+            MessageTypeError: ``message`` is not one of those.
+        """
         if type(message) not in _KINDS:
             _check(message, "the message to add")
         self._append(message)
 
     async def clear(self) -> None:
-        """Empty the history, initial messages included."""
+        """Empty the history, initial messages included.
+
+        Raises nothing.
+        """
         self._messages = []
         self._units.clear()
         self._reset()
 
     async def save_state(self) -> Mapping[str, Any]:
-        """The history in AutoGen's shared state format, ``{"messages": [...]}`` (``LLMMessage`` dumps)."""
+        """The history in AutoGen's shared state format, ``{"messages": [...]}`` (``LLMMessage`` dumps).
+
+        Returns:
+            A new JSON-able dict, which ``load_state`` of any AutoGen model context reads.
+
+        Raises nothing.
+        """
         return ChatCompletionContextState(messages=self._messages).model_dump()
 
     async def load_state(self, state: Mapping[str, Any]) -> None:
         """Replace the history with the one ``state`` holds: what ``save_state`` of this window or of any
         AutoGen model context wrote (an AssistantAgent's ``llm_context``). Raises ``ContextStateError``, and
-        leaves the window unchanged, for a state that does not read as one."""
+        leaves the window unchanged, for a state that does not read as one.
+
+        Args:
+            state: AutoGen's model-context state, ``{"messages": [...]}``.
+
+        Raises:
+            ContextStateError: ``state`` does not read as AutoGen's model-context state; the window is
+                left as it was.
+        """
         messages = state_messages(state, type(self).__name__)
         self._messages = []
         self._units.clear()
@@ -168,13 +193,23 @@ class UnboundedChatCompletionContextConfig(BaseModel):
 
 
 class UnboundedChatCompletionContext(_Window, Component[UnboundedChatCompletionContextConfig]):
-    """The whole history (but a leading orphan result), like AutoGen's ``UnboundedChatCompletionContext``."""
+    """The whole history (but a leading orphan result), like AutoGen's ``UnboundedChatCompletionContext``.
+
+    Args:
+        initial_messages: the AutoGen messages the history starts with, in order (default: none).
+
+    Raises:
+        MessageTypeError: an item of ``initial_messages`` is not an AutoGen ``LLMMessage``.
+    """
 
     component_config_schema = UnboundedChatCompletionContextConfig
     component_provider_override = _PROVIDER + "UnboundedChatCompletionContext"
 
     async def get_messages(self) -> list[LLMMessage]:
         """Every message of the history, in order, but a leading orphan result.
+
+        Returns:
+            The window, a new list of the messages as they were added.
 
         Raises nothing.
         """
@@ -210,9 +245,36 @@ class BufferedChatCompletionContext(_Window, Component[BufferedChatCompletionCon
     nothing when no message was added since the last read (benchmarks: ``python3 scripts/dev.py bench
     autogen``).
 
+    Args:
+        buffer_size: the most messages the window keeps after the leading system messages (at least 1).
+        initial_messages: the AutoGen messages the history starts with, in order (default: none).
+
     Raises:
         TypeError: ``buffer_size`` is not an int.
         ValueError: ``buffer_size`` is less than 1.
+        MessageTypeError: an item of ``initial_messages`` is not an AutoGen ``LLMMessage``.
+
+    Examples:
+        ```python
+        import asyncio
+
+        from autogen_core.models import AssistantMessage, SystemMessage, UserMessage
+
+        from messages.integrations.autogen import BufferedChatCompletionContext
+
+
+        async def main() -> None:
+            context = BufferedChatCompletionContext(buffer_size=2)
+            await context.add_message(SystemMessage(content="Be brief."))
+            for text in ["one", "two", "three"]:
+                await context.add_message(UserMessage(content=text, source="user"))
+                await context.add_message(AssistantMessage(content="ok", source="bot"))
+            sent = await context.get_messages()  # the instructions, then the last 2
+            assert [m.content for m in sent] == ["Be brief.", "three", "ok"]
+
+
+        asyncio.run(main())
+        ```
     """
 
     component_config_schema = BufferedChatCompletionContextConfig
@@ -233,6 +295,9 @@ class BufferedChatCompletionContext(_Window, Component[BufferedChatCompletionCon
 
     async def get_messages(self) -> list[LLMMessage]:
         """The leading system messages and the newest whole exchanges of at most ``buffer_size`` messages.
+
+        Returns:
+            The window, a new list of the messages as they were added.
 
         Raises nothing.
         """
@@ -255,6 +320,12 @@ class BufferedChatCompletionContext(_Window, Component[BufferedChatCompletionCon
 def skipped_messages_note(count: int) -> UserMessage:
     """The placeholder of ``HeadAndTailChatCompletionContext``: AutoGen's own note ("Skipped 7 messages.",
     from ``source="System"``), with the count of the messages it stands for.
+
+    Args:
+        count: how many messages the note stands for.
+
+    Returns:
+        An AutoGen ``UserMessage``, such as ``"Skipped 3 messages."``.
 
     Raises nothing.
     """
@@ -284,9 +355,36 @@ class HeadAndTailChatCompletionContext(_Window, Component[HeadAndTailChatComplet
     class says ``len(history) - head_size - tail_size``, which is wrong whenever it trims the head or the
     tail so as not to split a call from its result. ``head_size`` may be 0 (AutoGen's must be at least 1).
 
+    Args:
+        head_size: the most messages the head keeps after the leading system messages (0: no head).
+        tail_size: the most messages the tail keeps (at least 1).
+        initial_messages: the AutoGen messages the history starts with, in order (default: none).
+
     Raises:
         TypeError: ``head_size`` or ``tail_size`` is not an int.
-        ValueError: ``head_size`` or ``tail_size`` is negative.
+        ValueError: ``head_size`` is negative, or ``tail_size`` is less than 1.
+        MessageTypeError: an item of ``initial_messages`` is not an AutoGen ``LLMMessage``.
+
+    Examples:
+        ```python
+        import asyncio
+
+        from autogen_core.models import AssistantMessage, UserMessage
+
+        from messages.integrations.autogen import HeadAndTailChatCompletionContext
+
+
+        async def main() -> None:
+            context = HeadAndTailChatCompletionContext(head_size=2, tail_size=2)
+            for n in range(1, 5):
+                await context.add_message(UserMessage(content=f"q{n}", source="user"))
+                await context.add_message(AssistantMessage(content=f"a{n}", source="bot"))
+            sent = [m.content for m in await context.get_messages()]
+            assert sent == ["q1", "a1", "Skipped 4 messages.", "q4", "a4"]
+
+
+        asyncio.run(main())
+        ```
     """
 
     component_config_schema = HeadAndTailChatCompletionContextConfig
@@ -315,6 +413,9 @@ class HeadAndTailChatCompletionContext(_Window, Component[HeadAndTailChatComplet
 
     async def get_messages(self) -> list[LLMMessage]:
         """The leading system messages, the head, the placeholder and the tail (see the class docstring).
+
+        Returns:
+            The window, a new list (the whole history when head and tail leave nothing out).
 
         Raises nothing.
         """
@@ -369,10 +470,40 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
     the limit only when the system messages and the newest exchange alone do, and ``token_count()`` says
     its size.
 
+    Args:
+        model_client: the AutoGen model client whose ``count_tokens`` counts.
+        token_limit: the most tokens the window holds (default: the model's input window).
+        tool_schema: the tools sent with every request, counted against the limit.
+        initial_messages: the AutoGen messages the history starts with, in order (default: none).
+        model: instead of ``model_client``, a litellm model string whose tokenizer counts.
+
     Raises:
         TypeError: neither or both of ``model_client`` and ``model`` are given, or ``token_limit`` is not an
             int.
         ValueError: ``token_limit`` is less than 1.
+        MessageTypeError: an item of ``initial_messages`` is not an AutoGen ``LLMMessage``.
+
+    Examples:
+        ```python
+        import asyncio
+
+        from autogen_core.models import AssistantMessage, UserMessage
+
+        from messages.integrations.autogen import TokenLimitedChatCompletionContext
+
+
+        async def main() -> None:
+            context = TokenLimitedChatCompletionContext(model="gpt-4o-mini", token_limit=40)
+            for n in range(10):
+                await context.add_message(UserMessage(content=f"question {n}", source="user"))
+                await context.add_message(AssistantMessage(content="an answer", source="bot"))
+            sent = await context.get_messages()  # the newest exchanges that fit
+            assert 0 < len(sent) < 20 and context.token_count() <= 40
+            assert sent[-1].content == "an answer"
+
+
+        asyncio.run(main())
+        ```
     """
 
     component_config_schema = TokenLimitedChatCompletionContextConfig
@@ -475,6 +606,9 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
     async def get_messages(self) -> list[LLMMessage]:
         """The leading system messages and the newest whole exchanges that fit in what the limit leaves.
 
+        Returns:
+            The window, a new list of the messages as they were added.
+
         Raises:
             ValueError: no ``token_limit`` was given and neither litellm nor the model client knows the
                 model's input window.
@@ -486,6 +620,9 @@ class TokenLimitedChatCompletionContext(_Window, Component[TokenLimitedChatCompl
 
     def token_count(self) -> int:
         """The size in tokens of the current window, as counted (0 when the history is empty).
+
+        Returns:
+            The list's overhead (tools included) plus the count of each message of the window.
 
         Raises:
             ConversionError: a message the token counter cannot read (the message index named).

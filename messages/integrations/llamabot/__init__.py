@@ -1,20 +1,14 @@
 """This package inside llamabot (``pip install 'llm-messages[llamabot]'``): llamabot's issue #275 fixed
 from outside, its bots on the package's messages, stores, windows and compaction.
 
-=============================  =========================================================================
-name                           what
-=============================  =========================================================================
-``ThreadStoreChatMemory``      llamabot's chat-memory protocol (``append``, ``retrieve``, ``reset``) over
-                               a thread of any of the package's stores, sync or async: a window that
-                               never starts at a tool result, summary checkpoints, a thread that goes
-                               on in another process (``_memory``)
-``SimpleBot``                  llamabot's ``SimpleBot`` and ``AsyncSimpleBot``, sending the conversation
-``AsyncSimpleBot``             as ``dump_messages(..., model=...)`` dumps it (tool calls and their ids,
-                               the provider's profile), with llamabot's spans and message log (``_bots``)
-``DecideNode``                 the decide node of llamabot's ``AgentBot`` and ``AsyncAgentBot``: the
-                               agent's conversation kept as the tool-call protocol has it, in a window,
-                               in a store (``_decide``)
-=============================  =========================================================================
+* ``ThreadStoreChatMemory``: llamabot's chat-memory protocol (``append``, ``retrieve``, ``reset``) over a
+  thread of any of the package's stores, sync or async: a window that never starts at a tool result, summary
+  checkpoints, a thread that goes on in another process
+* ``SimpleBot`` and ``AsyncSimpleBot``: llamabot's ``SimpleBot`` and ``AsyncSimpleBot``, sending the
+  conversation as ``dump_messages(..., model=...)`` dumps it (tool calls and their ids, the provider's
+  profile), with llamabot's spans and message log
+* ``DecideNode``: the decide node of llamabot's ``AgentBot`` and ``AsyncAgentBot``: the agent's conversation
+  kept as the tool-call protocol has it, in a window, in a store
 
 Use them where llamabot takes its own: ``SimpleBot(..., memory=ThreadStoreChatMemory(store, "chat-1"))``,
 ``ToolBot(..., chat_memory=ThreadStoreChatMemory(store))``, ``AgentBot(tools=[...],

@@ -235,6 +235,13 @@ class SimpleBot(_Native, LlamabotSimpleBot):  # type: ignore[misc]
     (``dump_messages(..., model=model_name)``) before it is sent; llamabot's spans and message log record
     the call as llamabot's ``SimpleBot`` records it.
 
+    Args:
+        *args: llamabot's ``SimpleBot`` positional arguments (``system_prompt``, ``temperature``,
+            ``memory``, ``model_name``, ..., in llamabot's order).
+        **kwargs: llamabot's ``SimpleBot`` keyword arguments (``model_name``, ``memory``,
+            ``stream_target``, ``mock_response``, ...); the keywords llamabot does not know go to
+            ``litellm.completion``.
+
     Raises:
         ValueError: ``stream_target`` is not one of llamabot's (``stdout``, ``panel``, ``api``,
             ``none``).
@@ -347,6 +354,11 @@ class AsyncSimpleBot(_Native, LlamabotAsyncSimpleBot):  # type: ignore[misc]
 
     A ``ThreadStoreChatMemory`` is read and appended to with its async methods (an async store awaited, a
     sync one in a worker thread); another memory as llamabot's ``AsyncSimpleBot`` uses it.
+
+    Args:
+        *args: llamabot's ``AsyncSimpleBot`` positional arguments (``system_prompt``, ...).
+        **kwargs: llamabot's ``AsyncSimpleBot`` keyword arguments (``model_name``, ``memory``, ...); the
+            keywords llamabot does not know go to ``litellm.acompletion``.
 
     Raises:
         ValueError: ``stream_target`` is not one of llamabot's.

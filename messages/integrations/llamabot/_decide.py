@@ -163,6 +163,12 @@ class DecideNode(LlamabotDecideNode):  # type: ignore[misc]
         """Count this decision in the run (a new query starts a new count), then llamabot's ``prep``:
         past ``max_iterations`` it flags the run for termination.
 
+        Args:
+            shared: PocketFlow's shared store of the run (llamabot's ``memory``, ``iteration_count``, ...).
+
+        Returns:
+            What llamabot's ``prep`` returns: the shared store, which ``exec`` is given.
+
         Raises nothing.
         """
         state = _State(shared)
@@ -180,13 +186,19 @@ class DecideNode(LlamabotDecideNode):  # type: ignore[misc]
         still to run), store its reply; the name of the tool to run next, its arguments in
         ``shared["func_call"]``.
 
+        Args:
+            prep_res: what ``prep`` returned (the run's shared store).
+
+        Returns:
+            The name of the tool to run next (``respond_to_user`` when the model answered with text).
+
         Raises:
             ToolArgumentsError: the model's arguments for the call are not a JSON object (a ``ValueError``,
                 as llamabot's node raises).
             ValueError: the model replied with neither a call nor text.
             RuntimeError: ``max_iterations`` is exceeded and there is no ``respond_to_user`` tool.
 
-        And what ``ThreadStoreChatMemory`` and ``litellm.completion`` raise (``SimpleBot._send``).
+        And what ``ThreadStoreChatMemory`` and ``litellm.completion`` raise (as ``SimpleBot`` does).
         """
         with self._decision_span(prep_res) as span:
             state = _State(prep_res)
@@ -213,6 +225,12 @@ class DecideNode(LlamabotDecideNode):  # type: ignore[misc]
 
     async def aexec(self, prep_res: dict[str, Any]) -> str:
         """``exec``, awaited (``AsyncAgentBot``): the memory's async methods and ``litellm.acompletion``.
+
+        Args:
+            prep_res: what ``prep`` returned (the run's shared store).
+
+        Returns:
+            The name of the tool to run next.
 
         Raises what ``exec`` raises.
         """
@@ -243,6 +261,14 @@ class DecideNode(LlamabotDecideNode):  # type: ignore[misc]
     def post(self, shared: dict[str, Any], prep_res: Any, exec_res: str) -> str:
         """Route to the tool ``exec`` chose (llamabot's node also appends "Chosen Tool: ..." to
         ``shared["memory"]``; this one keeps the choice in the thread, as the model's call).
+
+        Args:
+            shared: PocketFlow's shared store of the run (not changed).
+            prep_res: what ``prep`` returned (not read).
+            exec_res: the tool ``exec`` chose.
+
+        Returns:
+            ``exec_res``: PocketFlow follows the edge of that name to the tool's node.
 
         Raises nothing.
         """

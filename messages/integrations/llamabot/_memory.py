@@ -376,6 +376,9 @@ class ThreadStoreChatMemory:
         included): the history a bot of this subpackage sends; compacted first when a compactor is set and
         the window is over its trigger.
 
+        Returns:
+            The window's messages, in order.
+
         Raises:
             InvalidArgumentError: the window's token counter returned something that is not a count.
 
@@ -390,6 +393,9 @@ class ThreadStoreChatMemory:
 
     async def aappend(self, message: Incoming) -> None:
         """``append``, awaited: an async store's calls awaited, a sync store's in a worker thread.
+
+        Args:
+            message: A message of this package or of llamabot, a string, or a list of them.
 
         Raises what ``append`` raises.
         """
@@ -408,6 +414,14 @@ class ThreadStoreChatMemory:
     ) -> list[Any]:
         """``retrieve``, awaited.
 
+        Args:
+            query: as ``retrieve`` takes it (not used).
+            n_results: as ``retrieve`` takes it: the most messages to read instead of the window.
+            context_depth: as ``retrieve`` takes it (not used).
+
+        Returns:
+            What ``retrieve`` returns: llamabot messages.
+
         Raises what ``retrieve`` raises.
         """
         del query, context_depth
@@ -423,6 +437,9 @@ class ThreadStoreChatMemory:
 
     async def aread(self) -> list[Message]:
         """``read``, awaited.
+
+        Returns:
+            The window's messages, in order.
 
         Raises what ``read`` raises (``Compactor.acompact``'s errors for the compaction).
         """

@@ -1,16 +1,11 @@
 """This package inside the OpenAI Agents SDK (``pip install 'llm-messages[openai-agents]'``): the package's
 thread stores as an agent's session.
 
-========================  ==============================================================================
-name                      what
-========================  ==============================================================================
-``ThreadStoreSession``    an Agents SDK ``Session`` over any of this package's stores, sync or async: one
-                          thread per session, every item kept exactly (one stored message each, typed
-                          where the package has a form), a ``limit`` that never cuts an exchange, an
-                          atomic ``pop_item``, and compaction into summary checkpoints for every provider
-                          (``_session``, ``_items``)
-``ITEM_KEY``              the key of a stored message's envelope metadata under which its SDK item is kept
-========================  ==============================================================================
+* ``ThreadStoreSession``: an Agents SDK ``Session`` over any of this package's stores, sync or async: one
+  thread per session, every item kept exactly (one stored message each, typed where the package has a form), a
+  ``limit`` that never cuts an exchange, an atomic ``pop_item``, and compaction into summary checkpoints for
+  every provider
+* ``ITEM_KEY``: the key of a stored message's envelope metadata under which its SDK item is kept
 
 Use it where the SDK takes its own sessions: ``Runner.run(agent, "Hi", session=ThreadStoreSession(
 "user-42", SQLiteThreadStore("agents.db")))``. The guide's page docs/guide/openai-agents.md says why, and

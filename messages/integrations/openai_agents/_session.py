@@ -96,10 +96,24 @@ class ThreadStoreSession:
             own error).
 
     Examples:
-        >>> from messages import InMemoryThreadStore
-        >>> session = ThreadStoreSession("user-42", InMemoryThreadStore())
-        >>> session.session_id
-        'user-42'
+        ```python
+        import asyncio
+
+        from messages import InMemoryThreadStore
+        from messages.integrations.openai_agents import ThreadStoreSession
+
+
+        async def main() -> None:
+            store = InMemoryThreadStore()  # or SQLiteThreadStore("sessions.db"), ...
+            session = ThreadStoreSession("user-42", store)  # Runner.run(..., session=session)
+            await session.add_items([{"role": "user", "content": "Hi"}])
+            items = await session.get_items()
+            assert items == [{"role": "user", "content": "Hi"}]  # as the SDK gave it
+            assert [m.role for m in store.messages("user-42")] == ["user"]
+
+
+        asyncio.run(main())
+        ```
     """
 
     session_settings: SessionSettings | None
