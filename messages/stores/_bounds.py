@@ -66,7 +66,7 @@ class Bound:
     """The bound of one call: ``seconds`` from its start. The sockets it watches are shut down when it
     expires: by the watchdog thread (sync stores) or the event loop (async)."""
 
-    __slots__ = ("_armed", "_lock", "_sockets", "deadline", "expired", "handed", "seconds")
+    __slots__ = ("_armed", "_lock", "_sockets", "deadline", "ended", "expired", "handed", "seconds")
 
     def __init__(self, seconds: float, start: float) -> None:
         self.seconds = seconds
@@ -77,6 +77,9 @@ class Bound:
         """Whether the deadline came while the call watched a socket (which was then shut down)."""
         self.handed = False
         """Whether a connection was handed to the call: from then on its statements may be out."""
+        self.ended = False
+        """Whether the call has ended (``release``): a context copied during the call (a task created, a
+        callback scheduled) may still hold the bound, and must not take it for a call of its own."""
         self._lock = threading.Lock()
         self._sockets: dict[int, socket.socket] = {}
         self._armed = False
@@ -118,6 +121,7 @@ class Bound:
 
     def release(self) -> None:
         """The call has ended: stop watching, and close the duplicates."""
+        self.ended = True
         if self._armed:
             _WATCHDOG.disarm(self)
         with self._lock:
@@ -186,12 +190,15 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_WATCHDOG._forked)
 
 _CURRENT: contextvars.ContextVar[Bound | None] = contextvars.ContextVar("messages_store_bound", default=None)
-"""The bound of the store call the running thread or task serves, if any."""
+"""The bound of the store call the running thread or task serves, if any. Every context copied while a
+call runs (``asyncio`` copies one for each task and callback it schedules) holds the call's bound, and
+keeps holding it after the call has ended: only a bound whose call has not ended counts."""
 
 
 def current_bound() -> Bound | None:
-    """The bound of the call under way in this thread (or task), if it has one."""
-    return _CURRENT.get()
+    """The bound of the call under way in this thread (or task), if it has one and it has not ended."""
+    bound = _CURRENT.get()
+    return None if bound is None or bound.ended else bound
 
 
 class Bounded(_Operation):
@@ -219,7 +226,7 @@ class Bounded(_Operation):
 
     def __enter__(self) -> None:
         super().__enter__()
-        if self._seconds is not None and _CURRENT.get() is None:
+        if self._seconds is not None and current_bound() is None:
             self._bound = Bound(self._seconds, time.monotonic())
             self._token = _CURRENT.set(self._bound)
 
@@ -228,9 +235,9 @@ class Bounded(_Operation):
     ) -> None:
         bound = self._bound
         if bound is not None:
+            bound.release()
             if self._token is not None:
                 _CURRENT.reset(self._token)
-            bound.release()
             if bound.expired and isinstance(error, (BackendFailedError, *self._store._driver_errors)):
                 # The error of the socket shut down at the deadline (psycopg's, as it is or described as
                 # a connection lost): the call crossed its bound.
@@ -249,12 +256,14 @@ def started_at(function: Callable[_P, _R], seconds: float | None, start: float) 
     time a call waits for its worker."""
 
     def bounded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if seconds is None or _CURRENT.get() is not None:
+        if seconds is None or current_bound() is not None:
             return function(*args, **kwargs)
-        token = _CURRENT.set(Bound(seconds, start))
+        bound = Bound(seconds, start)
+        token = _CURRENT.set(bound)
         try:
             return function(*args, **kwargs)
         finally:
+            bound.release()
             _CURRENT.reset(token)
 
     return bounded

@@ -12,6 +12,8 @@ typed error, what the database holds afterwards (read around the proxy), and the
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -400,4 +402,29 @@ def test_a_sqlite_call_that_waited_waits_less_for_a_lock_and_the_calls_after_it_
     assert lowered.startswith("PRAGMA busy_timeout = 2")  # about 20 s left: 20000 ms or a little less
     assert pragmas(0) == ["PRAGMA busy_timeout = 30000"]  # the whole timeout again
     assert pragmas(0) == []
+    store.close()
+
+
+def test_a_context_copied_during_a_call_does_not_lend_that_calls_bound_to_later_calls(tmp_path):
+    # asyncio copies the running context into every task and callback it schedules, so one scheduled
+    # while a store call runs holds that call's bound after the call has ended. A later call made in it
+    # must start a bound of its own: sharing the ended one made it fail at once, "waited past its bound"
+    # (seen once in CI: opening an AsyncSQLiteThreadStore failed that way, in a context so copied).
+    path = tmp_path / "threads.db"
+    store = SQLiteThreadStore(path, timeout=1)
+    copied: list[contextvars.Context] = []
+    store._connection().set_trace_callback(lambda _: copied.append(contextvars.copy_context()))
+    store.create_thread("t")
+    store._connection().set_trace_callback(None)
+    time.sleep(1.2)  # the call's bound has passed: a later call sharing it would have nothing left
+
+    later = copied[-1]
+    assert later.run(store.threads) == ["t"]
+
+    async def from_a_task_scheduled_then() -> list[str]:
+        async with AsyncSQLiteThreadStore(path, timeout=1) as reopened:  # opens its file in this task
+            await reopened.append("t", [UserMessage(content="hi")])  # run by a worker: started_at
+            return [m.content for m in await reopened.messages("t")]
+
+    assert later.run(asyncio.run, from_a_task_scheduled_then()) == ["hi"]
     store.close()
