@@ -22,13 +22,18 @@ __all__ = ["BackendFailedError", "ClosedError", "backend_error"]
 
 
 class BackendFailedError(Exception):
-    """A driver error ``cause``, described (``what``) and classified where it happened."""
+    """A driver error ``cause`` (``None``: a failure of the store's own, a call past its bound before it
+    reached the driver), described (``what``) and classified where it happened. ``late``: a write whose
+    statement may still be on its way to the server (the call gave up waiting for its answer)."""
 
-    def __init__(self, what: str, *, cause: BaseException, maybe_written: bool) -> None:
+    def __init__(
+        self, what: str, *, cause: BaseException | None, maybe_written: bool, late: bool = False
+    ) -> None:
         super().__init__(what)
         self.what = what
         self.cause = cause
         self.maybe_written = maybe_written
+        self.late = late
 
 
 class ClosedError(Exception):
@@ -52,11 +57,22 @@ _RECONCILE = {
 }
 
 
+# What a caller can do after a write whose statement may still reach the server and commit, by operation:
+# a read right now may not show it yet, so only a retry that is safe to repeat settles it.
+_LATE = {
+    "append": (
+        "its statement may still reach the server and commit: append the same messages again with the same "
+        "ids and skip_existing=True, which stores them once whichever arrives first (a read right now may "
+        "not show them yet)"
+    ),
+}
+
+
 def backend_error(
-    operation: str, thread_id: str | None, what: str, *, writes: bool, maybe_written: bool
+    operation: str, thread_id: str | None, what: str, *, writes: bool, maybe_written: bool, late: bool = False
 ) -> BackendError:
     """The error for ``operation`` on ``thread_id`` (an operation that ``writes`` or not) that failed as
-    ``what`` says."""
+    ``what`` says; ``late``: its statement may still be on its way to the server."""
     error: type[BackendError] = MaybeWrittenError if writes and maybe_written else NotWrittenError
     target = f"{operation}() on thread {thread_id!r}" if thread_id is not None else f"{operation}()"
     if operation == "open":
@@ -67,7 +83,14 @@ def backend_error(
             "(reconnecting if the connection was lost): retrying it is safe"
         )
     elif error is MaybeWrittenError:
-        reconcile = _RECONCILE.get(operation, "read back what it wrote before retrying")
+        known = _RECONCILE.get(operation)
+        reconcile = known or "read back what it wrote before retrying"
+        if late:
+            late_text = (
+                "its statement may still reach the server and commit: once the server answers again, read "
+                "back what it wrote before retrying"
+            )
+            reconcile = _LATE.get(operation, f"{late_text}; {known}" if known else late_text)
         message = f"{target} may or may not have been written: {what}. {reconcile[0].upper()}{reconcile[1:]}"
     else:
         message = (

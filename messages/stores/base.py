@@ -279,13 +279,16 @@ class _Failures:
             return None
         if isinstance(error, ClosedError):
             return self._closed_error(operation, thread_id)
+        late = False
         if isinstance(error, BackendFailedError):
-            what, maybe_written, cause = error.what, error.maybe_written, error.cause
+            what, maybe_written, cause, late = error.what, error.maybe_written, error.cause, error.late
         elif isinstance(error, self._driver_errors):
             (what, maybe_written), cause = self._describe(error, writes=writes), error
         else:
             return None
-        failed = backend_error(operation, thread_id, what, writes=writes, maybe_written=maybe_written)
+        failed = backend_error(
+            operation, thread_id, what, writes=writes, maybe_written=maybe_written, late=late
+        )
         failed.__cause__ = cause  # as `raise failed from cause` would
         failed.__suppress_context__ = True
         return failed

@@ -36,9 +36,11 @@ Needs psycopg 3 (``pip install 'llm-messages[postgres]'``), imported when a stor
 
 from __future__ import annotations
 
+import math
 import os
 import select
 import threading
+import traceback
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC
@@ -56,6 +58,7 @@ from messages.errors import (
     ThreadNotFoundError,
 )
 from messages.models import Message
+from messages.stores._bounds import Bound, Bounded, check_timeout, current_bound
 from messages.stores._checkpoints import (
     Checkpoint,
     Provenance,
@@ -183,6 +186,102 @@ _SAVE = (
 )
 _DELETE = "DELETE FROM thread_store_threads WHERE id = %s"
 _SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+# The server's bounds for the session, set before anything else runs on a new connection (the migrations'
+# advisory lock included): SET rather than the startup packet's `options`, which poolers such as PgBouncer
+# refuse.
+_SESSION = (
+    "SELECT set_config('statement_timeout', %s, false), "
+    "set_config('idle_in_transaction_session_timeout', %s, false)"
+)
+
+TIMEOUT = 30.0
+"""The default bound of a call (seconds): the stores' ``timeout``."""
+CONNECT_TIMEOUT = 10.0
+"""The default wait for a new connection (seconds), when neither ``connect_timeout`` nor the DSN sets one."""
+KEEPALIVES = {"keepalives": "1", "keepalives_idle": "10", "keepalives_interval": "5", "keepalives_count": "3"}
+"""libpq's TCP keepalive settings the stores add to a DSN that sets none of its own (each is kept where the
+DSN sets it): an idle connection whose peer has gone silent is found out after about 25 s (10 s idle, then
+3 probes 5 s apart), and replaced before a call is sent on it."""
+
+
+def _server_bound(seconds: float) -> float:
+    """The server's ``statement_timeout`` for a call bound of ``seconds``: a second less (a quarter less
+    below 4 s), so that a statement the server keeps waiting (a lock held elsewhere) ends with the server's
+    answer, the connection kept and nothing written, before the client's bound drops the connection."""
+    return seconds - min(1.0, seconds / 4)
+
+
+def _session_settings(seconds: float) -> tuple[str, str]:
+    """The session's ``statement_timeout`` and ``idle_in_transaction_session_timeout`` (milliseconds) for a
+    call bound of ``seconds``. A session left idle inside a transaction longer than a call may last has
+    lost its client (a partition mid-call): the server ends it, and so frees the thread's lock it held."""
+    return str(math.ceil(_server_bound(seconds) * 1000)), str(math.ceil(seconds * 1000))
+
+
+def _conninfo(psycopg: Any, dsn: str, timeout: float | None) -> str:
+    """``dsn`` with libpq's TCP settings added where it sets none: the keepalives (``KEEPALIVES``) and
+    ``tcp_user_timeout`` (the call's bound: data the server's kernel has not acknowledged by then fails the
+    connection). What the DSN sets wins."""
+    given = psycopg.conninfo.conninfo_to_dict(dsn)
+    added = {key: value for key, value in KEEPALIVES.items() if key not in given}
+    if timeout is not None and "tcp_user_timeout" not in given:
+        added["tcp_user_timeout"] = str(math.ceil(timeout * 1000))
+    return psycopg.conninfo.make_conninfo(dsn, **added) if added else dsn
+
+
+def _connect_timeout(psycopg: Any, dsn: str, given: float | None) -> float:
+    """The wait for a new connection: ``connect_timeout`` when given, else the DSN's, else
+    ``CONNECT_TIMEOUT``."""
+    if given is not None:
+        return given
+    value = psycopg.conninfo.conninfo_to_dict(dsn).get("connect_timeout")
+    try:
+        return float(value) if value is not None and float(value) > 0 else CONNECT_TIMEOUT
+    except ValueError:
+        return CONNECT_TIMEOUT  # psycopg names a bad value when it connects
+
+
+def _connect_within(connect_timeout: float, bound: Bound | None) -> int:
+    """libpq's ``connect_timeout`` for a connection made in a call with ``bound``: whole seconds (libpq
+    waits at least 2), no longer than the time the call has left."""
+    if bound is not None:
+        connect_timeout = min(connect_timeout, bound.remaining())
+    return max(1, math.ceil(connect_timeout))
+
+
+_WATCHED: list[Any] = []
+"""``_watched_connection``'s class, made once (psycopg is imported with the first store)."""
+
+
+def _watched_connection(psycopg: Any) -> Any:
+    """psycopg's ``Connection``, its connection attempts watched by the bound of the call that makes them:
+    each socket libpq connects through is shut down at the call's deadline, so a connection that cannot be
+    had ends within the bound, not at libpq's ``connect_timeout`` (whole seconds, at least 2). psycopg's
+    connect hands the sockets out through ``_connect_gen`` (the generator its ``connect`` waits on); a
+    psycopg without it connects as it is, bounded by ``connect_timeout`` alone."""
+    if not _WATCHED:
+        base = psycopg.Connection
+        if not hasattr(base, "_connect_gen"):
+            _WATCHED.append(base)
+            return base
+
+        class Watched(base):  # type: ignore[misc, valid-type]
+            @classmethod
+            def _connect_gen(cls, *args: Any, **kwargs: Any) -> Any:
+                attempt = super()._connect_gen(*args, **kwargs)
+                bound = current_bound()
+                if bound is None:
+                    return (yield from attempt)
+                try:
+                    wait = next(attempt)
+                    while True:  # each wait names the socket (libpq may change it between two waits)
+                        bound.watch(wait[0], watchdog=True)
+                        wait = attempt.send((yield wait))
+                except StopIteration as done:
+                    return done.value
+
+        _WATCHED.append(Watched)
+    return _WATCHED[0]
 
 
 def _append_statement(thread_id: str, rows: list[Row], counts: Pending) -> tuple[str, dict[str, object]]:
@@ -241,6 +340,34 @@ def _describe(where: str, exc: Exception, *, lost: bool, writes: bool) -> tuple[
     return f"PostgreSQL at {where} refused the statement ({code}{_first_line(exc)})", False
 
 
+def _crossed(where: str, bound: Bound) -> str:
+    """What a call that crossed its ``bound`` while it waited on its connection's socket met."""
+    return (
+        f"no answer from PostgreSQL at {where} within the call's bound ({bound.seconds:g} s, the store's "
+        "timeout): the network or the server went silent, and the call's connection was closed"
+    )
+
+
+def _late(where: str, bound: Bound, waited_for: str) -> BackendFailedError:
+    """The error of a call whose bound passed while it waited for ``waited_for``: nothing was sent."""
+    return BackendFailedError(
+        f"{waited_for} at {where} did not come within the call's bound ({bound.seconds:g} s, the store's "
+        "timeout)",
+        cause=None,
+        maybe_written=False,
+    )
+
+
+def _not_connected(where: str, exc: Exception) -> BackendFailedError:
+    """The error of a connection attempt that failed (``exc``): nothing was sent. The attempt's frames in
+    ``exc``'s traceback are cleared first: they hold its socket (psycopg's connection generator), which
+    would otherwise stay open, half-connected, for as long as anyone keeps the error."""
+    traceback.clear_frames(exc.__traceback__)
+    return BackendFailedError(
+        f"cannot connect to PostgreSQL at {where} ({_first_line(exc)})", cause=exc, maybe_written=False
+    )
+
+
 def _rows(cursor: Any) -> list[tuple[Any, ...]]:
     return list(cursor.fetchall()) if cursor.description else []
 
@@ -296,17 +423,31 @@ class PostgresThreadStore(SQLThreadStore):
     then gets a connection of its own at its first call. Close it with ``store.close()`` or a ``with``
     block. Its methods are those of every ``ThreadStore`` (``SQLiteThreadStore`` shows them in use).
 
+    Every call is bounded ("Bounds" in How the stores are built): one that has not ended ``timeout``
+    seconds after it started fails, whatever the network or the server does meanwhile. The server is asked
+    to end a statement a little sooner (the session's ``statement_timeout`` and
+    ``idle_in_transaction_session_timeout``), so a statement kept waiting there (a lock held elsewhere)
+    fails with its connection kept and nothing written; at the bound itself the store closes the call's
+    connection, which ends a wait on a silent network or server. TCP keepalives and ``tcp_user_timeout``
+    are added to the DSN where it sets none (``KEEPALIVES``): a silent peer under an idle connection is
+    found out before a call is sent on it.
+
     Args:
         dsn: The database, as libpq reads a connection string: a URI
             (``postgresql://user:password@host:5432/db``) or ``key=value`` pairs (``"host=db dbname=bots"``);
             what it leaves out comes from libpq's environment variables (``PGHOST``, ``PGPASSWORD``, ...).
-        connect_timeout: How many seconds to wait for a connection to be made (whole seconds, at least 1,
-            as libpq takes them) before the call fails with ``NotWrittenError``.
+            What it sets of ``connect_timeout``, the keepalives and ``tcp_user_timeout`` is kept (the store
+            adds only what it leaves out).
+        timeout: The bound of each call, in seconds (default ``TIMEOUT``, 30); ``None``: no bound (the
+            server's and the DSN's own timeouts only).
+        connect_timeout: The longest wait for a new connection, in seconds (libpq's: whole seconds, at
+            least 2), within the call's bound; ``None``: the DSN's ``connect_timeout``, else
+            ``CONNECT_TIMEOUT`` (10).
 
     Raises:
         StoreError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
-        InvalidArgumentError: ``dsn`` is not a string, or ``connect_timeout`` is not a number of seconds
-            above 0.
+        InvalidArgumentError: ``dsn`` is not a string, ``timeout`` is not a number of seconds above 0 (or
+            ``None``), or ``connect_timeout`` is not a number of seconds.
         NotWrittenError: the server cannot be reached, or its schema cannot be made or migrated.
 
     Examples:
@@ -323,16 +464,19 @@ class PostgresThreadStore(SQLThreadStore):
     _placeholder = "%s"
     _dialect = "postgres"
 
-    def __init__(self, dsn: str, *, connect_timeout: float = 10.0) -> None:
+    def __init__(
+        self, dsn: str, *, timeout: float | None = TIMEOUT, connect_timeout: float | None = None
+    ) -> None:
         super().__init__()
         _check_dsn(dsn, "PostgresThreadStore")
-        check_number(connect_timeout, "connect_timeout", "PostgresThreadStore", minimum=0)
+        self._timeout = check_timeout(timeout, "timeout", "PostgresThreadStore")
+        if connect_timeout is not None:
+            check_number(connect_timeout, "connect_timeout", "PostgresThreadStore", minimum=0)
         psycopg = _import_psycopg("PostgresThreadStore")
         self._psycopg = psycopg
         self._driver_errors = (psycopg.Error,)
         self._dsn = dsn
         self._where = "?"
-        self._connect_timeout = connect_timeout
         self._connections: PerThread[Any] = PerThread(
             self._open,
             lambda conn: conn.close(),
@@ -341,29 +485,50 @@ class PostgresThreadStore(SQLThreadStore):
         )
         with self._operation("open", None, writes=False):
             self._where = _where(psycopg, dsn)
+            self._connect_timeout = _connect_timeout(psycopg, dsn, connect_timeout)
+            self._conninfo = _conninfo(psycopg, dsn, self._timeout)
             self._connection()  # connect now: an unreachable server or a newer schema fails here
 
     def __repr__(self) -> str:
         return f"PostgresThreadStore({self._where!r})"
 
+    def _operation(self, operation: str, thread_id: str | None, *, writes: bool) -> Bounded:
+        return Bounded(
+            self,
+            operation,
+            thread_id,
+            writes,
+            seconds=self._timeout,
+            crossed=lambda b: _crossed(self._where, b),
+        )
+
     # -- connections -----------------------------------------------------------------------------------
 
     def _connection(self) -> Any:
-        return self._connections.get()
+        """This thread's connection, watched by the call's bound (its socket shut down at the deadline)."""
+        bound = current_bound()
+        conn = self._connections.get()
+        if bound is not None:
+            if bound.remaining() <= 0:  # its connection took the call's whole bound: nothing was sent
+                raise _late(self._where, bound, "the connection")
+            bound.watch(conn.pgconn.socket, watchdog=True)
+            bound.handed = True
+        return conn
 
     def _open(self) -> Any:
         psycopg = self._psycopg
+        bound = current_bound()
         try:
-            conn = psycopg.connect(
-                self._dsn, autocommit=True, connect_timeout=max(1, round(self._connect_timeout))
+            conn = _watched_connection(psycopg).connect(
+                self._conninfo, autocommit=True, connect_timeout=_connect_within(self._connect_timeout, bound)
             )
         except psycopg.Error as exc:
-            raise BackendFailedError(
-                f"cannot connect to PostgreSQL at {self._where} ({_first_line(exc)})",
-                cause=exc,
-                maybe_written=False,
-            ) from exc
+            raise _not_connected(self._where, exc) from exc
         try:
+            if bound is not None:
+                bound.watch(conn.pgconn.socket, watchdog=True)  # the set-up is part of the call
+            if self._timeout is not None:
+                conn.execute(_SESSION, _session_settings(self._timeout))
             run_sync(
                 lambda sql, params: _rows(conn.execute(sql, params)),
                 lambda: _roll_back(conn),
@@ -507,11 +672,20 @@ class _Pool:
                     _drop(conn)
             return self._loops.setdefault(loop, _Idle(asyncio.Semaphore(self.size)))
 
-    async def take(self, connect: Any) -> Any:
+    async def take(self, connect: Any, within: float | None) -> Any:
+        """A connection for one call: an idle one that is still good, or a new one (``connect()``), once
+        fewer than ``size`` calls have one on this loop; ``TimeoutError`` when none came free ``within``
+        seconds."""
+        import asyncio
+
         here = self._here()
         if self.closed:
             raise ClosedError
-        await here.slots.acquire()
+        if within is None:
+            await here.slots.acquire()
+        else:
+            async with asyncio.timeout(max(0.0, within)):
+                await here.slots.acquire()
         try:
             if self.closed:  # the store started closing while this call waited: it never starts
                 raise ClosedError
@@ -554,6 +728,26 @@ class _Pool:
                     _drop(conn)
 
 
+@contextmanager
+def _shut_at_deadline(conn: Any, bound: Bound | None) -> Iterator[None]:
+    """Inside: ``conn``'s socket is shut down at ``bound``'s deadline by the running event loop (a wait on
+    it then ends at once with psycopg's error). The timer and the watch end with the block: the connection
+    may then serve another call."""
+    if bound is None:
+        yield
+        return
+    import asyncio
+
+    fd = conn.pgconn.socket
+    bound.watch(fd, watchdog=False)
+    timer = asyncio.get_running_loop().call_later(max(0.0, bound.remaining()), bound.expire)
+    try:
+        yield
+    finally:
+        timer.cancel()
+        bound.unwatch(fd)
+
+
 def _drop(conn: Any) -> None:
     """Close an idle ``AsyncConnection`` without awaiting it, from whichever thread (libpq's ``finish``:
     what its ``close()`` does once no statement is out)."""
@@ -572,19 +766,27 @@ class AsyncPostgresThreadStore(LoopStore):
     A cancelled call that was waiting for a connection stops; one whose write has started runs to its end
     before the ``CancelledError`` goes on.
 
+    Every call is bounded as ``PostgresThreadStore``'s are, its wait for a free connection (one of
+    ``max_connections``) and for a new one included; at the bound the event loop closes the call's
+    connection, which ends a wait on a silent network or server (psycopg's own answer to a cancelled wait,
+    a cancel request sent through the same silence, could not).
+
     Args:
         dsn: The database, as libpq reads a connection string: a URI
             (``postgresql://user:password@host:5432/db``) or ``key=value`` pairs (``"host=db dbname=bots"``);
             what it leaves out comes from libpq's environment variables (``PGHOST``, ``PGPASSWORD``, ...).
-        connect_timeout: How many seconds to wait for a connection to be made (whole seconds, at least 1,
-            as libpq takes them) before the call fails with ``NotWrittenError``.
+            What it sets of ``connect_timeout``, the keepalives and ``tcp_user_timeout`` is kept (the store
+            adds only what it leaves out).
+        timeout: The bound of each call, in seconds (default ``TIMEOUT``, 30); ``None``: no bound.
+        connect_timeout: The longest wait for a new connection, in seconds, within the call's bound;
+            ``None``: the DSN's ``connect_timeout``, else ``CONNECT_TIMEOUT`` (10).
         max_connections: How many calls run at once on each event loop, each on a connection of its own;
-            a further call waits for one of them to end.
+            a further call waits for one of them to end (within its bound).
 
     Raises:
         StoreError: psycopg is not installed (``pip install 'llm-messages[postgres]'``).
-        InvalidArgumentError: ``max_connections`` is not an int of at least 1, or ``connect_timeout`` is
-            not a number of seconds above 0.
+        InvalidArgumentError: ``max_connections`` is not an int of at least 1, ``timeout`` is not a number
+            of seconds above 0 (or ``None``), or ``connect_timeout`` is not a number of seconds.
         NotWrittenError: the DSN does not read as a PostgreSQL connection string.
 
     Examples:
@@ -607,20 +809,30 @@ class AsyncPostgresThreadStore(LoopStore):
         ```
     """
 
-    def __init__(self, dsn: str, *, connect_timeout: float = 10.0, max_connections: int = 10) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        timeout: float | None = TIMEOUT,
+        connect_timeout: float | None = None,
+        max_connections: int = 10,
+    ) -> None:
         super().__init__()
         _check_dsn(dsn, "AsyncPostgresThreadStore")
-        check_number(connect_timeout, "connect_timeout", "AsyncPostgresThreadStore", minimum=0)
+        self._timeout = check_timeout(timeout, "timeout", "AsyncPostgresThreadStore")
+        if connect_timeout is not None:
+            check_number(connect_timeout, "connect_timeout", "AsyncPostgresThreadStore", minimum=0)
         check_number(max_connections, "max_connections", "AsyncPostgresThreadStore", minimum=1, whole=True)
         psycopg = _import_psycopg("AsyncPostgresThreadStore")
         self._psycopg = psycopg
         self._driver_errors = (psycopg.Error,)
         self._dsn = dsn
         self._where = "?"
-        self._connect_timeout = connect_timeout
         self._pool = _Pool(max_connections)
         with self._operation("open", None, writes=False):
             self._where = _where(psycopg, dsn)
+            self._connect_timeout = _connect_timeout(psycopg, dsn, connect_timeout)
+            self._conninfo = _conninfo(psycopg, dsn, self._timeout)
 
     def __repr__(self) -> str:
         return f"AsyncPostgresThreadStore({self._where!r})"
@@ -639,18 +851,40 @@ class AsyncPostgresThreadStore(LoopStore):
 
     # -- connections -----------------------------------------------------------------------------------
 
+    def _operation(self, operation: str, thread_id: str | None, *, writes: bool) -> Bounded:
+        return Bounded(
+            self,
+            operation,
+            thread_id,
+            writes,
+            seconds=self._timeout,
+            crossed=lambda b: _crossed(self._where, b),
+        )
+
     async def _connect(self) -> Any:
+        import asyncio
+
         psycopg = self._psycopg
+        bound = current_bound()
+        conn = None
         try:
-            conn = await psycopg.AsyncConnection.connect(
-                self._dsn, autocommit=True, connect_timeout=max(1, round(self._connect_timeout))
-            )
+            # Bounded by the loop as well: libpq's connect_timeout is whole seconds, at least 2. (Cancelling
+            # a connection attempt sends nothing to the server, unlike cancelling a statement.)
+            async with asyncio.timeout(None if bound is None else max(0.0, bound.remaining())):
+                conn = await psycopg.AsyncConnection.connect(
+                    self._conninfo,
+                    autocommit=True,
+                    connect_timeout=_connect_within(self._connect_timeout, bound),
+                )
+        except TimeoutError:
+            # Raised below, out of this block: the cancelled attempt's socket, held by psycopg's frames in
+            # this error's traceback, is closed once they are let go.
+            pass
         except psycopg.Error as exc:
-            raise BackendFailedError(
-                f"cannot connect to PostgreSQL at {self._where} ({_first_line(exc)})",
-                cause=exc,
-                maybe_written=False,
-            ) from exc
+            raise _not_connected(self._where, exc) from exc
+        if conn is None:
+            assert bound is not None
+            raise _late(self._where, bound, "a new connection")
         try:
 
             async def execute(sql: str, params: tuple[object, ...] | None) -> list[tuple[Any, ...]]:
@@ -661,9 +895,14 @@ class AsyncPostgresThreadStore(LoopStore):
                 if _in_transaction(conn):
                     await conn.execute("ROLLBACK")
 
-            await run_async(
-                execute, roll_back, migrate(POSTGRES, MIGRATIONS, f"the PostgreSQL database at {self._where}")
-            )
+            with _shut_at_deadline(conn, bound):  # the set-up is part of the call
+                if self._timeout is not None:
+                    await conn.execute(_SESSION, _session_settings(self._timeout))
+                await run_async(
+                    execute,
+                    roll_back,
+                    migrate(POSTGRES, MIGRATIONS, f"the PostgreSQL database at {self._where}"),
+                )
         except psycopg.Error as exc:
             await conn.close()
             raise BackendFailedError(
@@ -678,13 +917,26 @@ class AsyncPostgresThreadStore(LoopStore):
 
     @asynccontextmanager
     async def _connection(self, *, writes: bool) -> AsyncIterator[Any]:
-        """A connection of the pool for one call; a psycopg error inside is described here, where the
-        connection's state (lost or not) is known."""
-        conn = await self._pool.take(self._connect)
-        if writes:
-            started_writing()  # a statement goes out now: a cancelled caller waits for its end
+        """A connection of the pool for one call, watched by the call's bound (its socket shut down at the
+        deadline); a psycopg error inside is described here, where the connection's state (lost or not)
+        is known."""
+        bound = current_bound()
         try:
-            yield conn
+            conn = await self._pool.take(self._connect, None if bound is None else bound.remaining())
+        except TimeoutError:
+            assert bound is not None
+            raise _late(
+                self._where, bound, f"a free connection (of max_connections={self._pool.size})"
+            ) from None
+        try:
+            if bound is not None and bound.remaining() <= 0:  # nothing was sent: a new connection took it all
+                raise _late(self._where, bound, "a new connection")
+            with _shut_at_deadline(conn, bound):
+                if bound is not None:
+                    bound.handed = True
+                if writes:
+                    started_writing()  # a statement goes out now: a cancelled caller waits for its end
+                yield conn
         except self._psycopg.Error as exc:
             what, maybe = _describe(self._where, exc, lost=bool(conn.closed), writes=writes)
             raise BackendFailedError(what, cause=exc, maybe_written=maybe) from exc

@@ -43,16 +43,18 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, ParamSpec, TypeVar
 
 from messages.errors import InvalidArgumentError, StoreError, ThreadExistsError, ThreadNotFoundError
+from messages.stores._bounds import Bound, Bounded, current_bound, started_at
 from messages.stores._codec import Row, check_number, message_exists, not_local, utc_now
 from messages.stores._connections import PerThread
 from messages.stores._failures import BackendFailedError
@@ -64,6 +66,9 @@ __all__ = ["MIGRATIONS", "AsyncSQLiteThreadStore", "SQLiteThreadStore"]
 
 MIGRATIONS: list[Migration] = SQLITE_MIGRATIONS
 """The schema steps, in order; each is applied once and recorded by its name."""
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 # A new thread's place in threads(): after every other. The statement that inserts it holds the write lock
 # from its start, so two processes never take the same one (and the unique index would refuse it).
@@ -118,6 +123,29 @@ def _counting(count: int) -> str:
 
 _MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
 
+_SLACK = 0.05
+"""How much of its bound a call may spend before its first lock wait and still wait the whole ``timeout``
+for the lock, and how far a connection's busy timeout may exceed what a call has left (seconds): a call
+that waited longer for its worker, or for the file's lock while opening it, gets what is left of its
+bound, by a ``PRAGMA busy_timeout`` (``_bound_waits``)."""
+
+
+class _Connection(sqlite3.Connection):
+    """A sqlite3 connection that knows its busy timeout."""
+
+    busy: float
+    """The busy timeout (seconds) set on it."""
+
+
+def _bound_waits(conn: sqlite3.Connection, wait: float, timeout: float) -> None:
+    """Let ``conn`` wait ``wait`` seconds for a lock (the store's ``timeout`` at most): its busy timeout is
+    lowered when it is more than ``_SLACK`` over, and raised when it is more than a twentieth of
+    ``timeout`` under (a call that gives up that much early tells the truth all the same). So a call after
+    one that was kept waiting (its worker, a slow open on a loaded machine) costs no ``PRAGMA``."""
+    if isinstance(conn, _Connection) and not (wait - max(_SLACK, timeout / 20) <= conn.busy <= wait + _SLACK):
+        conn.execute(f"PRAGMA busy_timeout = {math.ceil(wait * 1000)}")
+        conn.busy = wait
+
 
 class SQLiteThreadStore(SQLThreadStore):
     """Threads in the SQLite file at ``path`` (created if missing), shared by every process that opens it.
@@ -128,8 +156,9 @@ class SQLiteThreadStore(SQLThreadStore):
     Args:
         path: The database file (a ``str`` or a ``pathlib.Path``); its folder must exist. A file made by
             another ``SQLiteThreadStore`` (this process's or another's) is shared with it.
-        timeout: How many seconds a writer waits for another's write lock before it fails with
-            ``NotWrittenError``.
+        timeout: The bound of each call's waits for another connection's lock, in seconds (default 30):
+            SQLite's busy timeout, less what the call spent before its first wait; past it the call fails
+            with ``NotWrittenError``. ``0``: never wait.
         synchronous: What a returned ``append`` survives: ``"NORMAL"`` (the default), a killed process;
             ``"FULL"``, an operating system crash and a power cut as well, at the price of a sync of the
             disk per write (see the module docstring).
@@ -209,15 +238,43 @@ class SQLiteThreadStore(SQLThreadStore):
 
     # -- connections -----------------------------------------------------------------------------------
 
+    def _operation(self, operation: str, thread_id: str | None, *, writes: bool) -> Bounded:
+        # The bound of a call is its lock waits' (timeout=0: it never waits, so none).
+        return Bounded(self, operation, thread_id, writes, seconds=self._timeout or None, crossed=str)
+
     def _connection(self) -> sqlite3.Connection:
-        return self._connections.get()
+        """This thread's connection, its busy timeout what is left of the call's bound."""
+        conn = self._connections.get()
+        bound = current_bound()
+        if bound is not None:
+            _bound_waits(conn, self._lock_wait(bound), self._timeout)
+        return conn
+
+    def _lock_wait(self, bound: Bound | None) -> float:
+        """How long the call may still wait for a lock: the store's ``timeout``, less what the call spent
+        before (waiting for its worker, opening the file); ``BackendFailedError`` when nothing is left."""
+        if bound is None:
+            return self._timeout
+        left = bound.remaining()
+        if left <= 0:
+            raise BackendFailedError(
+                f"the call waited past its bound ({bound.seconds:g} s, the store's timeout) before it could "
+                f"reach {str(self.path)!r}: for its worker, behind other calls, or for the file's lock while "
+                "opening it",
+                cause=None,
+                maybe_written=False,
+            )
+        # A call that waited less than this before keeps the whole timeout: no PRAGMA on the usual path.
+        return self._timeout if left > self._timeout - _SLACK else left
 
     def _open(self) -> sqlite3.Connection:
+        wait = self._lock_wait(current_bound())
         try:
             # isolation_level=None: no implicit transactions; each method says BEGIN itself.
             conn = sqlite3.connect(
-                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+                self.path, timeout=wait, isolation_level=None, check_same_thread=False, factory=_Connection
             )
+            conn.busy = wait
         except sqlite3.Error as exc:
             raise BackendFailedError(
                 f"cannot open the SQLite database {str(self.path)!r} ({self._explain(exc)})",
@@ -225,7 +282,7 @@ class SQLiteThreadStore(SQLThreadStore):
                 maybe_written=False,
             ) from exc
         try:
-            self._set_wal(conn)
+            self._set_wal(conn, wait)
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")
             self._migrate(conn)
@@ -233,7 +290,7 @@ class SQLiteThreadStore(SQLThreadStore):
             conn.close()
             # Nothing of the operation that needed this connection was written yet (whatever became of a
             # schema migration: the next connection applies what is missing).
-            cause = exc.cause if isinstance(exc, BackendFailedError) else exc
+            cause = exc.cause or exc if isinstance(exc, BackendFailedError) else exc
             raise BackendFailedError(
                 f"cannot set up the SQLite database {str(self.path)!r} ({self._explain(cause)})",
                 cause=cause,
@@ -244,10 +301,10 @@ class SQLiteThreadStore(SQLThreadStore):
             raise
         return conn
 
-    def _set_wal(self, conn: sqlite3.Connection) -> None:
+    def _set_wal(self, conn: sqlite3.Connection, wait: float) -> None:
         # Switching to WAL needs a moment of exclusive access: another process opening the same new file at
         # the same instant may hold it, and that error does not go through the busy timeout. Retry.
-        deadline = time.monotonic() + self._timeout
+        deadline = time.monotonic() + wait
         while True:
             try:
                 mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -386,8 +443,9 @@ class AsyncSQLiteThreadStore(OffloadedStore):
     Args:
         path: The database file (a ``str`` or a ``pathlib.Path``), shared with every other store, sync or
             async, that opens it.
-        timeout: How many seconds a writer waits for another's write lock before it fails with
-            ``NotWrittenError``.
+        timeout: The bound of each call's waits, in seconds (default 30), counted from the moment its
+            caller called: a call that waited for a worker behind others waits that much less for another
+            connection's lock, and one with nothing left fails (``NotWrittenError``); ``0``: never wait.
         synchronous: ``"NORMAL"`` (the default) or ``"FULL"``: what a returned ``append`` survives, as
             ``SQLiteThreadStore`` takes it.
         workers: How many worker threads run the calls, each with a connection of its own: how many calls
@@ -431,9 +489,16 @@ class AsyncSQLiteThreadStore(OffloadedStore):
         super().__init__(sync, workers=workers)
         self.path = sync.path
         """The database file."""
+        self._bound = timeout or None  # the bound of a call, counted from its caller's call
 
     def __repr__(self) -> str:
         return f"AsyncSQLiteThreadStore({str(self.path)!r})"
+
+    async def _call(self, method: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        # The call's bound starts now, as its caller calls: a call that waits for the worker behind
+        # others waits that much less for a lock.
+        bounded = started_at(method, self._bound, time.monotonic())
+        return await super()._call(bounded, *args, **kwargs)
 
 
 _COMMIT_NOT_WRITTEN = frozenset({"SQLITE_IOERR_WRITE", "SQLITE_FULL", "SQLITE_BUSY"})
