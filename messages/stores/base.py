@@ -356,6 +356,49 @@ def records_of(thread_id: str, first: int, rows: Sequence[tuple[Any, ...]]) -> l
     ]
 
 
+class ReadAnswers:
+    """A window read's answers (``messages._window.plan_read``) that are the same for every store: how many
+    of the newest rows the first ``Window`` request fetches (what the last read of this kind looked at,
+    ``TurnMemo.tail_rows``; a request after it says itself), and the answers to ``Keep`` (the rows kept,
+    decoded, and how far back the read looked, for the next read) and ``SaveCounts`` (``defer``: kept for
+    the thread's next append). The statement of each ``Window`` request is the store's own:
+    ``ThreadStore._read_window`` and ``AsyncPostgresThreadStore._aread_window`` run it between ``tail``
+    and ``took``."""
+
+    __slots__ = ("_defer", "_first", "_last", "_memo", "_thread_id")
+
+    def __init__(self, memo: TurnMemo, thread_id: str, defer: Callable[[str, SaveCounts], None]) -> None:
+        self._memo = memo
+        self._thread_id = thread_id
+        self._defer = defer
+        self._first: Window | None = None
+        self._last: Snapshot | None = None
+
+    def tail(self, request: Window) -> int:
+        """How many of the thread's newest rows the statement answering ``request`` fetches."""
+        if self._first is None:
+            self._first = request
+            return self._memo.tail_rows(self._thread_id, request)
+        return request.fetched
+
+    def took(self, snapshot: Snapshot) -> Snapshot:
+        """``snapshot``, the statement's answer, kept for the requests after it."""
+        self._last = snapshot
+        return snapshot
+
+    def answer(self, request: object) -> object:
+        """The answer to a request after a ``Window`` one: ``Keep`` or ``SaveCounts``."""
+        last = self._last
+        if isinstance(request, Keep) and last is not None and self._first is not None:
+            if request.reached is not None:  # the tail's: how far back the next read looks
+                self._memo.looked_at(self._thread_id, self._first, last.length, request.reached)
+            return keep_rows(self._thread_id, last.rows, request.ranges)
+        if isinstance(request, SaveCounts):
+            self._defer(self._thread_id, request)
+            return None
+        raise TypeError(f"no store answers {request!r} here")
+
+
 class ThreadStore(_Failures, ABC):
     """Where threads and their messages live: the contract of every backend (see the module docstring).
 
@@ -796,25 +839,12 @@ class ThreadStore(_Failures, ABC):
         made kept for the thread's next append (``_defer_counts``)."""
         thread_id = check_thread_id(thread_id)
         with self._operation("read", thread_id, writes=False):
-            last: list[Snapshot] = []
-
-            first: list[Window] = []
+            answers = ReadAnswers(self._memo, thread_id, self._defer_counts)
 
             def answer(request: object) -> object:
                 if isinstance(request, Window):
-                    tail = request.fetched if first else self._memo.tail_rows(thread_id, request)
-                    first.append(request)
-                    snapshot = self._window_snapshot(thread_id, request, tail)
-                    last[:] = [snapshot]
-                    return snapshot
-                if isinstance(request, Keep):
-                    if request.reached is not None:  # the tail's: how far back the next read looks
-                        self._memo.looked_at(thread_id, first[0], last[0].length, request.reached)
-                    return keep_rows(thread_id, last[0].rows, request.ranges)
-                if isinstance(request, SaveCounts):
-                    self._defer_counts(thread_id, request)
-                    return None
-                raise TypeError(f"no store answers {request!r}")
+                    return answers.took(self._window_snapshot(thread_id, request, answers.tail(request)))
+                return answers.answer(request)
 
             part = drive(plan_read(plan), answer)
         part.thread_id = thread_id

@@ -49,7 +49,7 @@ from typing import Any, Literal
 from pydantic import JsonValue
 
 from messages._io import collector_paused
-from messages._window import Keep, Part, ReadPlan, SaveCounts, Snapshot, Window, adrive, plan_read
+from messages._window import Part, ReadPlan, SaveCounts, Window, adrive, plan_read
 from messages.errors import (
     CheckpointNotFoundError,
     InvalidArgumentError,
@@ -86,7 +86,6 @@ from messages.stores._codec import (
     decode_thread,
     encode_rows,
     encode_thread,
-    keep_rows,
     kind_change,
     message_exists,
     missing_position,
@@ -128,7 +127,7 @@ from messages.stores._sql import (
     window_statement,
 )
 from messages.stores._turns import Pending
-from messages.stores.base import Ids, LoopStore, Metadata, _Release, records_of, started_writing
+from messages.stores.base import Ids, LoopStore, Metadata, ReadAnswers, _Release, records_of, started_writing
 from messages.threads import LocalThread, RemoteThread, as_message_list, new_thread_id
 
 __all__ = ["MIGRATIONS", "AsyncPostgresThreadStore", "PostgresThreadStore"]
@@ -1012,41 +1011,28 @@ class AsyncPostgresThreadStore(LoopStore):
         ``ThreadStore._read_window`` answers it: each ``Window`` request one statement."""
         thread_id = check_thread_id(thread_id)
         with self._operation("read", thread_id, writes=False):
-            last: list[Snapshot] = []
-
-            first: list[Window] = []
+            answers = ReadAnswers(self._memo, thread_id, self._defer_counts)
 
             async def answer(request: object) -> object:
-                if isinstance(request, Window):
-                    tail = request.fetched if first else self._memo.tail_rows(thread_id, request)
-                    first.append(request)
-                    statement = window_statement(
-                        "postgres",
-                        checkpoint=request.checkpoint,
-                        counted=bool(request.counter),
-                        weighted=request.weighted,
+                if not isinstance(request, Window):
+                    return answers.answer(request)
+                tail = answers.tail(request)
+                statement = window_statement(
+                    "postgres",
+                    checkpoint=request.checkpoint,
+                    counted=bool(request.counter),
+                    weighted=request.weighted,
+                )
+                async with self._connection(writes=False) as conn:
+                    cursor = await conn.execute(
+                        statement, window_parameters("postgres", thread_id, request, tail)
                     )
-                    async with self._connection(writes=False) as conn:
-                        cursor = await conn.execute(
-                            statement, window_parameters("postgres", thread_id, request, tail)
-                        )
-                        fetched = await cursor.fetchall()
-                    snapshot = window_snapshot(
-                        thread_id, request, tail, fetched, lambda at: at.astimezone(UTC)
-                    )
-                    if request.checkpoint:
-                        self._memo.watch(thread_id, snapshot.length)
-                        snapshot.source = self._memo
-                    last[:] = [snapshot]
-                    return snapshot
-                if isinstance(request, Keep):
-                    if request.reached is not None:  # the tail's: how far back the next read looks
-                        self._memo.looked_at(thread_id, first[0], last[0].length, request.reached)
-                    return keep_rows(thread_id, last[0].rows, request.ranges)
-                if isinstance(request, SaveCounts):
-                    self._defer_counts(thread_id, request)
-                    return None
-                raise TypeError(f"no store answers {request!r}")
+                    fetched = await cursor.fetchall()
+                snapshot = window_snapshot(thread_id, request, tail, fetched, lambda at: at.astimezone(UTC))
+                if request.checkpoint:  # a compacting read: what this process appends next is logged
+                    self._memo.watch(thread_id, snapshot.length)
+                    snapshot.source = self._memo
+                return answers.took(snapshot)
 
             part = await adrive(plan_read(plan), answer)
         part.thread_id = thread_id
