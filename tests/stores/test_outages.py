@@ -194,9 +194,12 @@ def test_postgres_crashed_and_restarted_during_appends_from_several_processes(
     stored = parent.messages(thread_id)
     assert parent.thread_info(thread_id).length == len(stored)
     figures = check_outcomes(workers, stored, thread_id, "psycopg")
-    # Every crash cut each worker's connection, so each saw at least one append whose outcome it cannot
-    # know; while the server was down, appends failed to connect and wrote nothing.
-    assert figures["MaybeWrittenError"] >= CRASHES, figures
+    # A crash that cuts an append in flight leaves its outcome unknown: MaybeWrittenError (whether each
+    # was stored is checked above). Not every crash need catch one: a worker between two appends (on a
+    # busy machine, one waiting for a core) finds its connection gone before it sends, and says
+    # NotWrittenError; once per run is all the schedule can promise (a loaded run saw 4 in 5 crashes).
+    # While the server was down, appends failed to connect and wrote nothing.
+    assert figures["MaybeWrittenError"] >= 1, figures
     assert figures["NotWrittenError"] >= 1, figures
     parent.append(thread_id, UserMessage(content="after the crashes"))
     parent.close()
