@@ -347,6 +347,21 @@ def _crossed(where: str, bound: Bound) -> str:
     )
 
 
+def _bounded(
+    store: PostgresThreadStore | AsyncPostgresThreadStore, operation: str, thread_id: str | None, writes: bool
+) -> Bounded:
+    """The block of a PostgreSQL store's call (``_Failures._operation``): bounded by the store's
+    ``timeout``, a crossing said with the server's address."""
+    return Bounded(
+        store,
+        operation,
+        thread_id,
+        writes,
+        seconds=store._timeout,
+        crossed=lambda b: _crossed(store._where, b),
+    )
+
+
 def _late(where: str, bound: Bound, waited_for: str) -> BackendFailedError:
     """The error of a call whose bound passed while it waited for ``waited_for``: nothing was sent."""
     return BackendFailedError(
@@ -492,14 +507,7 @@ class PostgresThreadStore(SQLThreadStore):
         return f"PostgresThreadStore({self._where!r})"
 
     def _operation(self, operation: str, thread_id: str | None, *, writes: bool) -> Bounded:
-        return Bounded(
-            self,
-            operation,
-            thread_id,
-            writes,
-            seconds=self._timeout,
-            crossed=lambda b: _crossed(self._where, b),
-        )
+        return _bounded(self, operation, thread_id, writes)
 
     # -- connections -----------------------------------------------------------------------------------
 
@@ -851,14 +859,7 @@ class AsyncPostgresThreadStore(LoopStore):
     # -- connections -----------------------------------------------------------------------------------
 
     def _operation(self, operation: str, thread_id: str | None, *, writes: bool) -> Bounded:
-        return Bounded(
-            self,
-            operation,
-            thread_id,
-            writes,
-            seconds=self._timeout,
-            crossed=lambda b: _crossed(self._where, b),
-        )
+        return _bounded(self, operation, thread_id, writes)
 
     async def _connect(self) -> Any:
         import asyncio
