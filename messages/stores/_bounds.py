@@ -3,8 +3,9 @@ it to that.
 
 A call's bound (``Bound``) starts when the call does (for the async SQLite store, when its caller calls,
 not when a worker takes it up) and lasts the store's ``timeout``. ``Bounded``, the block every public
-method runs its backend work in (``_Failures._operation``), starts it; a call made inside another call
-shares the outer one's.
+method runs its backend work in (``_Failures._operation``), starts it; a call made inside another call,
+by the same task (or thread, where no task runs), shares the outer one's. One made elsewhere in a context
+copied from the call (a task or callback it scheduled, a thread it handed work to) starts its own.
 
 * SQLite waits only for other connections' locks, and only inside SQLite's busy handler: the store hands
   it what is left of the bound (``SQLiteThreadStore._connection``), so a call that waited for its worker
@@ -33,6 +34,7 @@ import contextvars
 import math
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -66,7 +68,7 @@ class Bound:
     """The bound of one call: ``seconds`` from its start. The sockets it watches are shut down when it
     expires: by the watchdog thread (sync stores) or the event loop (async)."""
 
-    __slots__ = ("_armed", "_lock", "_sockets", "deadline", "ended", "expired", "handed", "seconds")
+    __slots__ = ("_armed", "_lock", "_sockets", "deadline", "ended", "expired", "handed", "owner", "seconds")
 
     def __init__(self, seconds: float, start: float) -> None:
         self.seconds = seconds
@@ -78,8 +80,10 @@ class Bound:
         self.handed = False
         """Whether a connection was handed to the call: from then on its statements may be out."""
         self.ended = False
-        """Whether the call has ended (``release``): a context copied during the call (a task created, a
-        callback scheduled) may still hold the bound, and must not take it for a call of its own."""
+        """Whether the call has ended (``release``)."""
+        self.owner = _owner()
+        """Who makes the call: its asyncio task, or its thread where no task runs. Only a call of the same
+        task or thread shares the bound (``current_bound``)."""
         self._lock = threading.Lock()
         self._sockets: dict[int, socket.socket] = {}
         self._armed = False
@@ -191,14 +195,32 @@ if hasattr(os, "register_at_fork"):
 
 _CURRENT: contextvars.ContextVar[Bound | None] = contextvars.ContextVar("messages_store_bound", default=None)
 """The bound of the store call the running thread or task serves, if any. Every context copied while a
-call runs (``asyncio`` copies one for each task and callback it schedules) holds the call's bound, and
-keeps holding it after the call has ended: only a bound whose call has not ended counts."""
+call runs holds the call's bound too (``asyncio`` copies one for each task and callback it schedules,
+``asyncio.to_thread`` and ``run_coroutine_threadsafe`` for the work they hand on), in another task or
+thread, and keeps holding it after the call has ended: only the bound of a call that has not ended, made
+by this task or thread, counts."""
+
+
+def _owner() -> object:
+    """The running asyncio task, or this thread's id where none runs: who a bound belongs to."""
+    asyncio = sys.modules.get("asyncio")  # not imported: no task can run (nor is it imported here)
+    if asyncio is not None:
+        loop = asyncio._get_running_loop()
+        if loop is not None:
+            task = asyncio.current_task(loop)
+            if task is not None:
+                return task
+    return threading.get_ident()
 
 
 def current_bound() -> Bound | None:
-    """The bound of the call under way in this thread (or task), if it has one and it has not ended."""
+    """The bound of the call under way in this task (or thread), if it has one and it has not ended. A
+    bound found in a context copied from another task or thread (while its call ran, or after) is that
+    call's, not this one's."""
     bound = _CURRENT.get()
-    return None if bound is None or bound.ended else bound
+    if bound is None or bound.ended or bound.owner != _owner():
+        return None
+    return bound
 
 
 class Bounded(_Operation):

@@ -436,3 +436,45 @@ def test_a_context_copied_during_a_call_does_not_lend_that_calls_bound_to_later_
 
     assert later.run(asyncio.run, from_a_task_scheduled_then()) == ["hi"]
     store.close()
+
+
+def test_a_call_in_a_context_copied_from_a_running_call_starts_a_bound_of_its_own(tmp_path):
+    # A context copied while a call runs holds that call's bound for as long as the call goes on: a task or
+    # callback the call's task scheduled, work handed to another thread with the caller's context
+    # (asyncio.to_thread, run_coroutine_threadsafe). A call made there, by another thread or task, is not
+    # inside the running one and gets a bound of its own; sharing the running call's, once that call was
+    # past its deadline, it failed at once ("waited past its bound": how CI saw an AsyncSQLiteThreadStore
+    # fail to open, now and then).
+    path = tmp_path / "threads.db"
+    store = SQLiteThreadStore(path, timeout=1)
+    store.create_thread("t")
+    outcomes: dict[str, object] = {}
+
+    def from_another_thread(context: contextvars.Context) -> None:
+        with SQLiteThreadStore(path, timeout=1) as other:
+            try:
+                outcomes["thread"] = context.run(other.threads)
+            except Exception as exc:  # handed to the test, which says what it was
+                outcomes["thread"] = exc
+
+    async def from_a_task() -> list[str]:
+        async with AsyncSQLiteThreadStore(path, timeout=1) as reopened:  # opened in the task
+            await reopened.append("t", [UserMessage(content="hi")])
+            return [m.content for m in await reopened.messages("t")]
+
+    def during_the_call(_: str) -> None:
+        store._connection().set_trace_callback(None)
+        time.sleep(1.2)  # the running call is past its deadline
+        context = contextvars.copy_context()
+        worker = threading.Thread(target=from_another_thread, args=(context,))
+        worker.start()
+        worker.join()
+        try:
+            outcomes["task"] = context.run(asyncio.run, from_a_task())
+        except Exception as exc:  # handed to the test, which says what it was
+            outcomes["task"] = exc
+
+    store._connection().set_trace_callback(during_the_call)
+    assert store.threads() == ["t"]  # the running call, which outlived its bound without waiting on anything
+    assert outcomes == {"thread": ["t"], "task": ["hi"]}
+    store.close()
