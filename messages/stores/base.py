@@ -1655,22 +1655,44 @@ async def call_store(store: Any, method: str, *args: Any, **kwargs: Any) -> Any:
 
 class _Progress:
     """How far a call of a ``LoopStore`` has gone: whether its write has started (a statement may be out
-    to the database)."""
+    to the database); and the task that runs it."""
 
-    __slots__ = ("writing",)
+    __slots__ = ("task", "writing")
 
     def __init__(self) -> None:
         self.writing = False
+        self.task: object = None
 
 
 _CALL: contextvars.ContextVar[_Progress | None] = contextvars.ContextVar("messages_store_call", default=None)
-"""The progress of the ``LoopStore`` call that the running task serves, if any."""
+"""The progress of the ``LoopStore`` call that the running task serves, if any. A context copied during
+the call (a task or callback it scheduled) holds it too, in another task, during the call and after it:
+only the task that runs the call counts (``_call_progress``)."""
+
+
+def _call_progress() -> _Progress | None:
+    """The progress of the ``LoopStore`` call that this task runs, if it runs one."""
+    progress = _CALL.get()
+    if progress is None:
+        return None
+    import asyncio
+
+    return progress if progress.task is asyncio.current_task() else None
+
+
+async def _run_call(progress: _Progress, call: Coroutine[Any, Any, _R]) -> _R:
+    """``call``, the body of a ``LoopStore`` call, in the task made for it, which ``progress`` names
+    before anything of the call runs."""
+    import asyncio
+
+    progress.task = asyncio.current_task()
+    return await call
 
 
 def started_writing() -> None:
     """Mark the ``LoopStore`` call under way as one whose write has started (its first statement is about
     to go out): cancelling its caller now waits for its end instead of stopping it."""
-    progress = _CALL.get()
+    progress = _call_progress()
     if progress is not None:
         progress.writing = True
 
@@ -1686,9 +1708,9 @@ def _settling(method: _M) -> _M:
 
     @functools.wraps(method)
     async def settled(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if _CALL.get() is not None or not self._calls.enter():
-            # A call made by a call of the store (the outer one settles it), or one made once the store
-            # is closing (its `_operation` raises StoreClosedError naming it).
+        if _call_progress() is not None or not self._calls.enter():
+            # A call made by a call of the store, in its task (the outer one settles it), or one made once
+            # the store is closing (its `_operation` raises StoreClosedError naming it).
             return await method(self, *args, **kwargs)
         try:
             import asyncio
@@ -1696,7 +1718,9 @@ def _settling(method: _M) -> _M:
             progress = _Progress()
             token = _CALL.set(progress)
             try:  # the task runs in a copy of this context, so it sees `progress`
-                task = asyncio.get_running_loop().create_task(method(self, *args, **kwargs))
+                task = asyncio.get_running_loop().create_task(
+                    _run_call(progress, method(self, *args, **kwargs))
+                )
             finally:
                 _CALL.reset(token)
             try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import math
 import os
 import signal
@@ -263,6 +264,40 @@ def test_a_process_forked_while_a_call_is_in_flight_closes_its_copy_of_the_store
     assert os.waitstatus_to_exitcode(status) == 0
     assert store.messages("t") == batch("parent")  # the parent's call went on
     store.close()
+
+
+@pytest.mark.parametrize("backend", [p for p in ASYNC if p.values[0] != "memory-async"])
+def test_a_call_made_in_a_context_copied_out_of_another_call_is_settled_as_a_call_of_its_own(
+    backend, make_spec
+):
+    # A context copied while a call of an async store runs (a task or callback scheduled then) holds what the
+    # call's task keeps in context variables, after the call too. A call made there later is no part of the
+    # first: cancelled once its write has started, it runs to its end before the cancellation goes on, as
+    # any call does. The PostgreSQL store took it for a call made inside the first (which the first
+    # settles), so the cancellation stopped its statement at once, a write cut off while under way.
+    spec = make_spec(backend.removesuffix("-async"))
+
+    async def main() -> None:
+        store = async_store(spec)
+        if isinstance(store, AsyncPostgresThreadStore):
+            await store.open()
+        thread_id = await store.create_thread()
+        await store.append(thread_id, batch("m"))
+        copied: list[contextvars.Context] = []
+        await store.pop(thread_id, check=lambda _: copied.append(contextvars.copy_context()))
+        with write_lock_held(spec, thread_id) as release:
+            popping = asyncio.get_running_loop().create_task(store.pop(thread_id), context=copied[0])
+            await release.wait_for_a_waiter_async("pop")  # its write has started: it waits for the lock
+            popping.cancel()
+            await asyncio.sleep(0.3)
+            assert not popping.done(), "the cancellation went on while the call's write was under way"
+            release()
+            with pytest.raises(asyncio.CancelledError):
+                await popping
+        assert await store.messages(thread_id) == batch("m")[:1]  # the pop ran to its end
+        await store.aclose()
+
+    asyncio.run(main())
 
 
 # -- cancellation ---------------------------------------------------------------------------------------
