@@ -501,7 +501,9 @@ class PostgresThreadStore(SQLThreadStore):
             self._where = _where(psycopg, dsn)
             self._connect_timeout = _connect_timeout(psycopg, dsn, connect_timeout)
             self._conninfo = _conninfo(psycopg, dsn, self._timeout)
-            self._connection()  # connect now: an unreachable server or a newer schema fails here
+            # Connect now: an unreachable server or a newer schema fails here. (Not `_connection()`, which
+            # fails a call whose connection took its whole bound before its statements: the open has none.)
+            self._connections.get()
 
     def __repr__(self) -> str:
         return f"PostgresThreadStore({self._where!r})"
@@ -853,7 +855,7 @@ class AsyncPostgresThreadStore(LoopStore):
             StoreClosedError: the store was closed.
         """
         with self._operation("open", None, writes=False):
-            async with self._connection(writes=False):
+            async with self._connection(writes=False, statements=False):
                 pass
 
     # -- connections -----------------------------------------------------------------------------------
@@ -916,10 +918,11 @@ class AsyncPostgresThreadStore(LoopStore):
         return conn
 
     @asynccontextmanager
-    async def _connection(self, *, writes: bool) -> AsyncIterator[Any]:
+    async def _connection(self, *, writes: bool, statements: bool = True) -> AsyncIterator[Any]:
         """A connection of the pool for one call, watched by the call's bound (its socket shut down at the
         deadline); a psycopg error inside is described here, where the connection's state (lost or not)
-        is known."""
+        is known. A call whose new connection took its whole bound fails before its statements, unless it
+        has none to send (``statements=False``: ``open()``, whose work is done once it is connected)."""
         bound = current_bound()
         try:
             conn = await self._pool.take(self._connect, None if bound is None else bound.remaining())
@@ -929,7 +932,7 @@ class AsyncPostgresThreadStore(LoopStore):
                 self._where, bound, f"a free connection (of max_connections={self._pool.size})"
             ) from None
         try:
-            if bound is not None and bound.remaining() <= 0:  # nothing was sent: a new connection took it all
+            if statements and bound is not None and bound.remaining() <= 0:  # a new connection took it all
                 raise _late(self._where, bound, "a new connection")
             with _shut_at_deadline(conn, bound):
                 if bound is not None:

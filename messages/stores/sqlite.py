@@ -231,7 +231,10 @@ class SQLiteThreadStore(SQLThreadStore):
             self._open, sqlite3.Connection.close, usable=lambda conn: not conn.in_transaction
         )
         with self._operation("open", None, writes=False):
-            self._connection()  # open now: a bad path or a newer schema fails here, not at first use
+            # Open now: a bad path or a newer schema fails here, not at first use. (Not `_connection()`,
+            # which fails a call with nothing left of its bound before its statements: the open has none
+            # to come, and one that took its whole bound without waiting for a lock has succeeded.)
+            self._connections.get()
 
     def __repr__(self) -> str:
         return f"SQLiteThreadStore({str(self.path)!r})"

@@ -478,3 +478,89 @@ def test_a_call_in_a_context_copied_from_a_running_call_starts_a_bound_of_its_ow
     assert store.threads() == ["t"]  # the running call, which outlived its bound without waiting on anything
     assert outcomes == {"thread": ["t"], "task": ["hi"]}
     store.close()
+
+
+class _SlowSetUp(SQLiteThreadStore):
+    """A store whose first connection takes 0.3 s to set up without waiting for anything: what a machine
+    whose cores are busy does to an open."""
+
+    slow = True
+
+    def _migrate(self, conn: Any) -> None:
+        if self.slow:
+            time.sleep(0.3)
+        super()._migrate(conn)
+
+
+def test_an_open_that_outlasts_its_bound_without_waiting_for_a_lock_opens(tmp_path):
+    # Seen in a loaded run of the README's test command: SQLiteThreadStore(path, timeout=0.2) took longer
+    # than 0.2 s to make its connection, and then failed, "the call waited past its bound", though the
+    # file was open and the open had nothing left to do. A bound ends a call's waits (for a lock, a socket,
+    # a worker), and a call with none of it left fails before it sends its statements; an open has none to
+    # send once it is connected.
+    path = tmp_path / "threads.db"
+    store = _SlowSetUp(path, timeout=0.1)
+    assert store.create_thread("t") == "t"  # the next call has a bound of its own
+
+    # The rule for a call with statements to come holds: one whose new connection (another thread's)
+    # took its whole bound fails before it writes anything.
+    outcome: list[object] = []
+
+    def append() -> None:
+        try:
+            outcome.append(store.append("t", batch("late")))
+        except Exception as exc:  # handed to the test
+            outcome.append(exc)
+
+    worker = threading.Thread(target=append)
+    worker.start()
+    worker.join()
+    [error] = outcome
+    assert isinstance(error, NotWrittenError), repr(error)
+    assert "the call waited past its bound (0.1 s, the store's timeout)" in str(error)
+    store.slow = False
+    assert store.messages("t") == []
+    store.close()
+
+
+@pytest.mark.postgres
+def test_a_postgres_open_whose_set_up_outlasts_its_bound_opens(make_spec, api):
+    # The same for PostgreSQL: a connection made and set up, then kept past the bound (a busy machine), is
+    # an open that succeeded. The watchdog shuts its socket down at the deadline all the same (the
+    # connection was the call's), and the next call connects again.
+    spec = make_spec("postgres")
+
+    class Slow(PostgresThreadStore):
+        slow = True
+
+        def _open(self) -> Any:
+            conn = super()._open()
+            if self.slow:
+                self.slow = False
+                time.sleep(0.8)
+            return conn
+
+    class SlowAsync(AsyncPostgresThreadStore):
+        slow = True
+
+        async def _connect(self) -> Any:
+            conn = await super()._connect()
+            if self.slow:
+                self.slow = False
+                await asyncio.sleep(0.8)
+            return conn
+
+    if api == "sync":
+        store: Any = Slow(spec["dsn"], timeout=0.5)
+    else:
+
+        async def make() -> AsyncPostgresThreadStore:
+            opened = SlowAsync(spec["dsn"], timeout=0.5)
+            await opened.open()
+            return opened
+
+        store = Blocking(make)
+    thread_id = store.create_thread()
+    store.append(thread_id, batch("m"))
+    assert contents(store.messages(thread_id)) == contents(batch("m"))
+    store.close()

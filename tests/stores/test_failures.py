@@ -30,7 +30,9 @@ def snapshot(store: ThreadStore) -> tuple[object, ...]:
 @pytest.mark.parametrize("operation", WRITES)
 def test_sqlite_write_blocked_past_the_timeout_by_another_writer_is_not_written(operation, tmp_path):
     path = tmp_path / "threads.db"
-    store = SQLiteThreadStore(path, timeout=0.2)
+    # Half a second: the call's own steps before the lock (a few microseconds, far more when a busy machine
+    # keeps the process waiting for a core) come out of it, and a call with nothing left says so instead.
+    store = SQLiteThreadStore(path, timeout=0.5)
     store.create_thread("t")
     store.append("t", UserMessage(content="first"))
     before = snapshot(store)
@@ -43,7 +45,7 @@ def test_sqlite_write_blocked_past_the_timeout_by_another_writer_is_not_written(
     assert (error.operation, error.thread_id) == (operation, thread_id)
     assert str(error).startswith(f"{operation}() on thread {thread_id!r} failed and wrote nothing: ")
     assert (
-        "database is locked, SQLITE_BUSY: another connection held the lock past the timeout (0.2 s)"
+        "database is locked, SQLITE_BUSY: another connection held the lock past the timeout (0.5 s)"
         in str(error)
     )
     assert "retrying it as it is is safe" in str(error)
