@@ -198,6 +198,12 @@ _STORE_CODE = Path(inspect.getfile(SQLiteThreadStore)).parent
 """messages/stores/: where a store's calls run."""
 
 
+def _in_store(frame: Any, name: str) -> bool:
+    """Whether ``frame`` runs the store code's function ``name``."""
+    code = frame.f_code
+    return bool(code.co_name == name and Path(code.co_filename).parent == _STORE_CODE)
+
+
 class Held:
     """A write lock that another connection holds (``write_lock_held``); calling it releases the lock."""
 
@@ -213,17 +219,21 @@ class Held:
         """Whether a store's call waits for this lock now.
 
         PostgreSQL says so itself: a server process blocked by the holder's. SQLite shows no waiters, so
-        there: a thread inside a store's ``method`` (a sync store's, or the one an async store runs in its
-        worker thread), which cannot get past the lock held here; a read beside it goes on, and is not
-        taken for the write.
+        there: a thread of a store's ``method`` (a sync store's, or the one an async store runs in its
+        worker thread) that is starting its write transaction (its innermost frame the store's
+        ``_transaction``, whose ``BEGIN IMMEDIATE`` cannot get past the lock held here), and so is a call
+        under way, counted in flight; a thread still checking the call's arguments is not one yet (a
+        ``close()`` then refuses it), and a read beside it goes on, and is not taken for the write.
         """
         if self._backend_pid is not None:
             query = "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))"
             return bool(raw_rows(self._spec, query, (self._backend_pid,))[0][0])
-        for frame in sys._current_frames().values():
+        for top in sys._current_frames().values():
+            if not _in_store(top, "_transaction"):
+                continue
+            frame = top.f_back
             while frame is not None:
-                code = frame.f_code
-                if code.co_name == method and Path(code.co_filename).parent == _STORE_CODE:
+                if _in_store(frame, method):
                     return True
                 frame = frame.f_back
         return False
