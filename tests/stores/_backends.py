@@ -74,13 +74,14 @@ class Blocking:
 
     def __init__(self, make: Callable[[], Coroutine[Any, Any, AsyncThreadStore]]) -> None:
         self._loop = asyncio.new_event_loop()
-        thread = threading.Thread(target=self._loop.run_forever, name="store-test-loop", daemon=True)
+        thread = threading.Thread(target=_serve, args=(self._loop,), name="store-test-loop", daemon=True)
         thread.start()
-        weakref.finalize(self, _stop, self._loop, thread)
+        weakref.finalize(self, _stop, self._loop)
         try:
             self.inner = self._run(make())
         except BaseException:
-            _stop(self._loop, thread)
+            _stop(self._loop)
+            thread.join()
             raise
 
     def _run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -105,11 +106,21 @@ class Blocking:
         self.close()
 
 
-def _stop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
-    if not loop.is_closed():
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    """A ``Blocking``'s loop thread: the loop until it is stopped, then closed, in this thread."""
+    try:
+        loop.run_forever()
+    finally:
         loop.close()
+
+
+def _stop(loop: asyncio.AbstractEventLoop) -> None:
+    """Ask a ``Blocking``'s loop to stop, without waiting for it. This runs as a finalizer, in whatever
+    thread the garbage collector ran in, maybe one that holds a lock the loop's thread needs to end (a
+    store's worker in ``threading.enumerate()`` holds the lock every ending thread takes): joining the loop's
+    thread here blocked that worker for the join's whole timeout (10 s, in a test of the floor run)."""
+    with contextlib.suppress(RuntimeError):  # the loop is closed already
+        loop.call_soon_threadsafe(loop.stop)
 
 
 def is_async(store: object) -> bool:
