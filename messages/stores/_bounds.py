@@ -34,7 +34,6 @@ import contextvars
 import math
 import os
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -43,7 +42,7 @@ from typing import ParamSpec, TypeVar
 
 from messages.errors import InvalidArgumentError
 from messages.stores._failures import BackendFailedError
-from messages.stores.base import _Failures, _Operation
+from messages.stores.base import _Failures, _Operation, _owner
 
 __all__ = ["Bound", "Bounded", "check_timeout", "current_bound", "started_at"]
 
@@ -199,18 +198,6 @@ call runs holds the call's bound too (``asyncio`` copies one for each task and c
 ``asyncio.to_thread`` and ``run_coroutine_threadsafe`` for the work they hand on), in another task or
 thread, and keeps holding it after the call has ended: only the bound of a call that has not ended, made
 by this task or thread, counts."""
-
-
-def _owner() -> object:
-    """The running asyncio task, or this thread's id where none runs: who a bound belongs to."""
-    asyncio = sys.modules.get("asyncio")  # not imported: no task can run (nor is it imported here)
-    if asyncio is not None:
-        loop = asyncio._get_running_loop()
-        if loop is not None:
-            task = asyncio.current_task(loop)
-            if task is not None:
-                return task
-    return threading.get_ident()
 
 
 def current_bound() -> Bound | None:

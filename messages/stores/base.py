@@ -78,6 +78,7 @@ import contextvars
 import functools
 import inspect
 import os
+import sys
 import threading
 import time
 import weakref
@@ -1670,22 +1671,31 @@ the call (a task or callback it scheduled) holds it too, in another task, during
 only the task that runs the call counts (``_call_progress``)."""
 
 
+def _owner() -> object:
+    """The running asyncio task, or this thread's id where none runs: who a store call (its progress, its
+    bound) belongs to."""
+    asyncio = sys.modules.get("asyncio")  # not imported: no task can run (nor is it imported here)
+    if asyncio is not None:
+        loop = asyncio._get_running_loop()
+        if loop is not None:
+            task = asyncio.current_task(loop)
+            if task is not None:
+                return task
+    return threading.get_ident()
+
+
 def _call_progress() -> _Progress | None:
     """The progress of the ``LoopStore`` call that this task runs, if it runs one."""
     progress = _CALL.get()
     if progress is None:
         return None
-    import asyncio
-
-    return progress if progress.task is asyncio.current_task() else None
+    return progress if progress.task is _owner() else None
 
 
 async def _run_call(progress: _Progress, call: Coroutine[Any, Any, _R]) -> _R:
     """``call``, the body of a ``LoopStore`` call, in the task made for it, which ``progress`` names
     before anything of the call runs."""
-    import asyncio
-
-    progress.task = asyncio.current_task()
+    progress.task = _owner()
     return await call
 
 
